@@ -1,0 +1,149 @@
+// Cluster calculators: ring all-reduce time, checkpoint interval (Young/Daly), failure
+// rates scaled to another fleet, and the pipeline bubble.
+#include <cmath>
+#include <limits>
+
+#include "calc/common.h"
+
+namespace ridge::calc {
+namespace {
+
+using namespace detail;
+
+std::vector<ParamSpec> allreduce_params() {
+  return {
+      number("bytes", Unit::kBytes, "message size, such as the gradients (16GB, 1.4e10)", 0, 1e18, "", true, "16GB"),
+      count("ranks", Unit::kCount, "GPUs in the ring", 2, 1e7, "", true, "8"),
+      number("bus-bandwidth", Unit::kBytesPerSecond, "NCCL bus bandwidth per rank (busbw), such as 400GB/s", 0, 1e15, "",
+             true, "400GB/s"),
+  };
+}
+
+Result<Derivation> allreduce(const Inputs& in, const Catalog&) {
+  const double bytes = in.number("bytes"), ranks = in.number("ranks"), busbw = in.number("bus-bandwidth");
+  Derivation d("allreduce", "Ring all-reduce time");
+  describe_inputs(d, in, allreduce_params());
+  d.assume("ring algorithm: reduce-scatter then all-gather, each N − 1 steps of S/N bytes");
+  d.assume("bus bandwidth as NCCL's tests report busbw; latency terms ignored (large messages)");
+  double per_rank = d.step("Bytes sent per rank", "2 × (N − 1) / N × S",
+                           "2 × " + num(ranks - 1) + " / " + num(ranks) + " × " + q(bytes, Unit::kBytes),
+                           2 * (ranks - 1) / ranks * bytes, Unit::kBytes);
+  double seconds = d.step("Time", "bytes per rank ÷ bus bandwidth",
+                          q(per_rank, Unit::kBytes) + " ÷ " + q(busbw, Unit::kBytesPerSecond), per_rank / busbw,
+                          Unit::kSeconds);
+  d.result("bytes_per_rank", per_rank, Unit::kBytes);
+  d.result("seconds", seconds, Unit::kSeconds);
+  return d;
+}
+
+std::vector<ParamSpec> checkpoint_params() {
+  return {
+      number("mtbf-hours", Unit::kHours, "mean time between failures of the whole job, in hours", 0, 1e7, "", true, "3"),
+      number("write-seconds", Unit::kSeconds, "time the job stalls to write one checkpoint", 0, 1e7, "", true, "60"),
+  };
+}
+
+Result<Derivation> checkpoint(const Inputs& in, const Catalog&) {
+  const double mtbf_h = in.number("mtbf-hours"), write = in.number("write-seconds");
+  const double mtbf = mtbf_h * 3600;
+  Derivation d("checkpoint", "Checkpoint interval (Young/Daly)");
+  describe_inputs(d, in, checkpoint_params());
+  d.assume("Young's first-order optimum (1974): interval = sqrt(2 × write × MTBF), valid while write ≪ MTBF");
+  d.assume("overhead = time writing + expected rework after a failure (half an interval); restart time not included");
+  double interval = d.step("Interval", "sqrt(2 × write × MTBF)",
+                           "sqrt(2 × " + num(write) + " s × " + num(mtbf) + " s)", std::sqrt(2 * write * mtbf),
+                           Unit::kSeconds);
+  double overhead = d.step("Overhead", "write / interval + interval / (2 × MTBF)",
+                           num(write) + " / " + num(std::round(interval)) + " + " + num(std::round(interval)) + " / (2 × " +
+                               num(mtbf) + ")",
+                           write / interval + interval / (2 * mtbf), Unit::kRatio);
+  if (write * 10 > mtbf) {
+    d.assume("write time is over a tenth of the MTBF: the first-order formula is optimistic here");
+  }
+  d.result("interval_seconds", interval, Unit::kSeconds);
+  d.result("overhead_fraction", overhead, Unit::kRatio);
+  return d;
+}
+
+std::vector<ParamSpec> interruptions_params() {
+  return {
+      count("events", Unit::kCount, "interruptions observed", 0, 1e9, "", true, "419"),
+      number("days", Unit::kDays, "days observed", 0, 1e5, "", true, "54"),
+      count("gpus", Unit::kCount, "GPUs observed", 1, 1e8, "", true, "16384"),
+      count("target-gpus", Unit::kCount, "GPUs in the fleet to predict for (default: as observed)", 1, 1e8),
+      number("target-days", Unit::kDays, "days to predict for (default: 1)", 0, 1e5, "1"),
+  };
+}
+
+Result<Derivation> interruptions(const Inputs& in, const Catalog&) {
+  const double events = in.number("events"), days = in.number("days"), gpus = in.number("gpus");
+  const double tgpus = in.has("target-gpus") ? in.number("target-gpus") : gpus;
+  const double tdays = in.number("target-days");
+  Derivation d("interruptions", "Interruption rate scaled to a fleet");
+  describe_inputs(d, in, interruptions_params());
+  d.assume("failures independent and proportional to GPU count (a Poisson rate per GPU-day)");
+  double rate = d.step("Rate per GPU-day", "events ÷ (gpus × days)",
+                       num(events) + " ÷ (" + num(gpus) + " × " + num(days) + ")", events / (gpus * days), Unit::kNone);
+  double expected = d.step("Expected events", "rate × target GPUs × target days",
+                           format_significant(rate, 4) + " × " + num(tgpus) + " × " + num(tdays), rate * tgpus * tdays,
+                           Unit::kNone);
+  double hours = expected > 0 ? tdays * 24 / expected : std::numeric_limits<double>::infinity();
+  d.step("Hours between events", "target days × 24 ÷ expected", num(tdays) + " × 24 ÷ " + format_significant(expected, 4),
+         hours, Unit::kHours);
+  d.result("rate_per_gpu_day", rate, Unit::kNone);
+  d.result("expected_events", expected, Unit::kNone);
+  d.result("hours_between", expected > 0 ? hours : 0, Unit::kHours);
+  if (expected <= 0) d.set_conclusion("No events observed: the rate is zero and the interval undefined (reported as 0).");
+  return d;
+}
+
+std::vector<ParamSpec> bubble_params() {
+  ParamSpec schedule;
+  schedule.name = "schedule";
+  schedule.type = ParamType::kChoice;
+  schedule.choices = {"1f1b", "gpipe", "interleaved"};
+  schedule.default_value = "1f1b";
+  schedule.example = "1f1b";
+  schedule.help = "gpipe and 1f1b share the bubble; interleaved divides it by the virtual stages";
+  return {
+      count("stages", Unit::kCount, "pipeline stages p", 1, 4096, "", true, "8"),
+      count("microbatches", Unit::kCount, "microbatches per step m", 1, 1e6, "", true, "32"),
+      schedule,
+      count("virtual-stages", Unit::kCount, "model chunks per GPU v (interleaved only)", 1, 128, "1"),
+  };
+}
+
+Result<Derivation> pipeline_bubble(const Inputs& in, const Catalog&) {
+  const double p = in.number("stages"), m = in.number("microbatches"), v = in.number("virtual-stages");
+  const std::string& schedule = in.text("schedule");
+  if (schedule != "interleaved" && v != 1) {
+    return FieldError{"virtual-stages", in.raw().at("virtual-stages"), "applies only to --schedule interleaved", "1"};
+  }
+  Derivation d("pipeline-bubble", "Pipeline bubble");
+  describe_inputs(d, in, bubble_params());
+  d.assume("equal stage times, backward = 2 × forward; bubble from Narayanan et al. (2021), section 2.2");
+  double idle = d.step("Idle per step", "(p − 1) / v microbatch slots", "(" + num(p) + " − 1) / " + num(v), (p - 1) / v,
+                       Unit::kNone);
+  double fraction = d.step("Bubble fraction", "idle / (m + idle)", format_significant(idle, 4) + " / (" + num(m) + " + " +
+                                                                        format_significant(idle, 4) + ")",
+                           idle / (m + idle), Unit::kRatio);
+  d.result("bubble_fraction", fraction, Unit::kRatio);
+  d.result("bubble_over_ideal", idle / m, Unit::kRatio);
+  return d;
+}
+
+}  // namespace
+
+void register_cluster_calculators(Registry& r) {
+  r.add({"allreduce", "Ring all-reduce: bytes each rank sends and the time at a bus bandwidth", allreduce_params(),
+         {"bytes_per_rank", "seconds"}, "--bytes 16GB --ranks 8 --bus-bandwidth 400GB/s", allreduce});
+  r.add({"checkpoint", "Checkpoint interval and overhead from the failure rate (Young/Daly)", checkpoint_params(),
+         {"interval_seconds", "overhead_fraction"}, "--mtbf-hours 3 --write-seconds 60", checkpoint});
+  r.add({"interruptions", "Failure rate per GPU-day, scaled to another fleet size and duration", interruptions_params(),
+         {"rate_per_gpu_day", "expected_events", "hours_between"},
+         "--events 419 --days 54 --gpus 16384 --target-gpus 100000 --target-days 1", interruptions});
+  r.add({"pipeline-bubble", "Idle fraction of a pipeline-parallel schedule (GPipe, 1F1B, interleaved)", bubble_params(),
+         {"bubble_fraction", "bubble_over_ideal"}, "--stages 8 --microbatches 32", pipeline_bubble});
+}
+
+}  // namespace ridge::calc

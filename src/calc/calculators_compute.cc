@@ -1,0 +1,288 @@
+// Compute calculators: the roofline, training time and cost (6ND), fleet size, MFU from a
+// measured run, and prefill time.
+#include <cmath>
+
+#include "calc/common.h"
+
+namespace ridge::calc {
+namespace {
+
+using namespace detail;
+
+constexpr double kSecondsPerDay = 86400;
+
+std::vector<ParamSpec> roofline_params() {
+  return {
+      gpu_param(),
+      dtype_param("dtype", "compute dtype of the kernel", "bf16"),
+      number("flops", Unit::kFlop, "the kernel's FLOP (optional, with --bytes)", 0, 1e30, "", false, "2e12"),
+      number("bytes", Unit::kBytes, "the kernel's bytes moved to and from memory (optional, with --flops)", 0, 1e30,
+             "", false, "4e9"),
+  };
+}
+
+Result<Derivation> roofline(const Inputs& in, const Catalog&) {
+  const Accelerator& gpu = *in.gpu();
+  Dtype dt = in.dtype("dtype");
+  auto peak = peak_for(gpu, dt, "dtype");
+  if (!peak) return peak.errors();
+  if (in.has("flops") != in.has("bytes")) {
+    const char* missing = in.has("flops") ? "bytes" : "flops";
+    return FieldError{missing, "", "is required when --" + std::string(in.has("flops") ? "flops" : "bytes") + " is given",
+                      "both --flops and --bytes, or neither"};
+  }
+  Derivation d("roofline", "Roofline of " + gpu.id + " in " + std::string(dtype_name(dt)));
+  describe_gpu(d, gpu);
+  describe_inputs(d, in, roofline_params());
+  d.assume("dense peak from the vendor, no sparsity; attainable = min(peak, intensity × bandwidth)");
+  d.assume("peaks are the vendor's: sustained clocks under power limits reach less");
+  d.step("Peak", "dense " + std::string(dtype_name(dt)) + " FLOP/s (" + gpu.source + ", " + gpu.as_of + ")",
+         q(*peak, Unit::kFlopPerSecond), *peak, Unit::kFlopPerSecond);
+  d.step("Bandwidth", "memory bandwidth", q(gpu.memory_bandwidth, Unit::kBytesPerSecond), gpu.memory_bandwidth,
+         Unit::kBytesPerSecond);
+  double ridge = d.step("Ridge point", "peak ÷ bandwidth",
+                        q(*peak, Unit::kFlopPerSecond) + " ÷ " + q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
+                        *peak / gpu.memory_bandwidth, Unit::kFlopPerByte);
+  d.result("peak_flops", *peak, Unit::kFlopPerSecond);
+  d.result("bandwidth", gpu.memory_bandwidth, Unit::kBytesPerSecond);
+  d.result("ridge_flops_per_byte", ridge, Unit::kFlopPerByte);
+  if (in.has("flops")) {
+    double flops = in.number("flops"), bytes = in.number("bytes");
+    double intensity = d.step("Intensity", "FLOP ÷ bytes", num(flops) + " ÷ " + num(bytes), flops / bytes,
+                              Unit::kFlopPerByte);
+    double attainable = d.step("Attainable", "min(peak, intensity × bandwidth)",
+                               "min(" + q(*peak, Unit::kFlopPerSecond) + ", " + num(intensity) + " × " +
+                                   q(gpu.memory_bandwidth, Unit::kBytesPerSecond) + ")",
+                               std::min(*peak, intensity * gpu.memory_bandwidth), Unit::kFlopPerSecond);
+    bool compute_bound = intensity >= ridge;
+    d.result("intensity", intensity, Unit::kFlopPerByte);
+    d.result("attainable_flops", attainable, Unit::kFlopPerSecond);
+    d.result("compute_bound", compute_bound ? 1 : 0, Unit::kBool);
+    d.set_conclusion(std::string(compute_bound ? "Compute-bound" : "Memory-bound") + ": intensity " +
+                     num(std::round(intensity * 10) / 10) + " FLOP/B against a ridge of " +
+                     num(std::round(ridge)) + " FLOP/B.");
+  }
+  return d;
+}
+
+// Parameters for 6ND: --params, or the model's active parameters (what each token touches).
+Result<double> training_params(const Inputs& in, const Catalog& catalog, Derivation& d) {
+  auto model = resolve_model(in, catalog, false);
+  if (!model) return model.errors();
+  if (*model != nullptr && in.has("params")) {
+    return FieldError{"params", in.raw().at("params"), "cannot be combined with --model or --config",
+                      "one of --params, --model, --config"};
+  }
+  if (*model != nullptr) {
+    describe_model(d, **model, in.has("config") ? "config" : "model");
+    ParamCount p = count_params(**model);
+    if ((*model)->is_moe()) {
+      d.assume("mixture of experts: 6ND uses the active parameters per token (" + q(p.active, Unit::kCount) +
+               "), not the total (" + q(p.total, Unit::kCount) + ")");
+    }
+    return p.active;
+  }
+  if (!in.has("params")) return FieldError{"params", "", "is required (or --model / --config)", "a count such as 70B"};
+  return in.number("params");
+}
+
+std::vector<ParamSpec> train_params() {
+  return {
+      count("params", Unit::kCount, "parameters (active parameters for MoE); or give --model", 1, 1e16, "", false, "70B"),
+      model_param(), config_param(),
+      count("tokens", Unit::kTokens, "training tokens; k = 1,000, B = 1e9, T = 1e12", 1, 1e18, "", true, "15T"),
+      gpu_param(),
+      count("gpus", Unit::kCount, "GPUs in the run", 1, 1e7, "", true, "16384"),
+      number("mfu", Unit::kRatio, "model FLOPs utilization, as a fraction or percentage", 0, 1, "0.4"),
+      number("usd-per-gpu-hour", Unit::kUsdPerHour, "price of one GPU-hour (optional)", 0, 1e4, "", false, "2.50"),
+      dtype_param("dtype", "training compute dtype", "bf16"),
+  };
+}
+
+Result<Derivation> train(const Inputs& in, const Catalog& catalog) {
+  Derivation d("train", "Time and cost to train");
+  auto params = training_params(in, catalog, d);
+  if (!params) return params.errors();
+  const Accelerator& gpu = *in.gpu();
+  auto peak = peak_for(gpu, in.dtype("dtype"), "dtype");
+  if (!peak) return peak.errors();
+  describe_gpu(d, gpu);
+  describe_inputs(d, in, train_params());
+  const double tokens = in.number("tokens"), gpus = in.number("gpus"), mfu = in.number("mfu");
+  d.assume("training FLOPs = 6 × N × D: 2 for the forward pass and 4 for the backward, per parameter and token (Kaplan et al., 2020)");
+  d.assume("attention FLOPs and activation recomputation are left out of 6ND; MFU counts only the model FLOPs");
+  double flops = d.step("Training FLOPs", "6 × N × D", "6 × " + num(*params) + " × " + num(tokens),
+                        6 * *params * tokens, Unit::kFlop);
+  double rate = d.step("Cluster rate", "gpus × peak × MFU",
+                       num(gpus) + " × " + q(*peak, Unit::kFlopPerSecond) + " × " + num(mfu), gpus * *peak * mfu,
+                       Unit::kFlopPerSecond);
+  double seconds = d.step("Time", "FLOPs ÷ rate", num(flops) + " ÷ " + num(rate), flops / rate, Unit::kSeconds);
+  double gpu_hours = d.step("GPU-hours", "gpus × time", num(gpus) + " × " + q(seconds / 3600, Unit::kHours),
+                            gpus * seconds / 3600, Unit::kHours);
+  d.result("train_flops", flops, Unit::kFlop);
+  d.result("seconds", seconds, Unit::kSeconds);
+  d.result("days", seconds / kSecondsPerDay, Unit::kDays);
+  d.result("gpu_hours", gpu_hours, Unit::kHours);
+  if (in.has("usd-per-gpu-hour")) {
+    double price = in.number("usd-per-gpu-hour");
+    double cost = d.step("Cost", "GPU-hours × price", num(std::round(gpu_hours)) + " × " + q(price, Unit::kUsdPerHour),
+                         gpu_hours * price, Unit::kUsd);
+    d.result("cost_usd", cost, Unit::kUsd);
+  }
+  return d;
+}
+
+std::vector<ParamSpec> fleet_params() {
+  return {
+      number("flops", Unit::kFlop, "total training FLOPs (or give --params and --tokens)", 0, 1e35, "", false, "3.8e25"),
+      count("params", Unit::kCount, "parameters (active for MoE)", 1, 1e16, "", false, "405B"),
+      count("tokens", Unit::kTokens, "training tokens", 1, 1e18, "", false, "15.6T"),
+      number("days", Unit::kDays, "wall-clock days available", 0, 36500, "", true, "90"),
+      gpu_param(),
+      number("mfu", Unit::kRatio, "model FLOPs utilization", 0, 1, "0.4"),
+      dtype_param("dtype", "training compute dtype", "bf16"),
+  };
+}
+
+Result<Derivation> fleet(const Inputs& in, const Catalog&) {
+  const Accelerator& gpu = *in.gpu();
+  auto peak = peak_for(gpu, in.dtype("dtype"), "dtype");
+  if (!peak) return peak.errors();
+  Derivation d("fleet", "GPUs needed to train in time");
+  describe_gpu(d, gpu);
+  describe_inputs(d, in, fleet_params());
+  double flops;
+  if (in.has("flops")) {
+    if (in.has("params") || in.has("tokens")) {
+      return FieldError{"flops", in.raw().at("flops"), "cannot be combined with --params/--tokens",
+                        "either --flops or both --params and --tokens"};
+    }
+    flops = in.number("flops");
+  } else if (in.has("params") && in.has("tokens")) {
+    d.assume("training FLOPs = 6 × N × D");
+    flops = d.step("Training FLOPs", "6 × N × D", "6 × " + num(in.number("params")) + " × " + num(in.number("tokens")),
+                   6 * in.number("params") * in.number("tokens"), Unit::kFlop);
+  } else {
+    return FieldError{in.has("params") ? "tokens" : "params", "", "is required",
+                      "either --flops or both --params and --tokens"};
+  }
+  const double days = in.number("days"), mfu = in.number("mfu");
+  d.assume("the run goes at the stated MFU for every one of the days: no restarts, no failures");
+  double per_gpu = d.step("FLOPs per GPU", "peak × MFU × days × 86,400 s",
+                          q(*peak, Unit::kFlopPerSecond) + " × " + num(mfu) + " × " + num(days) + " × 86,400",
+                          *peak * mfu * days * kSecondsPerDay, Unit::kFlop);
+  double gpus = d.step("GPUs", "ceil(FLOPs ÷ FLOPs per GPU)", "ceil(" + num(flops) + " ÷ " + num(per_gpu) + ")",
+                       std::ceil(flops / per_gpu), Unit::kCount);
+  double pow2 = std::pow(2.0, std::ceil(std::log2(std::max(1.0, gpus))));
+  d.step("Rounded to a power of two", "2^ceil(log2 GPUs)", "2^" + num(std::log2(pow2)), pow2, Unit::kCount);
+  d.result("gpus", gpus, Unit::kCount);
+  d.result("gpus_power_of_two", pow2, Unit::kCount);
+  return d;
+}
+
+std::vector<ParamSpec> mfu_params() {
+  return {
+      count("params", Unit::kCount, "parameters (active for MoE)", 1, 1e16, "", true, "405B"),
+      count("tokens", Unit::kTokens, "tokens processed", 1, 1e18, "", true, "15.6T"),
+      gpu_param(),
+      count("gpus", Unit::kCount, "GPUs (with --seconds)", 1, 1e7, "", false, "16384"),
+      number("seconds", Unit::kSeconds, "wall-clock time (with --gpus); accepts s, min, h, d", 0, 1e12, "", false, "54d"),
+      number("gpu-hours", Unit::kHours, "GPU-hours consumed (instead of --gpus and --seconds)", 0, 1e13, "", false, "3.8e7"),
+      dtype_param("dtype", "compute dtype the MFU is measured against", "bf16"),
+  };
+}
+
+Result<Derivation> mfu(const Inputs& in, const Catalog&) {
+  const Accelerator& gpu = *in.gpu();
+  auto peak = peak_for(gpu, in.dtype("dtype"), "dtype");
+  if (!peak) return peak.errors();
+  Derivation d("mfu", "Model FLOPs utilization of a run");
+  describe_gpu(d, gpu);
+  describe_inputs(d, in, mfu_params());
+  double gpu_seconds;
+  if (in.has("gpu-hours")) {
+    if (in.has("gpus") || in.has("seconds")) {
+      return FieldError{"gpu-hours", in.raw().at("gpu-hours"), "cannot be combined with --gpus/--seconds",
+                        "either --gpu-hours or both --gpus and --seconds"};
+    }
+    gpu_seconds = in.number("gpu-hours") * 3600;
+  } else if (in.has("gpus") && in.has("seconds")) {
+    gpu_seconds = in.number("gpus") * in.number("seconds");
+  } else {
+    return FieldError{in.has("gpus") ? "seconds" : "gpus", "", "is required",
+                      "either --gpu-hours or both --gpus and --seconds"};
+  }
+  const double params = in.number("params"), tokens = in.number("tokens");
+  d.assume("model FLOPs = 6 × N × D; recomputation does not count toward MFU");
+  double flops = d.step("Model FLOPs", "6 × N × D", "6 × " + num(params) + " × " + num(tokens),
+                        6 * params * tokens, Unit::kFlop);
+  double achieved = d.step("Achieved per GPU", "FLOPs ÷ GPU-seconds", num(flops) + " ÷ " + num(gpu_seconds),
+                           flops / gpu_seconds, Unit::kFlopPerSecond);
+  double ratio = d.step("MFU", "achieved ÷ peak", q(achieved, Unit::kFlopPerSecond) + " ÷ " + q(*peak, Unit::kFlopPerSecond),
+                        achieved / *peak, Unit::kRatio);
+  if (ratio > 1) d.set_conclusion("MFU above 100% means the inputs are wrong: check the peak's dtype and the token count.");
+  d.result("achieved_flops_per_gpu", achieved, Unit::kFlopPerSecond);
+  d.result("mfu", ratio, Unit::kRatio);
+  return d;
+}
+
+std::vector<ParamSpec> prefill_params() {
+  return {
+      model_param(), config_param(), gpu_param(),
+      count("gpus", Unit::kCount, "GPUs sharing the prefill (tensor parallel)", 1, 4096, "1"),
+      count("prompt", Unit::kTokens, "prompt tokens; k = 1,000, Ki = 1,024", 1, 1e8, "", true, "8192"),
+      number("efficiency", Unit::kRatio, "fraction of peak the prefill kernels reach", 0, 1, "0.5"),
+      dtype_param("dtype", "compute dtype", "bf16"),
+  };
+}
+
+Result<Derivation> prefill(const Inputs& in, const Catalog& catalog) {
+  auto model = resolve_model(in, catalog);
+  if (!model) return model.errors();
+  const ModelArch& m = **model;
+  const Accelerator& gpu = *in.gpu();
+  auto peak = peak_for(gpu, in.dtype("dtype"), "dtype");
+  if (!peak) return peak.errors();
+  Derivation d("prefill", "Prefill time for one prompt");
+  describe_model(d, m, in.has("config") ? "config" : "model");
+  describe_gpu(d, gpu);
+  describe_inputs(d, in, prefill_params());
+  const double gpus = in.number("gpus"), prompt = in.number("prompt"), eff = in.number("efficiency");
+  ParamCount p = count_params(m);
+  d.assume("prefill is compute-bound: 2 FLOP per active parameter per token, plus causal attention");
+  d.assume("communication between the GPUs is hidden or ignored");
+  double linear = d.step("Matmul FLOPs", "2 × active params × prompt", "2 × " + num(p.active) + " × " + num(prompt),
+                         2 * p.active * prompt, Unit::kFlop);
+  double qk_dim = m.is_mla() ? static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim) : static_cast<double>(m.head_dim);
+  double v_dim = m.is_mla() ? static_cast<double>(m.v_head_dim) : static_cast<double>(m.head_dim);
+  // QK^T and AV: 2 FLOP per multiply-add over prompt^2 / 2 causal pairs per head.
+  double attn = d.step("Attention FLOPs", "layers × heads × prompt² × (qk_dim + v_dim)  (causal half of 2 × 2)",
+                       num(m.layers) + " × " + num(m.heads) + " × " + num(prompt) + "² × (" + num(qk_dim) + " + " + num(v_dim) + ")",
+                       m.layers * m.heads * prompt * prompt * (qk_dim + v_dim), Unit::kFlop);
+  double flops = d.step("Prefill FLOPs", "matmul + attention", num(linear) + " + " + num(attn), linear + attn, Unit::kFlop);
+  double seconds = d.step("Time", "FLOPs ÷ (gpus × peak × efficiency)",
+                          num(flops) + " ÷ (" + num(gpus) + " × " + q(*peak, Unit::kFlopPerSecond) + " × " + num(eff) + ")",
+                          flops / (gpus * *peak * eff), Unit::kSeconds);
+  d.result("prefill_flops", flops, Unit::kFlop);
+  d.result("seconds", seconds, Unit::kSeconds);
+  return d;
+}
+
+}  // namespace
+
+void register_compute_calculators(Registry& r) {
+  r.add({"roofline", "Peak, bandwidth and ridge point of a chip; where a kernel lands", roofline_params(),
+         {"peak_flops", "bandwidth", "ridge_flops_per_byte", "intensity", "attainable_flops", "compute_bound"},
+         "--gpu h100-sxm --dtype bf16 --flops 2e12 --bytes 4e9", roofline});
+  r.add({"train", "Training time, GPU-hours and cost from 6ND", train_params(),
+         {"train_flops", "seconds", "days", "gpu_hours", "cost_usd"},
+         "--params 405B --tokens 15.6T --gpu h100-sxm --gpus 16384 --mfu 0.4", train});
+  r.add({"fleet", "GPUs needed to finish a training run in a number of days", fleet_params(),
+         {"gpus", "gpus_power_of_two"}, "--params 70B --tokens 15T --days 30 --gpu h100-sxm --mfu 0.4", fleet});
+  r.add({"mfu", "Model FLOPs utilization from parameters, tokens and GPU time", mfu_params(),
+         {"achieved_flops_per_gpu", "mfu"}, "--params 405B --tokens 15.6T --gpu h100-sxm --gpu-hours 30.84e6", mfu});
+  r.add({"prefill", "Compute-bound time to process a prompt", prefill_params(), {"prefill_flops", "seconds"},
+         "--model llama-3.1-70b --gpu h100-sxm --gpus 8 --prompt 8192", prefill});
+}
+
+}  // namespace ridge::calc

@@ -1,0 +1,132 @@
+// Serving calculators: the bandwidth floor of a decode step, and dollars per token.
+#include <cmath>
+
+#include "calc/common.h"
+
+namespace ridge::calc {
+namespace {
+
+using namespace detail;
+
+std::vector<ParamSpec> decode_params() {
+  return {
+      model_param(), config_param(), gpu_param(),
+      count("tp", Unit::kCount, "tensor-parallel degree; must divide the attention heads", 1, 1024, "1"),
+      count("batch", Unit::kCount, "sequences decoded together in one step", 1, 1e6, "1"),
+      count("context", Unit::kTokens, "tokens already in each sequence's KV cache", 0, 1e8, "0"),
+      dtype_param("weights-dtype", "storage dtype of the weights", "bf16"),
+      dtype_param("kv-dtype", "storage dtype of the KV cache (default: as the weights)", ""),
+  };
+}
+
+std::string divisors(int64_t n) {
+  std::string out;
+  for (int64_t i = 1; i <= n; ++i) {
+    if (n % i == 0) out += (out.empty() ? "" : ", ") + std::to_string(i);
+  }
+  return out;
+}
+
+Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
+  auto model = resolve_model(in, catalog);
+  if (!model) return model.errors();
+  const ModelArch& m = **model;
+  const Accelerator& gpu = *in.gpu();
+  Dtype wd = in.dtype("weights-dtype");
+  Dtype kvd = in.has("kv-dtype") ? in.dtype("kv-dtype") : wd;
+  if (auto ok = check_storage(gpu, wd, "weights-dtype"); !ok) return ok.errors();
+  if (auto ok = check_storage(gpu, kvd, "kv-dtype"); !ok) return ok.errors();
+  const double tp = in.number("tp"), batch = in.number("batch"), context = in.number("context");
+  const auto tp_int = static_cast<int64_t>(tp);
+  if (m.heads % tp_int != 0) {
+    return FieldError{"tp", in.raw().at("tp"),
+                      "does not divide the " + std::to_string(m.heads) + " attention heads of " + m.id,
+                      divisors(m.heads)};
+  }
+  Derivation d("decode", "Decode step floor for " + m.id + " on " + num(tp) + " × " + gpu.id);
+  describe_model(d, m, in.has("config") ? "config" : "model");
+  describe_gpu(d, gpu);
+  describe_inputs(d, in, decode_params());
+  d.assume("decode is memory-bound: each step reads the weights it uses and every sequence's KV cache once");
+  d.assume("the floor ignores compute, kernel launch gaps and the all-reduce time; real steps are slower");
+  d.assume("weights and KV split evenly across the tensor-parallel group");
+  ParamCount p = count_params(m);
+  const double wb = dtype_bytes(wd), kb = dtype_bytes(kvd);
+  double resident = d.step("Weights per GPU", "params × bytes ÷ tp",
+                           num(p.total) + " × " + num(wb) + " B ÷ " + num(tp), p.total * wb / tp, Unit::kBytes);
+  double read_params = p.total;
+  if (m.is_moe()) {
+    // Distinct experts a batch touches per MoE layer, with uniform routing:
+    // E × (1 − (1 − k/E)^B).
+    double e = static_cast<double>(m.routed_experts), k = static_cast<double>(m.experts_per_token);
+    double touched = e * (1 - std::pow(1 - k / e, batch));
+    d.assume("MoE routing taken as uniform: a batch of B tokens touches E × (1 − (1 − k/E)^B) experts per layer");
+    touched = d.step("Experts read per MoE layer", "E × (1 − (1 − k/E)^batch)",
+                     num(e) + " × (1 − (1 − " + num(k) + "/" + num(e) + ")^" + num(batch) + ")", touched, Unit::kCount);
+    read_params = p.total - p.expert * m.moe_layers * (e - touched);
+    d.step("Parameters read per step", "total − untouched experts",
+           num(p.total) + " − " + num(p.expert) + " × " + num(m.moe_layers) + " × " + num(e - touched),
+           read_params, Unit::kCount);
+  }
+  double weight_s = d.step("Weight read time", "params read × bytes ÷ tp ÷ bandwidth",
+                           num(read_params) + " × " + num(wb) + " B ÷ " + num(tp) + " ÷ " +
+                               q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
+                           read_params * wb / tp / gpu.memory_bandwidth, Unit::kSeconds);
+  double kv_token = d.step("KV per token", kv_formula(m), kv_substituted(m, kb), kv_elements_per_token(m) * kb,
+                           Unit::kBytes);
+  double kv_s = d.step("KV read time", "batch × context × KV per token ÷ tp ÷ bandwidth",
+                       num(batch) + " × " + num(context) + " × " + num(kv_token) + " B ÷ " + num(tp) + " ÷ " +
+                           q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
+                       batch * context * kv_token / tp / gpu.memory_bandwidth, Unit::kSeconds);
+  double step = d.step("Step floor", "weight read + KV read", q(weight_s, Unit::kSeconds) + " + " + q(kv_s, Unit::kSeconds),
+                       weight_s + kv_s, Unit::kSeconds);
+  double tps = d.step("Tokens per second", "batch ÷ step", num(batch) + " ÷ " + q(step, Unit::kSeconds), batch / step,
+                      Unit::kTokensPerSecond);
+  double allreduces = tp > 1 ? 2.0 * m.layers : 0.0;
+  d.step("All-reduces per step", tp > 1 ? "2 per layer (after attention, after the MLP)" : "none at tp = 1",
+         tp > 1 ? "2 × " + num(m.layers) : "0", allreduces, Unit::kCount);
+  d.result("weight_bytes_per_gpu", resident, Unit::kBytes);
+  d.result("weight_read_seconds", weight_s, Unit::kSeconds);
+  d.result("kv_read_seconds", kv_s, Unit::kSeconds);
+  d.result("step_seconds_floor", step, Unit::kSeconds);
+  d.result("tokens_per_second", tps, Unit::kTokensPerSecond);
+  d.result("allreduces_per_step", allreduces, Unit::kCount);
+  if (resident > gpu.memory_bytes) {
+    d.set_conclusion("The weights alone (" + q(resident, Unit::kBytes) + " per GPU) exceed the " +
+                     q(gpu.memory_bytes, Unit::kBytes) + " of one " + gpu.id + ": raise --tp.");
+  }
+  return d;
+}
+
+std::vector<ParamSpec> cost_params() {
+  return {
+      number("usd-per-hour", Unit::kUsdPerHour, "price of the serving unit per hour (a GPU or a node)", 0, 1e6, "", true, "2.50"),
+      number("tokens-per-second", Unit::kTokensPerSecond, "tokens the unit produces per second", 0, 1e12, "", true, "1000"),
+  };
+}
+
+Result<Derivation> cost(const Inputs& in, const Catalog&) {
+  const double price = in.number("usd-per-hour"), tps = in.number("tokens-per-second");
+  Derivation d("cost", "Dollars per million tokens");
+  describe_inputs(d, in, cost_params());
+  d.assume("the unit is busy all hour at this throughput; idle time raises the real figure");
+  double per_s = d.step("Price per second", "$/h ÷ 3,600", q(price, Unit::kUsdPerHour) + " ÷ 3,600", price / 3600,
+                        Unit::kUsd);
+  double per_m = d.step("Per million tokens", "$/s ÷ tokens/s × 10^6",
+                        "$" + format_significant(per_s, 4) + " ÷ " + num(tps) + " × 10^6", per_s / tps * 1e6, Unit::kUsd);
+  d.result("usd_per_million_tokens", per_m, Unit::kUsd);
+  return d;
+}
+
+}  // namespace
+
+void register_serving_calculators(Registry& r) {
+  r.add({"decode", "Bandwidth floor of one decode step: weight and KV reads, tokens per second", decode_params(),
+         {"weight_bytes_per_gpu", "weight_read_seconds", "kv_read_seconds", "step_seconds_floor", "tokens_per_second",
+          "allreduces_per_step"},
+         "--model llama-3.1-70b --gpu h100-sxm --tp 8 --batch 1 --context 4096", decode});
+  r.add({"cost", "Dollars per million tokens from an hourly price and a throughput", cost_params(),
+         {"usd_per_million_tokens"}, "--usd-per-hour 2.50 --tokens-per-second 1000", cost});
+}
+
+}  // namespace ridge::calc

@@ -1,0 +1,244 @@
+// Each expectation is derived by hand in the comment above it, from the catalog figures
+// (H100 SXM: 80 GB, 3.35 TB/s, 989.4 TFLOP/s bf16 dense) and the model's config.json.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "calc/test_catalog.h"
+
+namespace ridge::calc {
+namespace {
+
+using testing::errors_of;
+using testing::result;
+using testing::run;
+
+TEST(Fit, Llama70BOnEightH100At32kWith64Users) {
+  // weights 70,553,706,496 × 2 B = 141.1 GB; KV/token 2 × 80 × 8 × 128 × 2 B = 327,680 B;
+  // per sequence × 32,768 = 10,737,418,240 B; 64 sequences = 687.2 GB;
+  // budget 8 × 80 GB × 0.9 = 576 GB; free 576 − 141.1 = 434.9 GB; floor(434.9 / 10.74) = 40.
+  Derivation d = run("fit", {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"gpus", "8"},
+                             {"context", "32768"}, {"sequences", "64"}});
+  EXPECT_DOUBLE_EQ(result(d, "params"), 70553706496.0);
+  EXPECT_DOUBLE_EQ(result(d, "weights_bytes"), 141107412992.0);
+  EXPECT_DOUBLE_EQ(result(d, "kv_bytes_per_token"), 327680.0);
+  EXPECT_DOUBLE_EQ(result(d, "kv_bytes_per_sequence"), 10737418240.0);
+  EXPECT_NEAR(result(d, "kv_bytes_total"), 687.19e9, 0.01e9);
+  EXPECT_DOUBLE_EQ(result(d, "budget_bytes"), 576e9);
+  EXPECT_NEAR(result(d, "free_bytes"), 434.89e9, 0.01e9);
+  EXPECT_EQ(result(d, "max_sequences"), 40);
+  EXPECT_EQ(result(d, "fits"), 0);
+}
+
+TEST(Fit, Fp8CacheDoublesTheSequences) {
+  // KV/token halves to 163,840 B; per sequence 5.37 GB; floor(434.9 / 5.369) = 81.
+  Derivation d = run("fit", {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"gpus", "8"},
+                             {"context", "32768"}, {"kv-dtype", "fp8"}});
+  EXPECT_EQ(result(d, "max_sequences"), 81);
+  EXPECT_EQ(result(d, "fits"), 1);
+}
+
+TEST(Fit, WeightsThatDoNotFitLeaveNoSequences) {
+  // 141.1 GB of weights against one 80 GB card at 10% reserve: free is negative.
+  Derivation d = run("fit", {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"context", "4096"}});
+  EXPECT_LT(result(d, "free_bytes"), 0);
+  EXPECT_EQ(result(d, "max_sequences"), 0);
+  EXPECT_EQ(result(d, "fits"), 0);
+}
+
+TEST(Fit, Fp8OnAChipWithoutFp8SaysSo) {
+  Errors e = errors_of("fit", {{"model", "llama-3.1-8b"}, {"gpu", "a100-80gb-sxm"}, {"context", "8192"},
+                               {"weights-dtype", "fp8"}});
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].field, "weights-dtype");
+  EXPECT_NE(e[0].message.find("a100-80gb-sxm"), std::string::npos);
+  EXPECT_NE(e[0].accepted.find("bf16"), std::string::npos);
+}
+
+TEST(Fit, UnknownIdsListTheKnownOnes) {
+  Errors e = errors_of("fit", {{"model", "gpt-5"}, {"gpu", "h1000"}, {"context", "8192"}});
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0].field, "model");
+  EXPECT_NE(e[0].accepted.find("llama-3.1-70b"), std::string::npos);
+  EXPECT_EQ(e[1].field, "gpu");
+  EXPECT_NE(e[1].accepted.find("h100-sxm"), std::string::npos);
+}
+
+TEST(Fit, BadNumbersAreRejectedByName) {
+  for (const char* bad : {"0", "-5", "nan", "1e400", "32.5"}) {
+    Errors e = errors_of("fit", {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm"}, {"context", bad}});
+    ASSERT_EQ(e.size(), 1u) << bad;
+    EXPECT_EQ(e[0].field, "context") << bad;
+    EXPECT_EQ(e[0].value, bad);
+  }
+  Errors reserve = errors_of("fit", {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm"}, {"context", "8"}, {"reserve", "1.5"}});
+  ASSERT_EQ(reserve.size(), 1u);
+  EXPECT_EQ(reserve[0].field, "reserve");
+}
+
+TEST(Fit, ModelIsRequiredAndExclusiveWithConfig) {
+  EXPECT_EQ(errors_of("fit", {{"gpu", "h100-sxm"}, {"context", "8"}})[0].field, "model");
+  EXPECT_EQ(errors_of("fit", {{"gpu", "h100-sxm"}, {"context", "8"}, {"bogus", "1"}})[0].field, "bogus");
+}
+
+TEST(Roofline, H100RidgePoint) {
+  // 989.4e12 FLOP/s ÷ 3.35e12 B/s = 295.3 FLOP/B.
+  Derivation d = run("roofline", {{"gpu", "h100-sxm"}});
+  EXPECT_NEAR(result(d, "ridge_flops_per_byte"), 295.3, 0.1);
+  EXPECT_EQ(d.find("intensity"), nullptr);
+}
+
+TEST(Roofline, AKernelBelowTheRidgeIsMemoryBound) {
+  // 2e12 FLOP over 4e10 B = 50 FLOP/B < 295: attainable 50 × 3.35e12 = 167.5 TFLOP/s.
+  Derivation d = run("roofline", {{"gpu", "h100-sxm"}, {"flops", "2e12"}, {"bytes", "4e10"}});
+  EXPECT_DOUBLE_EQ(result(d, "intensity"), 50);
+  EXPECT_DOUBLE_EQ(result(d, "attainable_flops"), 167.5e12);
+  EXPECT_EQ(result(d, "compute_bound"), 0);
+  EXPECT_EQ(errors_of("roofline", {{"gpu", "h100-sxm"}, {"flops", "2e12"}})[0].field, "bytes");
+  EXPECT_EQ(errors_of("roofline", {{"gpu", "a100-80gb-sxm"}, {"dtype", "fp8"}})[0].field, "dtype");
+}
+
+TEST(Train, Llama405BOn16kH100) {
+  // 6 × 405e9 × 15.6e12 = 3.7908e25 FLOP; rate 16,384 × 989.4e12 × 0.4 = 6.4842e18 FLOP/s;
+  // time 5.84624e6 s = 67.66 days = 1,623.96 h; GPU-hours × 16,384 = 2.66070e7; at $2/h, $53.21M.
+  Derivation d = run("train", {{"params", "405B"}, {"tokens", "15.6T"}, {"gpu", "h100-sxm"}, {"gpus", "16384"},
+                               {"mfu", "0.4"}, {"usd-per-gpu-hour", "2"}});
+  EXPECT_DOUBLE_EQ(result(d, "train_flops"), 3.7908e25);
+  EXPECT_NEAR(result(d, "days"), 67.66, 0.01);
+  EXPECT_NEAR(result(d, "gpu_hours"), 2.66070e7, 1e3);
+  EXPECT_NEAR(result(d, "cost_usd"), 5.32141e7, 1e4);
+}
+
+TEST(Train, MoeUsesActiveParameters) {
+  Derivation d = run("train", {{"model", "deepseek-v3"}, {"tokens", "14.8T"}, {"gpu", "h800"}, {"gpus", "2048"}});
+  // 6 × ~37.5e9 active × 14.8e12 ≈ 3.3e24, not 6 × 671e9 × 14.8e12 ≈ 6e25.
+  EXPECT_NEAR(result(d, "train_flops") / 3.33e24, 1.0, 0.03);
+}
+
+TEST(Fleet, GpusForAThirtyDayRun) {
+  // 6 × 70e9 × 15e12 = 6.3e24; per GPU 989.4e12 × 0.4 × 30 × 86,400 = 1.02581e21;
+  // ceil(6,141.5) = 6,142; next power of two 8,192.
+  Derivation d = run("fleet", {{"params", "70B"}, {"tokens", "15T"}, {"days", "30"}, {"gpu", "h100-sxm"}});
+  EXPECT_EQ(result(d, "gpus"), 6142);
+  EXPECT_EQ(result(d, "gpus_power_of_two"), 8192);
+}
+
+TEST(Mfu, Llama3FromPublishedGpuHours) {
+  // 3.7908e25 FLOP ÷ (30.84e6 h × 3,600 s) = 3.4144e14 FLOP/s per GPU; ÷ 989.4e12 = 34.5%.
+  Derivation d = run("mfu", {{"params", "405B"}, {"tokens", "15.6T"}, {"gpu", "h100-sxm"}, {"gpu-hours", "30.84e6"}});
+  EXPECT_NEAR(result(d, "mfu"), 0.3451, 0.0005);
+  EXPECT_EQ(errors_of("mfu", {{"params", "1B"}, {"tokens", "1B"}, {"gpu", "h100-sxm"}, {"gpus", "8"}})[0].field, "seconds");
+}
+
+TEST(Decode, Llama70BBatchOneOnTp8) {
+  // 141.1 GB ÷ 8 = 17.64 GB per GPU; ÷ 3.35 TB/s = 5.265 ms; 1 ÷ 5.265 ms = 189.9 tokens/s;
+  // 2 all-reduces × 80 layers = 160.
+  Derivation d = run("decode", {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"tp", "8"}});
+  EXPECT_NEAR(result(d, "weight_bytes_per_gpu"), 17.638e9, 0.001e9);
+  EXPECT_NEAR(result(d, "step_seconds_floor"), 5.2652e-3, 1e-6);
+  EXPECT_NEAR(result(d, "tokens_per_second"), 189.9, 0.1);
+  EXPECT_EQ(result(d, "allreduces_per_step"), 160);
+  EXPECT_EQ(result(d, "kv_read_seconds"), 0);
+}
+
+TEST(Decode, KvReadsGrowWithBatchAndContext) {
+  // 32 × 4,096 × 327,680 B = 42.95 GB ÷ 8 ÷ 3.35 TB/s = 1.6026 ms.
+  Derivation d = run("decode", {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"tp", "8"}, {"batch", "32"},
+                                {"context", "4096"}});
+  EXPECT_NEAR(result(d, "kv_read_seconds"), 1.6026e-3, 1e-6);
+  Errors e = errors_of("decode", {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"tp", "3"}});
+  ASSERT_EQ(e[0].field, "tp");
+  EXPECT_NE(e[0].accepted.find("1, 2, 4, 8, 16, 32, 64"), std::string::npos);
+}
+
+TEST(Prefill, Llama70BEightKPromptOnANode) {
+  // matmul 2 × 70,553,706,496 × 8,192 = 1.15595e15; attention 80 × 64 × 8192² × 256 =
+  // 8.796e13; total 1.2439e15 ÷ (8 × 989.4e12 × 0.5) = 0.3144 s.
+  Derivation d = run("prefill", {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"gpus", "8"}, {"prompt", "8192"}});
+  EXPECT_NEAR(result(d, "prefill_flops"), 1.2439e15, 0.0005e15);
+  EXPECT_NEAR(result(d, "seconds"), 0.3144, 0.0005);
+}
+
+TEST(Attention, ScoresForAnEightKSequence) {
+  // 8,192² × 2 B = 134,217,728 B per head; × 32 heads = 4.29 GB.
+  Derivation d = run("attention", {{"seq", "8192"}, {"heads", "32"}});
+  EXPECT_DOUBLE_EQ(result(d, "score_bytes_per_head"), 134217728.0);
+  EXPECT_DOUBLE_EQ(result(d, "score_bytes_total"), 4294967296.0);
+}
+
+TEST(Allreduce, RingOfEight) {
+  // 2 × 7/8 × 16e9 = 28e9 B per rank; ÷ 400e9 B/s = 0.07 s.
+  Derivation d = run("allreduce", {{"bytes", "16GB"}, {"ranks", "8"}, {"bus-bandwidth", "400GB/s"}});
+  EXPECT_DOUBLE_EQ(result(d, "bytes_per_rank"), 28e9);
+  EXPECT_DOUBLE_EQ(result(d, "seconds"), 0.07);
+  EXPECT_EQ(errors_of("allreduce", {{"bytes", "1"}, {"ranks", "1"}, {"bus-bandwidth", "1"}})[0].field, "ranks");
+}
+
+TEST(Checkpoint, YoungDaly) {
+  // sqrt(2 × 60 s × 10,800 s) = 1,138.4 s; overhead 60/1138.4 + 1138.4/21,600 = 0.1054.
+  Derivation d = run("checkpoint", {{"mtbf-hours", "3"}, {"write-seconds", "60"}});
+  EXPECT_NEAR(result(d, "interval_seconds"), 1138.42, 0.01);
+  EXPECT_NEAR(result(d, "overhead_fraction"), 0.10541, 0.00001);
+}
+
+TEST(Interruptions, Llama3FleetScaledUp) {
+  // 419 ÷ (16,384 × 54) = 4.7359e-4 per GPU-day; on 100,000 GPUs for 1 day: 47.36 events,
+  // one every 24 / 47.36 = 0.507 h.
+  Derivation d = run("interruptions", {{"events", "419"}, {"days", "54"}, {"gpus", "16384"}, {"target-gpus", "100000"}});
+  EXPECT_NEAR(result(d, "rate_per_gpu_day"), 4.7359e-4, 1e-8);
+  EXPECT_NEAR(result(d, "expected_events"), 47.359, 0.001);
+  EXPECT_NEAR(result(d, "hours_between"), 0.50677, 0.0001);
+}
+
+TEST(Cost, DollarsPerMillionTokens) {
+  // $2.50/h ÷ 3,600 = $0.000694/s; ÷ 1,000 tokens/s × 1e6 = $0.694.
+  Derivation d = run("cost", {{"usd-per-hour", "2.50"}, {"tokens-per-second", "1000"}});
+  EXPECT_NEAR(result(d, "usd_per_million_tokens"), 0.69444, 0.00001);
+}
+
+TEST(TrainingMemory, ZeroStages) {
+  // 16 B/param × 70e9 = 1.12e12 B. ZeRO-3 on 64: 17.5e9 B. ZeRO-1: (2 + 2 + 12/64) × 70e9 = 2.93125e11.
+  Derivation z3 = run("training-memory", {{"params", "70B"}, {"gpus", "64"}, {"zero-stage", "3"}});
+  EXPECT_DOUBLE_EQ(result(z3, "bytes_per_param"), 16);
+  EXPECT_DOUBLE_EQ(result(z3, "state_bytes"), 1.12e12);
+  EXPECT_DOUBLE_EQ(result(z3, "state_bytes_per_gpu"), 17.5e9);
+  Derivation z1 = run("training-memory", {{"params", "70B"}, {"gpus", "64"}, {"zero-stage", "1"}});
+  EXPECT_DOUBLE_EQ(result(z1, "state_bytes_per_gpu"), 2.93125e11);
+  EXPECT_EQ(errors_of("training-memory", {{"params", "70B"}, {"gpus", "64"}, {"zero-stage", "4"}})[0].field, "zero-stage");
+}
+
+TEST(PipelineBubble, OneF1B) {
+  // (8 − 1) / (32 + 7) = 0.1795; interleaved with v = 2: 3.5 / 35.5 = 0.0986.
+  EXPECT_NEAR(result(run("pipeline-bubble", {{"stages", "8"}, {"microbatches", "32"}}), "bubble_fraction"), 7.0 / 39, 1e-12);
+  EXPECT_NEAR(result(run("pipeline-bubble", {{"stages", "8"}, {"microbatches", "32"}, {"schedule", "interleaved"},
+                                             {"virtual-stages", "2"}}),
+                     "bubble_fraction"),
+              3.5 / 35.5, 1e-12);
+}
+
+TEST(Registry, EveryCalculatorRunsOnItsExample) {
+  for (const auto& c : testing::registry().all()) {
+    // The example string is "--a b --c d"; split it into a Given.
+    Given given;
+    std::istringstream words(c.example);
+    std::string flag, value;
+    while (words >> flag >> value) given[flag.substr(2)] = value;
+    auto d = testing::registry().evaluate(c.name, given, testing::real_catalog());
+    ASSERT_TRUE(d.ok()) << c.name << ": " << to_string(d.errors());
+    for (const auto& r : d->results()) {
+      EXPECT_NE(std::find(c.result_keys.begin(), c.result_keys.end(), r.key), c.result_keys.end())
+          << c.name << " returned " << r.key << " outside its contract";
+      EXPECT_TRUE(std::isfinite(r.value)) << c.name << "." << r.key;
+    }
+  }
+}
+
+TEST(Registry, UnknownCalculator) {
+  Errors e = errors_of("nope", {});
+  EXPECT_EQ(e[0].field, "calculator");
+  EXPECT_NE(e[0].accepted.find("fit"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ridge::calc

@@ -1,0 +1,163 @@
+#include "calc/common.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ridge::calc::detail {
+
+ParamSpec number(std::string name, Unit unit, std::string help, double min, double max,
+                 std::string default_value, bool required, std::string example) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::kNumber;
+  s.unit = unit;
+  s.help = std::move(help);
+  s.min = min;
+  s.max = max;
+  s.min_exclusive = min == 0;
+  s.default_value = std::move(default_value);
+  s.required = required;
+  s.example = example.empty() ? s.default_value : std::move(example);
+  return s;
+}
+
+ParamSpec count(std::string name, Unit unit, std::string help, double min, double max,
+                std::string default_value, bool required, std::string example) {
+  ParamSpec s = number(std::move(name), unit, std::move(help), min, max, std::move(default_value),
+                       required, std::move(example));
+  s.type = ParamType::kCount;
+  s.min_exclusive = false;
+  return s;
+}
+
+ParamSpec gpu_param(bool required) {
+  ParamSpec s;
+  s.name = "gpu";
+  s.type = ParamType::kGpu;
+  s.required = required;
+  s.help = "accelerator id from data/hardware.toml";
+  s.example = "h100-sxm";
+  return s;
+}
+
+ParamSpec model_param(bool required) {
+  ParamSpec s;
+  s.name = "model";
+  s.type = ParamType::kModel;
+  s.required = required;
+  s.help = "model id from data/models (or give --config)";
+  s.example = "llama-3.1-70b";
+  return s;
+}
+
+ParamSpec config_param() {
+  ParamSpec s;
+  s.name = "config";
+  s.type = ParamType::kConfig;
+  s.help = "path to any model's config.json, instead of --model";
+  return s;
+}
+
+ParamSpec dtype_param(std::string name, std::string help, std::string default_value) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::kDtype;
+  s.help = std::move(help);
+  s.default_value = std::move(default_value);
+  s.example = s.default_value.empty() ? "bf16" : s.default_value;
+  return s;
+}
+
+std::string num(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return group_thousands(v);
+  return format_significant(v, 4);
+}
+
+std::string q(double v, Unit unit) { return format_quantity(v, unit, 4); }
+
+Result<const ModelArch*> resolve_model(const Inputs& in, const Catalog& catalog, bool required) {
+  bool by_id = in.has("model");
+  bool by_config = in.has("config");
+  if (by_id && by_config) {
+    return FieldError{"config", in.text("config"), "cannot be combined with --model",
+                      "either --model ID or --config PATH"};
+  }
+  if (!by_id && !by_config) {
+    if (!required) return static_cast<const ModelArch*>(nullptr);
+    return FieldError{"model", "", "is required (or --config PATH)", catalog.model_list()};
+  }
+  return in.model();
+}
+
+Result<double> peak_for(const Accelerator& gpu, Dtype dtype, const std::string& field) {
+  double peak = gpu.peak(dtype);
+  if (peak <= 0) {
+    return FieldError{field, std::string(dtype_name(dtype)),
+                      "is not supported by " + gpu.id + " (" + gpu.name + ")",
+                      gpu.supported_dtypes()};
+  }
+  return peak;
+}
+
+Result<bool> check_storage(const Accelerator& gpu, Dtype dtype, const std::string& field) {
+  bool needs_hardware = dtype == Dtype::kFp8 || dtype == Dtype::kFp6 || dtype == Dtype::kFp4;
+  if (needs_hardware && !gpu.supports(dtype)) {
+    return FieldError{field, std::string(dtype_name(dtype)),
+                      "has no hardware support on " + gpu.id + " (" + gpu.name + ")",
+                      gpu.supported_dtypes() + ", or int8/int4 weight-only"};
+  }
+  return true;
+}
+
+void describe_model(Derivation& d, const ModelArch& m, const std::string& raw_name) {
+  std::string shape = std::to_string(m.layers) + " layers, hidden " + num(m.hidden) + ", " +
+                      std::to_string(m.heads) + " heads";
+  if (m.is_mla()) {
+    shape += ", latent attention (kv_lora_rank " + std::to_string(m.kv_lora_rank) + ")";
+  } else {
+    shape += ", " + std::to_string(m.kv_heads) + " KV heads of " + std::to_string(m.head_dim);
+  }
+  if (m.is_moe()) {
+    shape += ", " + std::to_string(m.routed_experts) + " experts (" +
+             std::to_string(m.experts_per_token) + " per token";
+    if (m.shared_experts > 0) shape += ", " + std::to_string(m.shared_experts) + " shared";
+    shape += ")";
+  }
+  d.add_input(raw_name, m.id + " (" + shape + ")", m.id);
+  for (const auto& note : m.notes) d.assume(note);
+  if (m.sliding_window > 0) {
+    d.assume("config sets a sliding window of " + num(static_cast<double>(m.sliding_window)) +
+             " tokens on some layers; the KV figures assume full attention on every layer (an upper bound)");
+  }
+}
+
+void describe_gpu(Derivation& d, const Accelerator& gpu) {
+  d.add_input("gpu", gpu.id + " (" + gpu.name + ", " + q(gpu.memory_bytes, Unit::kBytes) + ", " +
+                         q(gpu.memory_bandwidth, Unit::kBytesPerSecond) + "; " + gpu.source +
+                         ", " + gpu.as_of + ")",
+              gpu.id);
+}
+
+void describe_inputs(Derivation& d, const Inputs& in, const std::vector<ParamSpec>& specs) {
+  for (const auto& spec : specs) {
+    auto raw = in.raw().find(spec.name);
+    if (raw == in.raw().end()) continue;
+    bool already = std::any_of(d.inputs().begin(), d.inputs().end(),
+                               [&](const InputLine& l) { return l.name == spec.name; });
+    if (already) continue;
+    std::string display = raw->second;
+    if (spec.type == ParamType::kNumber || spec.type == ParamType::kCount) {
+      double v = in.number(spec.name);
+      display = spec.type == ParamType::kCount && spec.unit != Unit::kBytes
+                    ? group_thousands(v) + (spec.unit == Unit::kTokens ? " tokens" : "")
+                    : format_quantity(v, spec.unit, 4);
+      bool has_suffix = raw->second.find_first_not_of("0123456789,_") != std::string::npos;
+      if (has_suffix && spec.type == ParamType::kCount) {
+        display += " (from '" + raw->second + "')";
+      }
+    }
+    d.add_input(spec.name, display, raw->second);
+  }
+}
+
+}  // namespace ridge::calc::detail

@@ -1,0 +1,41 @@
+// Helpers shared by the calculator files: spec builders, model and chip resolution, and
+// short number formatting for the substituted formulas.
+#pragma once
+
+#include <string>
+
+#include "calc/derivation.h"
+#include "calc/params.h"
+#include "calc/registry.h"
+
+namespace ridge::calc::detail {
+
+ParamSpec number(std::string name, Unit unit, std::string help, double min, double max,
+                 std::string default_value = "", bool required = false, std::string example = "");
+ParamSpec count(std::string name, Unit unit, std::string help, double min, double max,
+                std::string default_value = "", bool required = false, std::string example = "");
+ParamSpec gpu_param(bool required = true);
+ParamSpec model_param(bool required = false);
+ParamSpec config_param();
+ParamSpec dtype_param(std::string name, std::string help, std::string default_value);
+
+// A number as it appears inside a formula: 80, 0.9, 327,680, 1.4e12.
+std::string num(double v);
+// A quantity with its unit inside a formula: "80 GB", "3.35 TB/s".
+std::string q(double v, Unit unit);
+
+// The model from --model or --config; an error when neither or both were given.
+Result<const ModelArch*> resolve_model(const Inputs& in, const Catalog& catalog, bool required = true);
+// The chip's dense peak for a dtype, or an error naming the chip and what it supports.
+Result<double> peak_for(const Accelerator& gpu, Dtype dtype, const std::string& field);
+// Weight or cache storage: fp8/fp6/fp4 need the chip's support; int8/int4 weight-only
+// quantization and 16/32-bit formats store anywhere.
+Result<bool> check_storage(const Accelerator& gpu, Dtype dtype, const std::string& field);
+
+// Adds the model's lines to inputs and assumptions.
+void describe_model(Derivation& d, const ModelArch& m, const std::string& raw_name);
+void describe_gpu(Derivation& d, const Accelerator& gpu);
+// Adds every input as given (for parameters the calculator did not describe itself).
+void describe_inputs(Derivation& d, const Inputs& in, const std::vector<ParamSpec>& specs);
+
+}  // namespace ridge::calc::detail

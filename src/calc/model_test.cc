@@ -1,0 +1,113 @@
+#include "calc/model.h"
+
+#include <gtest/gtest.h>
+
+#include "calc/test_catalog.h"
+
+namespace ridge::calc {
+namespace {
+
+const ModelArch& model(const char* id) {
+  const ModelArch* m = testing::real_catalog().find_model(id);
+  if (m == nullptr) {
+    ADD_FAILURE() << "missing data/models/" << id << ".json";
+    static ModelArch empty;
+    return empty;
+  }
+  return *m;
+}
+
+// Published counts: the model cards (Hugging Face safetensors totals) and papers; see
+// data/models/PUBLISHED.md for each source.
+struct Published {
+  const char* id;
+  double total;
+  double active;     // 0 for dense
+  double tolerance;  // relative
+};
+
+class PublishedCounts : public ::testing::TestWithParam<Published> {};
+
+TEST_P(PublishedCounts, DerivedCountMatchesTheModelCard) {
+  const Published& p = GetParam();
+  ParamCount c = count_params(model(p.id));
+  EXPECT_NEAR(c.total / p.total, 1.0, p.tolerance) << p.id << " total " << c.total;
+  if (p.active > 0) {
+    EXPECT_NEAR(c.active / p.active, 1.0, p.tolerance) << p.id << " active " << c.active;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, PublishedCounts,
+    ::testing::Values(Published{"llama-3.1-8b", 8.03e9, 0, 0.002},      // card: 8.03B
+                      Published{"llama-3.1-70b", 70.6e9, 0, 0.002},     // card: 70.6B
+                      Published{"llama-3.1-405b", 405.9e9, 0, 0.003},   // card: 406B (405,853,388,800)
+                      Published{"llama-3.3-70b", 70.6e9, 0, 0.002},
+                      Published{"qwen2.5-72b", 72.7e9, 0, 0.002},       // card: 72.7B
+                      Published{"mixtral-8x7b", 46.7e9, 12.9e9, 0.005}, // Mistral: 46.7B total, 12.9B active
+                      Published{"deepseek-v3", 671e9, 37e9, 0.02}));    // paper: 671B total, 37B activated
+
+TEST(Model, Llama8BIsExact) {
+  // embeddings 128,256 × 4,096 twice (untied) = 1,050,673,152
+  // per layer: attention 2 × 4096² + 2 × 4096 × 1024 = 41,943,040; MLP 3 × 4096 × 14336 =
+  // 176,160,768; two norms 8,192 -> 218,112,000 × 32 layers = 6,979,584,000; final norm 4,096.
+  EXPECT_DOUBLE_EQ(count_params(model("llama-3.1-8b")).total, 8030261248.0);
+}
+
+TEST(Model, Llama70BKvPerToken) {
+  // 2 × 80 layers × 8 KV heads × 128 × 2 B = 327,680 B.
+  EXPECT_DOUBLE_EQ(kv_elements_per_token(model("llama-3.1-70b")) * 2, 327680.0);
+}
+
+TEST(Model, LatentAttentionCachesTheCompressedVector) {
+  // DeepSeek-V3: 61 layers × (512 + 64) × 2 B = 70,272 B per token in bf16.
+  const ModelArch& m = model("deepseek-v3");
+  EXPECT_TRUE(m.is_mla());
+  EXPECT_EQ(m.moe_layers, 58);  // first 3 dense
+  EXPECT_DOUBLE_EQ(kv_elements_per_token(m) * 2, 70272.0);
+}
+
+TEST(Model, MultiQueryAndTiedEmbeddingsFromASmallConfig) {
+  auto m = parse_model_config(R"({"hidden_size": 1024, "num_hidden_layers": 2, "num_attention_heads": 8,
+    "multi_query": true, "intermediate_size": 4096, "vocab_size": 1000})", "tiny");
+  ASSERT_TRUE(m.ok()) << to_string(m.errors());
+  EXPECT_EQ(m->kv_heads, 1);
+  EXPECT_TRUE(m->tied_embeddings);
+  // embed 1,024,000 (tied); per layer: q and o 2 × 1024², k and v 2 × 1024 × 128, MLP
+  // 3 × 1024 × 4096, norms 2,048; final norm 1,024.
+  double per_layer = 2.0 * 1024 * 1024 + 2.0 * 1024 * 128 + 3.0 * 1024 * 4096 + 2048;
+  EXPECT_DOUBLE_EQ(count_params(*m).total, 1024000 + 2 * per_layer + 1024);
+  EXPECT_DOUBLE_EQ(kv_elements_per_token(*m), 2.0 * 2 * 1 * 128);
+}
+
+TEST(Model, NestedTextConfigIsRead) {
+  auto m = parse_model_config(R"({"model_type": "llava", "text_config": {"hidden_size": 512,
+    "num_hidden_layers": 4, "num_attention_heads": 8, "num_key_value_heads": 2, "vocab_size": 100,
+    "tie_word_embeddings": false}})", "nested");
+  ASSERT_TRUE(m.ok()) << to_string(m.errors());
+  EXPECT_EQ(m->layers, 4);
+  EXPECT_EQ(m->kv_heads, 2);
+  EXPECT_FALSE(m->tied_embeddings);
+}
+
+TEST(Model, ErrorsNameTheKey) {
+  auto missing = parse_model_config(R"({"num_hidden_layers": 2})", "bad");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.errors()[0].field, "config.json:hidden_size");
+
+  auto indivisible = parse_model_config(R"({"hidden_size": 1024, "num_hidden_layers": 2,
+    "num_attention_heads": 8, "num_key_value_heads": 3, "vocab_size": 10})", "bad");
+  ASSERT_FALSE(indivisible.ok());
+  EXPECT_EQ(indivisible.errors()[0].field, "config.json:num_key_value_heads");
+
+  auto wrong_type = parse_model_config(R"({"hidden_size": "big", "num_hidden_layers": 2,
+    "num_attention_heads": 8, "vocab_size": 10})", "bad");
+  ASSERT_FALSE(wrong_type.ok());
+  EXPECT_EQ(wrong_type.errors()[0].field, "config.json:hidden_size");
+
+  EXPECT_FALSE(parse_model_config("not json", "bad").ok());
+  EXPECT_FALSE(parse_model_config("[1,2]", "bad").ok());
+}
+
+}  // namespace
+}  // namespace ridge::calc

@@ -1,0 +1,65 @@
+// ridge: the command line. Subcommands dispatch to their own files; exceptions are
+// caught here, once, and turned into an exit code with a message.
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "calc_io/load_catalog.h"
+#include "cli/calc_command.h"
+
+namespace {
+
+const char* kUsage =
+    "ridge: preparation for AI infrastructure interviews, with the numbers worked out\n\n"
+    "Usage:\n"
+    "  ridge calc --list                 list the calculators\n"
+    "  ridge calc NAME --help            a calculator's flags, units and ranges\n"
+    "  ridge calc NAME [flags] [--json]  work the numbers\n"
+    "  ridge calc --list-gpus | --list-models\n\n"
+    "Global: --data DIR (catalogs; default $RIDGE_DATA or ./data)\n";
+
+int run(std::vector<std::string> args) {
+  std::filesystem::path data_dir;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--data" && i + 1 < args.size()) {
+      data_dir = args[i + 1];
+      args.erase(args.begin() + static_cast<long>(i), args.begin() + static_cast<long>(i) + 2);
+      break;
+    }
+    if (args[i].rfind("--data=", 0) == 0) {
+      data_dir = args[i].substr(7);
+      args.erase(args.begin() + static_cast<long>(i));
+      break;
+    }
+  }
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kUsage;
+    return args.empty() ? 2 : 0;
+  }
+  if (data_dir.empty()) data_dir = ridge::calc_io::default_data_dir();
+  const std::string command = args[0];
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "calc") {
+    auto catalog = ridge::calc_io::load_catalog(data_dir);
+    if (!catalog) {
+      std::cerr << "ridge: cannot load the catalogs in " << data_dir << ":\n" << ridge::calc::to_string(catalog.errors());
+      return 1;
+    }
+    const auto registry = ridge::calc::make_builtin_registry();
+    return ridge::cli::run_calc(rest, registry, *catalog, std::cout, std::cerr);
+  }
+  std::cerr << "ridge: '" << command << "' is not a command\n\n" << kUsage;
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const std::exception& e) {
+    std::cerr << "ridge: internal error: " << e.what() << "\n";
+    return 70;
+  }
+}
