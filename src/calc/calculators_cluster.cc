@@ -132,6 +132,65 @@ Result<Derivation> pipeline_bubble(const Inputs& in, const Catalog&) {
   return d;
 }
 
+std::vector<ParamSpec> power_params() {
+  return {
+      gpu_param(),
+      count("gpus", Unit::kCount, "accelerators in the cluster", 1, 1e7, "", true, "1024"),
+      number("node-overhead", Unit::kNone, "multiplier for CPUs, NICs, fans, storage and switches per GPU watt", 1, 5, "1.5"),
+      number("pue", Unit::kNone, "power usage effectiveness of the facility (cooling, conversion)", 1, 3, "1.3"),
+  };
+}
+
+Result<Derivation> cluster_power(const Inputs& in, const Catalog&) {
+  const Accelerator& gpu = *in.gpu();
+  if (gpu.power_watts <= 0) {
+    return FieldError{"gpu", gpu.id, "has no published power figure in the catalog", "a chip with power_watts"};
+  }
+  const double gpus = in.number("gpus"), overhead = in.number("node-overhead"), pue = in.number("pue");
+  Derivation d("cluster-power", "Power envelope of " + num(gpus) + " × " + gpu.id);
+  describe_gpu(d, gpu);
+  describe_inputs(d, in, power_params());
+  d.assume("every GPU at its rated power (" + q(gpu.power_watts, Unit::kWatts) + ", " + gpu.source + ")");
+  d.assume("node overhead and PUE are planning factors, not measurements: replace them with the vendor's node power and the site's PUE");
+  double gpu_w = d.step("GPU power", "gpus × rated power", num(gpus) + " × " + q(gpu.power_watts, Unit::kWatts),
+                        gpus * gpu.power_watts, Unit::kWatts);
+  double it_w = d.step("IT power", "GPU power × node overhead", q(gpu_w, Unit::kWatts) + " × " + num(overhead),
+                       gpu_w * overhead, Unit::kWatts);
+  double facility_w = d.step("Facility power", "IT power × PUE", q(it_w, Unit::kWatts) + " × " + num(pue), it_w * pue,
+                             Unit::kWatts);
+  d.result("gpu_watts", gpu_w, Unit::kWatts);
+  d.result("it_watts", it_w, Unit::kWatts);
+  d.result("facility_watts", facility_w, Unit::kWatts);
+  return d;
+}
+
+std::vector<ParamSpec> replicas_params() {
+  return {
+      number("qps", Unit::kNone, "peak requests per second to serve", 0, 1e9, "", true, "100"),
+      count("output-tokens", Unit::kTokens, "output tokens per request", 1, 1e7, "", true, "500"),
+      number("tokens-per-second", Unit::kTokensPerSecond, "output tokens per second one replica sustains at the SLO", 0,
+             1e12, "", true, "2000"),
+      number("headroom", Unit::kRatio, "fraction of capacity held back for bursts and failures", 0, 0.9, "0.3"),
+  };
+}
+
+Result<Derivation> replicas(const Inputs& in, const Catalog&) {
+  const double qps = in.number("qps"), out = in.number("output-tokens"), tps = in.number("tokens-per-second");
+  const double headroom = in.has("headroom") ? in.number("headroom") : 0;
+  Derivation d("replicas", "Replicas for a request rate");
+  describe_inputs(d, in, replicas_params());
+  d.assume("decode throughput is the limit; the per-replica tokens/s is measured at the latency SLO, not at maximum batch");
+  double demand = d.step("Token demand", "QPS × output tokens", num(qps) + " × " + num(out), qps * out,
+                         Unit::kTokensPerSecond);
+  double usable = d.step("Usable per replica", "tokens/s × (1 − headroom)", num(tps) + " × (1 − " + num(headroom) + ")",
+                         tps * (1 - headroom), Unit::kTokensPerSecond);
+  double n = d.step("Replicas", "ceil(demand ÷ usable)", "ceil(" + num(demand) + " ÷ " + num(usable) + ")",
+                    std::ceil(demand / usable), Unit::kCount);
+  d.result("tokens_per_second_needed", demand, Unit::kTokensPerSecond);
+  d.result("replicas", n, Unit::kCount);
+  return d;
+}
+
 }  // namespace
 
 void register_cluster_calculators(Registry& r) {
@@ -144,6 +203,11 @@ void register_cluster_calculators(Registry& r) {
          "--events 419 --days 54 --gpus 16384 --target-gpus 100000 --target-days 1", interruptions});
   r.add({"pipeline-bubble", "Idle fraction of a pipeline-parallel schedule (GPipe, 1F1B, interleaved)", bubble_params(),
          {"bubble_fraction", "bubble_over_ideal"}, "--stages 8 --microbatches 32", pipeline_bubble});
+  r.add({"cluster-power", "Power envelope of a GPU cluster: GPUs, IT load with node overhead, facility with PUE",
+         power_params(), {"gpu_watts", "it_watts", "facility_watts"}, "--gpu h100-sxm --gpus 1024", cluster_power});
+  r.add({"replicas", "Serving replicas for a peak request rate at a per-replica throughput", replicas_params(),
+         {"tokens_per_second_needed", "replicas"}, "--qps 100 --output-tokens 500 --tokens-per-second 2000",
+         replicas});
 }
 
 }  // namespace ridge::calc

@@ -217,6 +217,21 @@ TEST(PipelineBubble, OneF1B) {
               3.5 / 35.5, 1e-12);
 }
 
+TEST(ClusterPower, ThousandH100) {
+  // 1,024 × 700 W = 716.8 kW; × 1.5 = 1.0752 MW IT; × 1.3 = 1.39776 MW at the meter.
+  Derivation d = run("cluster-power", {{"gpu", "h100-sxm"}, {"gpus", "1024"}});
+  EXPECT_DOUBLE_EQ(result(d, "gpu_watts"), 716800);
+  EXPECT_DOUBLE_EQ(result(d, "it_watts"), 1075200);
+  EXPECT_NEAR(result(d, "facility_watts"), 1397760, 1e-6);
+  EXPECT_EQ(errors_of("cluster-power", {{"gpu", "tpu-v6e"}, {"gpus", "8"}})[0].field, "gpu");
+}
+
+TEST(Replicas, PeakRate) {
+  // 100 QPS × 500 tokens = 50,000 tokens/s; usable 2,000 × 0.7 = 1,400; ceil(35.7) = 36.
+  Derivation d = run("replicas", {{"qps", "100"}, {"output-tokens", "500"}, {"tokens-per-second", "2000"}});
+  EXPECT_EQ(result(d, "replicas"), 36);
+}
+
 TEST(Registry, EveryCalculatorRunsOnItsExample) {
   for (const auto& c : testing::registry().all()) {
     // The example string is "--a b --c d"; split it into a Given.
