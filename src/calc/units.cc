@@ -76,7 +76,7 @@ struct Target {
 };
 
 // Explicit targets for references in content: {{id.key:GB:1}}.
-constexpr std::array<Target, 33> kTargets = {{
+constexpr std::array<Target, 38> kTargets = {{
     {"B", Unit::kBytes, 1, " B"},         {"kB", Unit::kBytes, 1e3, " kB"},
     {"KB", Unit::kBytes, 1e3, " KB"},     {"MB", Unit::kBytes, 1e6, " MB"},
     {"GB", Unit::kBytes, 1e9, " GB"},     {"TB", Unit::kBytes, 1e12, " TB"},
@@ -96,6 +96,8 @@ constexpr std::array<Target, 33> kTargets = {{
     {"T", Unit::kTokens, 1e12, "T"},      {"kB", Unit::kBytesPerToken, 1e3, " kB"},
     {"KB", Unit::kBytesPerToken, 1e3, " KB"}, {"MB", Unit::kBytesPerToken, 1e6, " MB"},
     {"B", Unit::kBytesPerToken, 1, " B"},
+    {"min", Unit::kHours, 1.0 / 60, " min"}, {"h", Unit::kHours, 1, " h"}, {"days", Unit::kHours, 24, " days"},
+    {"days", Unit::kDays, 1, " days"},    {"h", Unit::kDays, 1.0 / 24, " h"},
 }};
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "calc_io/load_catalog.h"
+#include "cli/bank_commands.h"
 #include "cli/calc_command.h"
 
 namespace {
@@ -16,7 +17,9 @@ const char* kUsage =
     "  ridge calc --list                 list the calculators\n"
     "  ridge calc NAME --help            a calculator's flags, units and ranges\n"
     "  ridge calc NAME [flags] [--json]  work the numbers\n"
-    "  ridge calc --list-gpus | --list-models\n\n"
+    "  ridge calc --list-gpus | --list-models\n"
+    "  ridge check [DIR] [--run-snippets]  prove every number, snippet and sentence of the bank\n"
+    "  ridge show SLUG                   one question in the terminal, numbers worked\n\n"
     "Global: --data DIR (catalogs; default $RIDGE_DATA or ./data)\n";
 
 int run(std::vector<std::string> args) {
@@ -40,14 +43,16 @@ int run(std::vector<std::string> args) {
   if (data_dir.empty()) data_dir = ridge::calc_io::default_data_dir();
   const std::string command = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (command == "calc") {
+  if (command == "calc" || command == "check" || command == "show") {
     auto catalog = ridge::calc_io::load_catalog(data_dir);
     if (!catalog) {
       std::cerr << "ridge: cannot load the catalogs in " << data_dir << ":\n" << ridge::calc::to_string(catalog.errors());
       return 1;
     }
     const auto registry = ridge::calc::make_builtin_registry();
-    return ridge::cli::run_calc(rest, registry, *catalog, std::cout, std::cerr);
+    if (command == "calc") return ridge::cli::run_calc(rest, registry, *catalog, std::cout, std::cerr);
+    if (command == "check") return ridge::cli::run_check(rest, registry, *catalog, std::cout, std::cerr);
+    return ridge::cli::run_show(rest, registry, *catalog, std::cout, std::cerr);
   }
   std::cerr << "ridge: '" << command << "' is not a command\n\n" << kUsage;
   return 2;

@@ -1,0 +1,591 @@
+#include "bank/loader.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "bank/lint.h"
+#include "bank/markdown.h"
+
+namespace ridge::bank {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::array<std::string_view, 7> kDiagramKinds = {"roofline", "pipeline", "ring", "kv-blocks",
+                                                           "memory", "checkpoint", "step-waterfall"};
+constexpr std::array<std::string_view, 6> kSections = {"Answer", "Decision table", "Signals",
+                                                       "Diagram", "Follow-ups", "Sources"};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int line_of(const toml::node* node, int offset) {
+  return node ? static_cast<int>(node->source().begin.line) + offset : offset;
+}
+
+std::optional<toml::table> parse_toml(std::string_view text, const std::string& file, int line_offset,
+                                      std::vector<Diagnostic>& diags) {
+  try {
+    return toml::parse(text, file);
+  } catch (const toml::parse_error& e) {
+    diags.push_back({file, static_cast<int>(e.source().begin.line) + line_offset,
+                     "front matter is not valid TOML: " + std::string(e.description())});
+    return std::nullopt;
+  }
+}
+
+// Helpers that read a typed field and report what is wrong with it.
+struct FieldReader {
+  const toml::table& t;
+  const std::string& file;
+  int offset;
+  std::vector<Diagnostic>& diags;
+
+  std::string text(const char* key, bool required) {
+    const toml::node* n = t.get(key);
+    if (n == nullptr) {
+      if (required) diags.push_back({file, offset + 1, "front matter: '" + std::string(key) + "' is required"});
+      return {};
+    }
+    if (auto s = n->value<std::string>()) {
+      if (required && s->empty()) diags.push_back({file, line_of(n, offset), "front matter: '" + std::string(key) + "' is empty"});
+      return *s;
+    }
+    diags.push_back({file, line_of(n, offset), "front matter: '" + std::string(key) + "' must be a string"});
+    return {};
+  }
+
+  std::vector<std::string> list(const char* key, bool required) {
+    std::vector<std::string> out;
+    const toml::node* n = t.get(key);
+    if (n == nullptr) {
+      if (required) diags.push_back({file, offset + 1, "front matter: '" + std::string(key) + "' is required (a list of ids)"});
+      return out;
+    }
+    const toml::array* a = n->as_array();
+    if (a == nullptr) {
+      diags.push_back({file, line_of(n, offset), "front matter: '" + std::string(key) + "' must be a list of strings"});
+      return out;
+    }
+    for (const auto& item : *a) {
+      if (auto s = item.value<std::string>()) {
+        out.push_back(*s);
+      } else {
+        diags.push_back({file, line_of(&item, offset), "front matter: '" + std::string(key) + "' holds a non-string"});
+      }
+    }
+    if (required && out.empty()) diags.push_back({file, line_of(n, offset), "front matter: '" + std::string(key) + "' is empty"});
+    return out;
+  }
+
+  bool boolean(const char* key, bool required) {
+    const toml::node* n = t.get(key);
+    if (n == nullptr) {
+      if (required) diags.push_back({file, offset + 1, "front matter: '" + std::string(key) + "' is required (true or false)"});
+      return false;
+    }
+    if (auto b = n->value<bool>()) return *b;
+    diags.push_back({file, line_of(n, offset), "front matter: '" + std::string(key) + "' must be true or false"});
+    return false;
+  }
+};
+
+void check_ids(const std::vector<std::string>& ids, const std::set<std::string, std::less<>>& known, const char* what,
+               const std::string& file, int line, std::vector<Diagnostic>& diags) {
+  for (const auto& id : ids) {
+    if (known.count(id)) continue;
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    diags.push_back({file, line, "unknown " + std::string(what) + " '" + id + "'; known: " + list});
+  }
+}
+
+std::string escape(std::string_view s) { return calc::html_escape(s); }
+
+// Citation markers survive md4c as plain text and are turned into links afterwards.
+constexpr std::string_view kCiteOpen = "@@cite:";
+constexpr std::string_view kSourceOpen = "@@src:";
+
+std::string mark_citations(std::string_view text) {
+  std::string out;
+  size_t pos = 0;
+  while (true) {
+    size_t open = text.find("[^", pos);
+    if (open == std::string_view::npos) break;
+    size_t close = text.find(']', open);
+    if (close == std::string_view::npos) break;
+    out.append(text.substr(pos, open - pos));
+    std::string key(text.substr(open + 2, close - open - 2));
+    bool definition = close + 1 < text.size() && text[close + 1] == ':' && (open == 0 || text[open - 1] == '\n');
+    if (definition) {
+      out += "- " + std::string(kSourceOpen) + key + "@@";
+      pos = close + 2;
+    } else {
+      out += std::string(kCiteOpen) + key + "@@";
+      pos = close + 1;
+    }
+  }
+  out.append(text.substr(pos));
+  return out;
+}
+
+std::string link_citations(std::string html, const std::vector<SourceEntry>& sources) {
+  auto number = [&](const std::string& key) {
+    for (size_t i = 0; i < sources.size(); ++i) {
+      if (sources[i].key == key) return std::to_string(i + 1);
+    }
+    return std::string("?");
+  };
+  for (std::string_view marker : {kCiteOpen, kSourceOpen}) {
+    for (size_t pos = 0; (pos = html.find(marker, pos)) != std::string::npos;) {
+      size_t end = html.find("@@", pos + marker.size());
+      if (end == std::string::npos) break;
+      std::string key = html.substr(pos + marker.size(), end - pos - marker.size());
+      std::string n = number(key);
+      std::string repl = marker == kCiteOpen
+                             ? "<sup class=\"cite\"><a href=\"#src-" + escape(key) + "\">[" + n + "]</a></sup>"
+                             : "<span class=\"src\" id=\"src-" + escape(key) + "\">[" + n + "]</span>";
+      html.replace(pos, end + 2 - pos, repl);
+      pos += repl.size();
+    }
+  }
+  return html;
+}
+
+}  // namespace
+
+void parse_topics(std::string_view text, const std::string& file, Bank& bank, std::vector<Diagnostic>& diags) {
+  auto table = parse_toml(text, file, 0, diags);
+  if (!table) return;
+  if (const toml::array* topics = table->get_as<toml::array>("topic")) {
+    for (const auto& node : *topics) {
+      const toml::table* t = node.as_table();
+      if (!t) continue;
+      FieldReader r{*t, file, line_of(&node, 0) - 1, diags};
+      Topic topic{r.text("id", true), r.text("name", true), r.text("description", true),
+                  static_cast<int>(t->get("target") ? t->get("target")->value_or<int64_t>(0) : 0)};
+      bank.topics.push_back(std::move(topic));
+    }
+  }
+  if (const toml::array* tracks = table->get_as<toml::array>("track")) {
+    for (const auto& node : *tracks) {
+      const toml::table* t = node.as_table();
+      if (!t) continue;
+      FieldReader r{*t, file, line_of(&node, 0) - 1, diags};
+      Track track{r.text("id", true), r.text("name", true), r.text("description", true), {}};
+      if (const toml::table* w = t->get_as<toml::table>("weights")) {
+        for (const auto& [k, v] : *w) {
+          std::string topic(k.str());
+          if (!bank.find_topic(topic)) {
+            diags.push_back({file, line_of(&v, 0), "track " + track.id + ": unknown topic '" + topic + "' in weights"});
+          }
+          track.weights[topic] = static_cast<int>(v.value_or<int64_t>(0));
+        }
+      }
+      bank.tracks.push_back(std::move(track));
+    }
+  }
+  if (bank.topics.empty()) diags.push_back({file, 1, "no [[topic]] entries"});
+}
+
+bool parse_question(std::string_view text, const std::string& file, const KnownIds& known,
+                    const calc::Registry& registry, const calc::Catalog& catalog, const LoadOptions& options,
+                    Question& q, std::vector<Diagnostic>& diags) {
+  size_t before = diags.size();
+  q.file = file;
+  q.slug = fs::path(file).stem().string();
+  if (options.lint) lint_em_dashes(text, file, diags);
+
+  // Front matter between "+++" lines.
+  if (text.substr(0, 4) != "+++\n" && text.substr(0, 5) != "+++\r\n") {
+    diags.push_back({file, 1, "a question starts with a '+++' line, then TOML front matter, then '+++'"});
+    return false;
+  }
+  size_t fm_start = text.find('\n') + 1;
+  size_t fm_end = text.find("\n+++", fm_start - 1);
+  if (fm_end == std::string_view::npos) {
+    diags.push_back({file, 1, "front matter is never closed with a '+++' line"});
+    return false;
+  }
+  std::string_view front = text.substr(fm_start, fm_end + 1 - fm_start);
+  size_t body_start = text.find('\n', fm_end + 1);
+  body_start = body_start == std::string_view::npos ? text.size() : body_start + 1;
+  int body_line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(body_start), '\n'));
+  auto fm = parse_toml(front, file, 1, diags);
+  if (!fm) return false;
+
+  FieldReader r{*fm, file, 1, diags};
+  static const std::set<std::string, std::less<>> kKeys = {"title", "topic", "difficulty", "tracks", "concepts", "companies",
+                                                           "free", "must_know", "tldr", "updated"};
+  for (const auto& [k, v] : *fm) {
+    if (!kKeys.count(k.str())) {
+      diags.push_back({file, line_of(&v, 1), "front matter: unknown key '" + std::string(k.str()) +
+                                                 "'; accepted: title, topic, difficulty, tracks, concepts, companies, free, "
+                                                 "must_know, tldr, updated"});
+    }
+  }
+  q.title = r.text("title", true);
+  q.topic = r.text("topic", true);
+  int topic_line = line_of(fm->get("topic"), 1);
+  if (!q.topic.empty()) check_ids({q.topic}, known.topics, "topic", file, topic_line, diags);
+  std::string difficulty = r.text("difficulty", true);
+  if (auto d = parse_difficulty(difficulty)) {
+    q.difficulty = *d;
+  } else if (!difficulty.empty()) {
+    diags.push_back({file, line_of(fm->get("difficulty"), 1),
+                     "difficulty '" + difficulty + "' is not one of easy, medium, hard, expert"});
+  }
+  q.tracks = r.list("tracks", true);
+  check_ids(q.tracks, known.tracks, "track", file, line_of(fm->get("tracks"), 1), diags);
+  q.concepts = r.list("concepts", true);
+  check_ids(q.concepts, known.concepts, "concept", file, line_of(fm->get("concepts"), 1), diags);
+  q.free = r.boolean("free", true);
+  q.must_know = r.boolean("must_know", false);
+  std::string tldr_raw = r.text("tldr", true);
+  if (const toml::node* u = fm->get("updated")) {
+    if (auto d = u->as_date()) {
+      std::ostringstream os;
+      os << d->get();
+      q.updated = os.str();
+    } else {
+      diags.push_back({file, line_of(u, 1), "front matter: 'updated' must be a TOML date such as 2026-11-30"});
+    }
+  } else {
+    diags.push_back({file, 2, "front matter: 'updated' is required (a date such as 2026-11-30)"});
+  }
+  if (const toml::node* companies = fm->get("companies")) {
+    const toml::array* a = companies->as_array();
+    if (!a) {
+      diags.push_back({file, line_of(companies, 1), "front matter: 'companies' must be [[companies]] tables"});
+    } else {
+      for (const auto& node : *a) {
+        const toml::table* t = node.as_table();
+        if (!t) {
+          diags.push_back({file, line_of(&node, 1), "front matter: each company is a table with id, source, confidence"});
+          continue;
+        }
+        FieldReader cr{*t, file, line_of(&node, 1) - 1, diags};
+        CompanyRef c{cr.text("id", true), cr.text("source", true), cr.text("confidence", true)};
+        check_ids({c.id}, known.companies, "company", file, line_of(&node, 1), diags);
+        if (!c.confidence.empty() && c.confidence != "documented" && c.confidence != "partial" && c.confidence != "limited") {
+          diags.push_back({file, line_of(&node, 1), "company confidence '" + c.confidence +
+                                                        "' is not one of documented, partial, limited"});
+        }
+        q.companies.push_back(std::move(c));
+      }
+    }
+  }
+
+  // The body: blocks, calc evaluation, references, sections, rendering.
+  q.body_markdown = std::string(text.substr(body_start));
+  std::vector<Block> blocks = split_blocks(q.body_markdown, body_line, file, diags);
+  std::map<std::string, const calc::Derivation*> results;
+  // First pass: evaluate calc blocks in order (a later block may use an earlier one's result).
+  q.calcs.reserve(blocks.size());
+  for (const Block& b : blocks) {
+    if (!b.fenced || b.info.rfind("calc", 0) != 0 || (b.info.size() > 4 && b.info[4] != ' ')) continue;
+    CalcBlock cb;
+    cb.line = b.line - 1;
+    std::string error;
+    // The header: "calc id=kv" or "calc id=kv hidden".
+    std::istringstream words(b.info.substr(4));
+    std::string word;
+    while (words >> word) {
+      if (word.rfind("id=", 0) == 0) {
+        cb.id = word.substr(3);
+      } else if (word == "hidden") {
+        cb.hidden = true;
+      } else {
+        diags.push_back({file, cb.line, "calc block header: '" + word + "' is not id=NAME or hidden"});
+      }
+    }
+    if (cb.id.empty()) {
+      diags.push_back({file, cb.line, "calc block needs an id: ```calc id=NAME"});
+      continue;
+    }
+    if (results.count(cb.id)) {
+      diags.push_back({file, cb.line, "calc block id '" + cb.id + "' is used twice"});
+      continue;
+    }
+    std::string call_text = substitute_references(b.text, results, b.line, file, diags, /*raw=*/true);
+    cb.call = std::string(call_text.substr(0, call_text.find_last_not_of(" \n") + 1));
+    CalcCall call;
+    if (!parse_call(call_text, call, error)) {
+      diags.push_back({file, b.line, "calc " + cb.id + ": " + error});
+    } else if (registry.find(call.calculator) == nullptr) {
+      diags.push_back({file, b.line, "calc " + cb.id + ": '" + call.calculator + "' is not a calculator; accepted: " +
+                                         registry.name_list()});
+    } else {
+      auto d = registry.evaluate(call.calculator, call.args, catalog);
+      if (d) {
+        cb.derivation = std::move(d).value();
+      } else {
+        for (const auto& e : d.errors()) diags.push_back({file, b.line, "calc " + cb.id + ": " + e.to_string()});
+      }
+    }
+    q.calcs.push_back(std::move(cb));
+    results[q.calcs.back().id] = q.calcs.back().derivation ? &*q.calcs.back().derivation : nullptr;
+  }
+
+  q.tldr = substitute_references(tldr_raw, results, line_of(fm->get("tldr"), 1), file, diags);
+  if (options.lint) lint_prose(tldr_raw, line_of(fm->get("tldr"), 1), file, diags);
+
+  std::string html;
+  size_t calc_index = 0;
+  const Snippet* last_snippet = nullptr;
+  std::string current_section;
+  for (size_t bi = 0; bi < blocks.size(); ++bi) {
+    const Block& b = blocks[bi];
+    if (!b.fenced) {
+      // Sections, sources, links and follow-ups come from the prose lines.
+      std::istringstream lines(b.text);
+      std::string line;
+      int ln = b.line;
+      for (; std::getline(lines, line); ++ln) {
+        if (line.rfind("## ", 0) == 0) {
+          current_section = line.substr(3);
+          q.sections.push_back(current_section);
+          if (std::find(kSections.begin(), kSections.end(), current_section) == kSections.end()) {
+            diags.push_back({file, ln, "section '" + current_section +
+                                           "' is not one of Answer, Decision table, Signals, Diagram, Follow-ups, Sources"});
+          }
+        } else if (line.rfind("### ", 0) == 0 && current_section == "Follow-ups") {
+          q.follow_ups.push_back(line.substr(4));
+        } else if (line.rfind("[^", 0) == 0 && line.find("]:") != std::string::npos) {
+          size_t close = line.find("]:");
+          std::string key = line.substr(2, close - 2);
+          std::string rest = line.substr(close + 2);
+          if (current_section != "Sources") {
+            diags.push_back({file, ln, "source [^" + key + "] is defined outside ## Sources"});
+          }
+          if (std::any_of(q.sources.begin(), q.sources.end(), [&](const SourceEntry& s) { return s.key == key; })) {
+            diags.push_back({file, ln, "source [^" + key + "] is defined twice"});
+          }
+          q.sources.push_back({key, std::string(rest.substr(rest.find_first_not_of(' ') == std::string::npos ? rest.size() : rest.find_first_not_of(' '))), ln});
+        }
+        for (size_t pos = 0; (pos = line.find("](/", pos)) != std::string::npos; ++pos) {
+          size_t close = line.find(')', pos);
+          if (close != std::string::npos) q.links.emplace_back(line.substr(pos + 2, close - pos - 2), ln);
+        }
+      }
+      if (options.lint) lint_prose(b.text, b.line, file, diags);
+      std::string prose = substitute_references(b.text, results, b.line, file, diags);
+      q.plain_text += prose;
+      html += markdown_to_html(mark_citations(prose));
+      last_snippet = nullptr;
+      continue;
+    }
+    std::istringstream info_words(b.info);
+    std::string kind, mode;
+    info_words >> kind >> mode;
+    if (kind == "calc") {
+      if (calc_index < q.calcs.size() && q.calcs[calc_index].line == b.line - 1) {
+        const CalcBlock& cb = q.calcs[calc_index++];
+        if (cb.derivation && !cb.hidden) html += calc::render_html(*cb.derivation);
+      }
+      last_snippet = nullptr;
+    } else if (kind == "diagram") {
+      DiagramBlock d;
+      d.line = b.line - 1;
+      d.kind = mode;
+      if (std::find(kDiagramKinds.begin(), kDiagramKinds.end(), d.kind) == kDiagramKinds.end()) {
+        diags.push_back({file, d.line, "diagram kind '" + d.kind +
+                                           "' is not one of roofline, pipeline, ring, kv-blocks, memory, checkpoint, step-waterfall"});
+      }
+      std::string word;
+      while (info_words >> word) {
+        size_t eq = word.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == word.size()) {
+          diags.push_back({file, d.line, "diagram parameter '" + word + "' is not key=value"});
+          continue;
+        }
+        d.params[word.substr(0, eq)] = word.substr(eq + 1);
+      }
+      if (auto from = d.params.find("from"); from != d.params.end() && !results.count(from->second)) {
+        diags.push_back({file, d.line, "diagram from=" + from->second + ": no calc block with that id"});
+      }
+      std::string desc;
+      for (const auto& [k, v] : d.params) desc += (desc.empty() ? "" : ", ") + k + "=" + v;
+      html += "<figure class=\"diagram diagram-pending\" data-kind=\"" + escape(d.kind) +
+              "\"><figcaption>Diagram (" + escape(d.kind) + (desc.empty() ? "" : ": " + escape(desc)) +
+              ") is drawn once the diagram engine lands.</figcaption></figure>\n";
+      q.diagrams.push_back(std::move(d));
+      last_snippet = nullptr;
+    } else if (kind == "output") {
+      if (last_snippet == nullptr) {
+        diags.push_back({file, b.line - 1, "```output must follow a snippet (```cpp run, ```python run)"});
+      } else {
+        q.snippets.back().expected_output = b.text;
+      }
+      html += "<pre class=\"output\"><code>" + escape(b.text) + "</code></pre>\n";
+      last_snippet = nullptr;
+    } else if ((kind == "cpp" || kind == "python" || kind == "cuda") && (mode == "run" || mode == "compile")) {
+      if (kind == "cuda" && mode == "run") {
+        diags.push_back({file, b.line - 1, "```cuda run is not supported: use ```cuda compile (CI has no GPU)"});
+      }
+      q.snippets.push_back({kind, mode, b.text, std::nullopt, b.line - 1});
+      last_snippet = &q.snippets.back();
+      html += "<pre class=\"snippet\" data-lang=\"" + escape(kind) + "\"><code class=\"language-" + escape(kind) + "\">" +
+              escape(b.text) + "</code></pre>\n";
+    } else {
+      html += "<pre><code" + (kind.empty() ? std::string() : " class=\"language-" + escape(kind) + "\"") + ">" +
+              escape(b.text) + "</code></pre>\n";
+      last_snippet = nullptr;
+    }
+  }
+  q.html = link_citations(std::move(html), q.sources);
+
+  // Structure: the sections a question must have, in order.
+  auto has = [&](std::string_view s) { return std::find(q.sections.begin(), q.sections.end(), s) != q.sections.end(); };
+  if (q.sections.empty() || q.sections.front() != "Answer") {
+    diags.push_back({file, body_line, "the body starts with '## Answer'"});
+  }
+  for (const char* required : {"Follow-ups", "Sources"}) {
+    if (!has(required)) diags.push_back({file, body_line, "section '## " + std::string(required) + "' is missing"});
+  }
+  if (!has("Decision table") && !has("Signals") && !has("Diagram")) {
+    diags.push_back({file, body_line, "a question needs at least one of '## Decision table', '## Signals', '## Diagram'"});
+  }
+  if (has("Sources") && q.sections.back() != "Sources") {
+    diags.push_back({file, body_line, "'## Sources' is the last section"});
+  }
+  if (has("Follow-ups") && (q.follow_ups.size() < 2 || q.follow_ups.size() > 4)) {
+    diags.push_back({file, body_line, "'## Follow-ups' holds " + std::to_string(q.follow_ups.size()) +
+                                          " '### ' questions; it needs 2 to 4"});
+  }
+  // Citations: every [^key] used is defined, and every definition is used.
+  std::string all_prose = tldr_raw + "\n" + q.body_markdown;
+  for (size_t pos = 0; (pos = all_prose.find("[^", pos)) != std::string::npos; pos += 2) {
+    size_t close = all_prose.find(']', pos);
+    if (close == std::string::npos) break;
+    std::string key = all_prose.substr(pos + 2, close - pos - 2);
+    bool definition = close + 1 < all_prose.size() && all_prose[close + 1] == ':';
+    if (definition) continue;
+    if (!std::any_of(q.sources.begin(), q.sources.end(), [&](const SourceEntry& s) { return s.key == key; })) {
+      int ln = body_line - 1 + static_cast<int>(std::count(all_prose.begin() + static_cast<long>(tldr_raw.size()) + 1,
+                                                           all_prose.begin() + static_cast<long>(std::max(pos, tldr_raw.size() + 1)), '\n'));
+      diags.push_back({file, pos <= tldr_raw.size() ? line_of(fm->get("tldr"), 1) : ln + 1,
+                       "citation [^" + key + "] has no definition in ## Sources"});
+    }
+  }
+  for (const auto& s : q.sources) {
+    if (all_prose.find("[^" + s.key + "]", 0) == all_prose.find("[^" + s.key + "]:")) {
+      // Only the definition mentions it.
+      if (options.lint) diags.push_back({file, s.line, "source [^" + s.key + "] is never cited"});
+    }
+    if (s.text.empty()) diags.push_back({file, s.line, "source [^" + s.key + "] says nothing: what, who, when"});
+  }
+  return diags.size() == before || !q.title.empty();
+}
+
+LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const calc::Catalog& catalog,
+                     const LoadOptions& options) {
+  LoadResult result;
+  Bank& bank = result.bank;
+  auto& diags = result.errors;
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    diags.push_back({root.string(), 0, "is not a directory (the content root holds topics.toml and questions/)"});
+    return result;
+  }
+  auto rel = [&](const fs::path& p) { return fs::relative(p, root.parent_path().empty() ? "." : root.parent_path(), ec).string(); };
+  fs::path topics_file = root / "topics.toml";
+  if (!fs::exists(topics_file, ec)) {
+    diags.push_back({rel(topics_file), 0, "is missing"});
+    return result;
+  }
+  parse_topics(read_file(topics_file), rel(topics_file), bank, diags);
+
+  KnownIds known;
+  for (const auto& t : bank.topics) known.topics.insert(t.id);
+  for (const auto& t : bank.tracks) known.tracks.insert(t.id);
+  for (const auto& entry : fs::directory_iterator(root / "concepts", ec)) {
+    if (entry.path().extension() != ".md") continue;
+    std::string id = entry.path().stem().string();
+    std::string text = read_file(entry.path());
+    Concept c{id, id};
+    if (text.rfind("+++\n", 0) == 0) {
+      size_t end = text.find("\n+++", 3);
+      if (end != std::string::npos) {
+        std::vector<Diagnostic> local;
+        if (auto t = parse_toml(std::string_view(text).substr(4, end - 3), rel(entry.path()), 1, local)) {
+          c.title = t->get("title") ? t->get("title")->value_or(std::string(id)) : id;
+        }
+        diags.insert(diags.end(), local.begin(), local.end());
+      }
+    }
+    known.concepts.insert(id);
+    bank.concepts.emplace(id, std::move(c));
+  }
+  for (const auto& entry : fs::directory_iterator(root / "companies", ec)) {
+    if (entry.path().extension() != ".toml") continue;
+    std::string id = entry.path().stem().string();
+    std::vector<Diagnostic> local;
+    Company c{id, id};
+    if (auto t = parse_toml(read_file(entry.path()), rel(entry.path()), 0, local)) {
+      c.name = t->get("name") ? t->get("name")->value_or(std::string(id)) : id;
+    }
+    diags.insert(diags.end(), local.begin(), local.end());
+    known.companies.insert(id);
+    bank.companies.emplace(id, std::move(c));
+  }
+
+  std::vector<fs::path> files;
+  for (auto it = fs::recursive_directory_iterator(root / "questions", ec); it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->path().extension() == ".md") files.push_back(it->path());
+  }
+  std::sort(files.begin(), files.end());
+  bank.questions.reserve(files.size());
+  std::map<std::string, std::string> slugs;
+  for (const auto& path : files) {
+    std::string file = rel(path);
+    Question q;
+    if (!parse_question(read_file(path), file, known, registry, catalog, options, q, diags)) continue;
+    std::string dir_topic = path.parent_path().filename().string();
+    if (!q.topic.empty() && dir_topic != q.topic) {
+      diags.push_back({file, 1, "is in questions/" + dir_topic + "/ but its topic is '" + q.topic + "'"});
+    }
+    if (auto [it, inserted] = slugs.emplace(q.slug, file); !inserted) {
+      diags.push_back({file, 1, "slug '" + q.slug + "' is already used by " + it->second});
+      continue;
+    }
+    result.calc_blocks += static_cast<int>(q.calcs.size());
+    result.snippets += static_cast<int>(q.snippets.size());
+    bank.questions.push_back(std::move(q));
+  }
+  bank.build_indexes();
+
+  // Internal links resolve.
+  for (const auto& q : bank.questions) {
+    for (const auto& [target, line] : q.links) {
+      std::string_view t = target;
+      auto after = [&](std::string_view prefix) { return std::string(t.substr(prefix.size())); };
+      bool ok = true;
+      if (t.rfind("/q/", 0) == 0) {
+        ok = bank.find(after("/q/")) != nullptr;
+      } else if (t.rfind("/concepts/", 0) == 0) {
+        ok = bank.concepts.count(after("/concepts/")) > 0;
+      } else if (t.rfind("/topics/", 0) == 0) {
+        ok = bank.find_topic(after("/topics/")) != nullptr;
+      } else if (t.rfind("/tracks/", 0) == 0) {
+        ok = bank.find_track(after("/tracks/")) != nullptr;
+      } else if (t.rfind("/calc/", 0) == 0) {
+        ok = registry.find(after("/calc/")) != nullptr;
+      } else {
+        diags.push_back({q.file, line, "link " + target + " is not /q/, /concepts/, /topics/, /tracks/ or /calc/"});
+        continue;
+      }
+      if (!ok) diags.push_back({q.file, line, "link " + target + " points to nothing in the bank"});
+    }
+  }
+  return result;
+}
+
+}  // namespace ridge::bank

@@ -1,0 +1,44 @@
+// Loads content/ into a Bank: parses every file, validates it, evaluates every calc block
+// once through the engine, substitutes references, renders Markdown to HTML and builds the
+// indexes. Every problem is reported with its file and line; the load never throws.
+#pragma once
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "bank/bank.h"
+#include "calc/registry.h"
+
+namespace ridge::bank {
+
+struct LoadOptions {
+  bool lint = true;  // prose lint (ridge check); the server loads without it
+};
+
+struct LoadResult {
+  Bank bank;
+  std::vector<Diagnostic> errors;
+  int calc_blocks = 0;
+  int snippets = 0;
+};
+
+// The ids a question may refer to, known before questions are parsed.
+struct KnownIds {
+  std::set<std::string, std::less<>> topics, tracks, concepts, companies;
+};
+
+LoadResult load_bank(const std::filesystem::path& root, const calc::Registry& registry, const calc::Catalog& catalog,
+                     const LoadOptions& options = {});
+
+// Parses one question file's text. `file` names it in diagnostics and its stem is the slug.
+// Returns false (with diagnostics) when the file cannot become a question at all.
+bool parse_question(std::string_view text, const std::string& file, const KnownIds& known,
+                    const calc::Registry& registry, const calc::Catalog& catalog, const LoadOptions& options,
+                    Question& out, std::vector<Diagnostic>& diags);
+
+// Reads topics.toml (topics, tracks).
+void parse_topics(std::string_view text, const std::string& file, Bank& bank, std::vector<Diagnostic>& diags);
+
+}  // namespace ridge::bank

@@ -1,0 +1,101 @@
+// The content model of the question bank: topics, tracks, concepts, companies and
+// questions as loaded from content/. A loaded Question holds its rendered HTML and its
+// evaluated calc blocks; nothing is recomputed per request.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "calc/derivation.h"
+
+namespace ridge::bank {
+
+// One problem found while loading or checking, located at a file and line.
+struct Diagnostic {
+  std::string file;
+  int line = 0;
+  std::string message;
+  std::string to_string() const { return file + ":" + std::to_string(line) + ": " + message; }
+};
+
+struct Topic {
+  std::string id, name, description;
+  int target = 0;
+};
+
+struct Track {
+  std::string id, name, description;
+  std::map<std::string, int> weights;  // topic id -> weight
+};
+
+struct Concept {
+  std::string id, title;
+};
+
+struct Company {
+  std::string id, name;
+};
+
+struct CompanyRef {
+  std::string id, source, confidence;
+};
+
+struct CalcBlock {
+  std::string id;
+  std::string call;  // "fit model=... gpu=..."
+  int line = 0;
+  bool hidden = false;
+  std::optional<calc::Derivation> derivation;  // empty when evaluation failed
+};
+
+struct DiagramBlock {
+  std::string kind;
+  std::map<std::string, std::string> params;
+  int line = 0;
+};
+
+struct Snippet {
+  std::string language;  // cpp | python | cuda
+  std::string mode;      // run | compile
+  std::string code;
+  std::optional<std::string> expected_output;
+  int line = 0;
+};
+
+struct SourceEntry {
+  std::string key, text;
+  int line = 0;
+};
+
+enum class Difficulty { kEasy = 0, kMedium = 1, kHard = 2, kExpert = 3 };
+std::string_view difficulty_name(Difficulty d);
+std::optional<Difficulty> parse_difficulty(std::string_view name);
+
+struct Question {
+  std::string slug;
+  std::string file;  // path relative to the content root
+  std::string title;
+  std::string topic;
+  Difficulty difficulty = Difficulty::kEasy;
+  std::vector<std::string> tracks;
+  std::vector<std::string> concepts;
+  std::vector<CompanyRef> companies;
+  bool free = false;
+  bool must_know = false;
+  std::string updated;  // YYYY-MM-DD
+  std::string tldr;     // references substituted, plain text
+  std::string body_markdown;  // as written
+  std::string html;           // rendered answer (everything after the front matter)
+  std::string plain_text;     // prose with references substituted, for search and lint
+  std::vector<std::string> sections;  // level-2 headings in order
+  std::vector<CalcBlock> calcs;
+  std::vector<DiagramBlock> diagrams;
+  std::vector<Snippet> snippets;
+  std::vector<SourceEntry> sources;
+  std::vector<std::pair<std::string, int>> links;  // internal link targets with their lines
+  std::vector<std::string> follow_ups;             // ### headings under Follow-ups
+};
+
+}  // namespace ridge::bank

@@ -1,0 +1,121 @@
+#include "cli/bank_commands.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+
+#include "bank/loader.h"
+#include "bank/snippets.h"
+#include "bank/terminal.h"
+
+namespace ridge::cli {
+namespace fs = std::filesystem;
+
+std::string default_content_dir() {
+  if (const char* env = std::getenv("RIDGE_CONTENT"); env != nullptr && *env != 0) return env;
+  std::error_code ec;
+  if (fs::exists("content/topics.toml", ec)) return "content";
+#ifdef RIDGE_SOURCE_DIR
+  return (fs::path(RIDGE_SOURCE_DIR) / "content").string();
+#else
+  return "content";
+#endif
+}
+
+int run_check(const std::vector<std::string>& args, const calc::Registry& registry, const calc::Catalog& catalog,
+              std::ostream& out, std::ostream& err) {
+  std::string dir;
+  bool run_snippets = false;
+  for (const auto& a : args) {
+    if (a == "--run-snippets") {
+      run_snippets = true;
+    } else if (a == "--help" || a == "-h") {
+      out << "Usage: ridge check [DIR] [--run-snippets]\n"
+             "Loads the bank strictly: front matter, ids, calc blocks, references, sections, citations,\n"
+             "links and prose lint. --run-snippets also builds and runs every snippet (cached by hash).\n";
+      return 0;
+    } else if (a.rfind("--", 0) == 0) {
+      err << "ridge check: unknown flag " << a << "; accepted: --run-snippets, --help\n";
+      return 2;
+    } else if (dir.empty()) {
+      dir = a;
+    } else {
+      err << "ridge check: one content directory at a time ('" << dir << "' and '" << a << "')\n";
+      return 2;
+    }
+  }
+  if (dir.empty()) dir = default_content_dir();
+  auto start = std::chrono::steady_clock::now();
+  bank::LoadResult loaded = bank::load_bank(dir, registry, catalog, {/*lint=*/true});
+  auto& errors = loaded.errors;
+  int ran = 0, cached = 0, skipped = 0;
+  if (run_snippets) {
+    bank::SnippetRunner runner(fs::path(dir).parent_path() / ".cache" / "snippets");
+    for (const auto& q : loaded.bank.questions) {
+      for (const auto& s : q.snippets) {
+        auto outcome = runner.run(s);
+        if (outcome.status == bank::SnippetOutcome::kSkipped) {
+          ++skipped;
+          out << q.file << ":" << s.line << ": skipped: " << outcome.message << "\n";
+        } else if (outcome.status == bank::SnippetOutcome::kFailed) {
+          errors.push_back({q.file, s.line, "```" + s.language + " " + s.mode + " snippet " + outcome.message});
+        } else {
+          ++(outcome.cached ? cached : ran);
+        }
+      }
+    }
+  }
+  std::stable_sort(errors.begin(), errors.end(), [](const bank::Diagnostic& a, const bank::Diagnostic& b) {
+    return std::tie(a.file, a.line) < std::tie(b.file, b.line);
+  });
+  for (const auto& d : errors) err << d.to_string() << "\n";
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  out << "ridge check: " << loaded.bank.questions.size() << " questions, " << loaded.calc_blocks << " calc blocks, "
+      << loaded.snippets << " snippets";
+  if (run_snippets) out << " (" << ran << " run, " << cached << " cached, " << skipped << " skipped)";
+  else out << " (not run; --run-snippets runs them)";
+  out << ": " << errors.size() << " error" << (errors.size() == 1 ? "" : "s") << " in " << static_cast<int>(ms) << " ms\n";
+  return errors.empty() ? 0 : 1;
+}
+
+int run_show(const std::vector<std::string>& args, const calc::Registry& registry, const calc::Catalog& catalog,
+             std::ostream& out, std::ostream& err) {
+  std::string dir, slug;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--content" && i + 1 < args.size()) {
+      dir = args[++i];
+    } else if (args[i].rfind("--", 0) == 0) {
+      err << "ridge show: unknown flag " << args[i] << "; accepted: --content DIR\n";
+      return 2;
+    } else {
+      slug = args[i];
+    }
+  }
+  if (slug.empty()) {
+    err << "Usage: ridge show SLUG [--content DIR]\n";
+    return 2;
+  }
+  if (dir.empty()) dir = default_content_dir();
+  bank::LoadResult loaded = bank::load_bank(dir, registry, catalog, {/*lint=*/false});
+  const bank::Question* q = loaded.bank.find(slug);
+  if (q == nullptr) {
+    err << "ridge show: no question '" << slug << "'";
+    // Suggest the slugs that share a word with what was typed.
+    std::string hint;
+    int shown = 0;
+    for (const auto& other : loaded.bank.questions) {
+      if (shown < 8 && (other.slug.find(slug) != std::string::npos || slug.find(other.slug) != std::string::npos)) {
+        hint += "\n  " + other.slug;
+        ++shown;
+      }
+    }
+    err << (hint.empty() ? "; `ridge show --list` is not a thing yet, see content/questions/" : "; did you mean:" + hint)
+        << "\n";
+    return 2;
+  }
+  out << bank::render_terminal(*q);
+  return 0;
+}
+
+}  // namespace ridge::cli
