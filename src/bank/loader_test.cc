@@ -1,0 +1,235 @@
+#include "bank/loader.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "bank/lint.h"
+#include "bank/snippets.h"
+#include "calc/test_catalog.h"
+
+namespace ridge::bank {
+namespace {
+
+const KnownIds& known() {
+  static const KnownIds k = [] {
+    KnownIds ids;
+    ids.topics = {"napkin-math", "kernels"};
+    ids.tracks = {"serving", "kernels"};
+    ids.concepts = {"kv-cache", "roofline"};
+    ids.companies = {"nvidia"};
+    return ids;
+  }();
+  return k;
+}
+
+// A valid question; each test breaks one thing in it.
+std::string good() {
+  return R"(+++
+title = "Will it fit?"
+topic = "napkin-math"
+difficulty = "medium"
+tracks = ["serving"]
+concepts = ["kv-cache"]
+free = true
+tldr = "About {{kv.max_sequences}} sequences fit."
+updated = 2026-11-30
++++
+
+## Answer
+
+```calc id=kv
+fit model=llama-3.1-70b gpu=h100-sxm gpus=8 context=32768
+```
+
+Each sequence holds {{kv.kv_bytes_per_sequence:GB:1}} of cache. The card has 80 GB[^h100].
+
+```calc id=step hidden
+decode model=llama-3.1-70b gpu=h100-sxm tp=8 batch={{kv.max_sequences}} context=32768
+```
+
+At that batch a step takes at least {{step.step_seconds_floor:ms:1}}.
+
+## Decision table
+
+| option | wins when |
+|---|---|
+| fp8 cache | quality holds |
+
+## Follow-ups
+
+### One?
+
+Yes.
+
+### Two?
+
+No.
+
+## Sources
+
+[^h100]: NVIDIA H100 datasheet, 2023.
+)";
+}
+
+struct Parsed {
+  bool ok;
+  Question q;
+  std::vector<Diagnostic> diags;
+  std::string all() const {
+    std::string s;
+    for (const auto& d : diags) s += d.to_string() + "\n";
+    return s;
+  }
+};
+
+Parsed parse(const std::string& text, LoadOptions options = {}) {
+  Parsed p;
+  p.ok = parse_question(text, "questions/napkin-math/will-it-fit.md", known(), calc::testing::registry(),
+                        calc::testing::real_catalog(), options, p.q, p.diags);
+  return p;
+}
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  size_t pos = text.find(from);
+  EXPECT_NE(pos, std::string::npos) << from;
+  if (pos != std::string::npos) text.replace(pos, from.size(), to);
+  return text;
+}
+
+void expect_error(const Parsed& p, const std::string& fragment, int line) {
+  for (const auto& d : p.diags) {
+    if (d.message.find(fragment) != std::string::npos) {
+      EXPECT_EQ(d.line, line) << d.to_string();
+      EXPECT_EQ(d.file, "questions/napkin-math/will-it-fit.md");
+      return;
+    }
+  }
+  ADD_FAILURE() << "no error containing '" << fragment << "'; got:\n" << p.all();
+}
+
+TEST(Loader, GoodQuestionLoadsWithNumbersFromTheEngine) {
+  Parsed p = parse(good());
+  ASSERT_TRUE(p.diags.empty()) << p.all();
+  EXPECT_EQ(p.q.slug, "will-it-fit");
+  EXPECT_EQ(p.q.tldr, "About 40 sequences fit.");
+  EXPECT_NE(p.q.html.find("10.7 GB of cache"), std::string::npos);
+  EXPECT_NE(p.q.html.find("<table"), std::string::npos);  // the decision table, rendered
+  EXPECT_NE(p.q.html.find("class=\"derivation\""), std::string::npos);
+  EXPECT_NE(p.q.html.find("href=\"#src-h100\">[1]</a>"), std::string::npos);
+  // The hidden block ran at batch 40 (from the first block) but renders no chain.
+  ASSERT_EQ(p.q.calcs.size(), 2u);
+  EXPECT_TRUE(p.q.calcs[1].hidden);
+  EXPECT_EQ(p.q.calcs[1].call.find("batch=40 "), p.q.calcs[1].call.find("batch="));
+  EXPECT_EQ(p.q.html.find("data-calculator=\"decode\""), std::string::npos);
+  EXPECT_EQ(p.q.follow_ups.size(), 2u);
+}
+
+TEST(Loader, MissingFieldIsNamed) {
+  expect_error(parse(replace(good(), "free = true\n", "")), "'free' is required", 2);
+}
+
+TEST(Loader, UnknownIdsListTheKnownOnes) {
+  Parsed p = parse(replace(good(), "concepts = [\"kv-cache\"]", "concepts = [\"kv-cash\"]"));
+  expect_error(p, "unknown concept 'kv-cash'; known: kv-cache, roofline", 6);
+  expect_error(parse(replace(good(), "topic = \"napkin-math\"", "topic = \"napkins\"")), "unknown topic 'napkins'", 3);
+  expect_error(parse(replace(good(), "difficulty = \"medium\"", "difficulty = \"brutal\"")),
+               "difficulty 'brutal' is not one of", 4);
+}
+
+TEST(Loader, BadDirectivesAreReportedAtTheirLine) {
+  expect_error(parse(replace(good(), "```calc id=kv\n", "```calc\n")), "calc block needs an id", 14);
+  expect_error(parse(replace(good(), "## Decision table", "```diagram rooflne gpu=h100-sxm\n```\n\n## Decision table")),
+               "diagram kind 'rooflne'", 26);
+  expect_error(parse(replace(good(), "fit model=", "fitt model=")), "'fitt' is not a calculator", 15);
+}
+
+TEST(Loader, UnknownCalculatorParameter) {
+  expect_error(parse(replace(good(), "context=32768\n", "context=32768 colour=blue\n")),
+               "calc kv: --colour: 'blue' is not a parameter of this calculator", 15);
+}
+
+TEST(Loader, ReferenceToAMissingResult) {
+  expect_error(parse(replace(good(), "{{kv.kv_bytes_per_sequence:GB:1}}", "{{kv.bytes_per_seq}}")),
+               "calc block 'kv' has no result 'bytes_per_seq'", 18);
+  expect_error(parse(replace(good(), "{{kv.kv_bytes_per_sequence:GB:1}}", "{{nope.x}}")), "no calc block with id 'nope'", 18);
+  expect_error(parse(replace(good(), "{{kv.kv_bytes_per_sequence:GB:1}}", "{{kv.kv_bytes_per_sequence:ms}}")),
+               "format 'ms' does not apply", 18);
+}
+
+TEST(Loader, StructureAndCitations) {
+  expect_error(parse(replace(good(), "### Two?\n\nNo.\n", "")), "it needs 2 to 4", 11);
+  expect_error(parse(replace(good(), "## Decision table", "## Thoughts")), "section 'Thoughts' is not one of", 26);
+  expect_error(parse(replace(good(), "[^h100]: NVIDIA", "[^h200]: NVIDIA")), "citation [^h100] has no definition", 18);
+}
+
+TEST(Loader, ProseLint) {
+  Parsed p = parse(replace(good(), "Each sequence holds", "We simply note 3.35 TB/s \xE2\x80\x94 each sequence holds"));
+  expect_error(p, "filler word 'simply'", 18);
+  expect_error(p, "'3.35 TB/s' is a figure with a unit", 18);
+  expect_error(p, "em dash", 18);
+  // Without lint (the server's load) the same text loads.
+  EXPECT_TRUE(parse(replace(good(), "Each sequence holds", "We simply note")).ok);
+}
+
+TEST(Lint, FindsFiguresButNotNamesOrCounts) {
+  auto figures = find_figures("8 GPUs, an H100 80GB, 3.35 TB/s, $2.50, 40% and an 8B model and 2 B per param");
+  std::vector<std::string> texts;
+  for (const auto& f : figures) texts.push_back(f.text);
+  EXPECT_EQ(texts, (std::vector<std::string>{"80GB", "3.35 TB/s", "$2.50", "40%", "2 B"}));
+}
+
+TEST(Snippets, OutputComparisonIgnoresTrailingSpace) {
+  EXPECT_TRUE(outputs_match("a\nb\n", "a  \nb\n\n"));
+  EXPECT_FALSE(outputs_match("a\nb\n", "a\nc\n"));
+}
+
+TEST(Snippets, AFailingSnippetIsReported) {
+  auto dir = std::filesystem::temp_directory_path() / ("ridge-snippet-test-" + std::to_string(::getpid()));
+  SnippetRunner runner(dir);
+  Snippet ok{"python", "run", "print(6 * 7)\n", std::string("42\n"), 10};
+  EXPECT_EQ(runner.run(ok).status, SnippetOutcome::kPassed);
+  EXPECT_TRUE(runner.run(ok).cached);
+  Snippet wrong{"python", "run", "print(6 * 9)\n", std::string("42\n"), 10};
+  auto outcome = runner.run(wrong);
+  EXPECT_EQ(outcome.status, SnippetOutcome::kFailed);
+  EXPECT_NE(outcome.message.find("54"), std::string::npos);
+  Snippet broken{"cpp", "run", "int main() { return undefined; }\n", std::string(""), 10};
+  EXPECT_NE(runner.run(broken).message.find("does not compile"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Loader, WholeTreeDuplicateSlugsAndLinks) {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / ("ridge-bank-test-" + std::to_string(::getpid())) / "content";
+  fs::create_directories(root / "questions" / "napkin-math");
+  fs::create_directories(root / "questions" / "kernels");
+  fs::create_directories(root / "concepts");
+  fs::create_directories(root / "companies");
+  std::ofstream(root / "topics.toml") << "[[topic]]\nid = \"napkin-math\"\nname = \"N\"\ndescription = \"d\"\n"
+                                         "[[topic]]\nid = \"kernels\"\nname = \"K\"\ndescription = \"d\"\n"
+                                         "[[track]]\nid = \"serving\"\nname = \"S\"\ndescription = \"d\"\n"
+                                         "weights = { napkin-math = 1 }\n";
+  std::ofstream(root / "concepts" / "kv-cache.md") << "+++\ntitle = \"The KV cache\"\n+++\n";
+  std::string q = replace(good(), "No.\n", "No, see [the roofline](/q/missing) and [kv](/concepts/kv-cache).\n");
+  // kernels/ sorts first, so the napkin-math copy is the duplicate.
+  std::ofstream(root / "questions" / "kernels" / "will-it-fit.md") << replace(q, "napkin-math", "kernels");
+  std::ofstream(root / "questions" / "napkin-math" / "will-it-fit.md") << good();
+  LoadResult r = load_bank(root, calc::testing::registry(), calc::testing::real_catalog());
+  std::string all;
+  for (const auto& d : r.errors) all += d.to_string() + "\n";
+  EXPECT_NE(all.find("slug 'will-it-fit' is already used"), std::string::npos) << all;
+  EXPECT_NE(all.find("link /q/missing points to nothing"), std::string::npos) << all;
+  EXPECT_EQ(all.find("/concepts/kv-cache points"), std::string::npos) << all;
+  ASSERT_EQ(r.bank.questions.size(), 1u);
+  EXPECT_EQ(r.bank.by_topic("kernels").size(), 1u);
+  EXPECT_EQ(r.bank.by_topic("napkin-math").size(), 0u);
+  EXPECT_EQ(r.bank.by_track("serving").size(), 1u);
+  EXPECT_EQ(r.bank.by_concept("kv-cache").size(), 1u);
+  EXPECT_EQ(r.bank.by_difficulty(Difficulty::kMedium).size(), 1u);
+  fs::remove_all(root.parent_path());
+}
+
+}  // namespace
+}  // namespace ridge::bank
