@@ -7,8 +7,6 @@ packages=(
   build-essential cmake ninja-build pkg-config   # compiler, build system
   libtomlplusplus-dev     # data/hardware.toml, question front matter
   nlohmann-json3-dev      # config.json reader, JSON output
-  libcli11-dev            # the ridge command line
-  libfmt-dev              # number formatting
   libmd4c-dev libmd4c-html0-dev  # Markdown to HTML for answers
   libgtest-dev libgmock-dev      # unit tests
   libbenchmark-dev        # bench/
