@@ -50,6 +50,13 @@ std::string mask(std::string_view prose) {
     blank(pos, close + 1);
     pos = close + 1;
   }
+  // Source definitions ("[^key]: ...") are citations themselves.
+  for (size_t pos = 0; pos < s.size();) {
+    size_t end = s.find('\n', pos);
+    if (end == std::string::npos) end = s.size();
+    if (s.compare(pos, 2, "[^") == 0 && s.find("]:", pos) < end) blank(pos, end);
+    pos = end + 1;
+  }
   for (size_t pos = 0; (pos = s.find("](", pos)) != std::string::npos;) {
     size_t close = s.find(')', pos);
     if (close == std::string::npos) break;
