@@ -342,6 +342,7 @@ bool parse_question(std::string_view text, const std::string& file, const KnownI
   std::string current_section;
   for (size_t bi = 0; bi < blocks.size(); ++bi) {
     const Block& b = blocks[bi];
+    if (!b.fenced && b.text.find_first_not_of(" \t\n") == std::string::npos) continue;  // blank lines between fences
     if (!b.fenced) {
       // Sections, sources, links and follow-ups come from the prose lines.
       std::istringstream lines(b.text);
@@ -465,7 +466,7 @@ bool parse_question(std::string_view text, const std::string& file, const KnownI
     size_t close = all_prose.find(']', pos);
     if (close == std::string::npos) break;
     std::string key = all_prose.substr(pos + 2, close - pos - 2);
-    bool definition = close + 1 < all_prose.size() && all_prose[close + 1] == ':';
+    bool definition = close + 1 < all_prose.size() && all_prose[close + 1] == ':' && (pos == 0 || all_prose[pos - 1] == '\n');
     if (definition) continue;
     if (!std::any_of(q.sources.begin(), q.sources.end(), [&](const SourceEntry& s) { return s.key == key; })) {
       int ln = body_line - 1 + static_cast<int>(std::count(all_prose.begin() + static_cast<long>(tldr_raw.size()) + 1,
@@ -475,10 +476,13 @@ bool parse_question(std::string_view text, const std::string& file, const KnownI
     }
   }
   for (const auto& s : q.sources) {
-    if (all_prose.find("[^" + s.key + "]", 0) == all_prose.find("[^" + s.key + "]:")) {
-      // Only the definition mentions it.
-      if (options.lint) diags.push_back({file, s.line, "source [^" + s.key + "] is never cited"});
+    // Cited means mentioned somewhere other than at the start of a line (its definition).
+    std::string marker = "[^" + s.key + "]";
+    bool cited = false;
+    for (size_t pos = all_prose.find(marker); pos != std::string::npos && !cited; pos = all_prose.find(marker, pos + 1)) {
+      cited = pos > 0 && all_prose[pos - 1] != '\n';
     }
+    if (!cited && options.lint) diags.push_back({file, s.line, "source [^" + s.key + "] is never cited"});
     if (s.text.empty()) diags.push_back({file, s.line, "source [^" + s.key + "] says nothing: what, who, when"});
   }
   return diags.size() == before || !q.title.empty();

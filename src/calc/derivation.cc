@@ -107,6 +107,7 @@ std::string render_json(const Derivation& d, int indent) {
   }
   auto& results = j["results"] = nlohmann::ordered_json::object();
   auto& units = j["units"] = nlohmann::ordered_json::object();
+  auto& display = j["display"] = nlohmann::ordered_json::object();
   for (const auto& r : d.results()) {
     // Integral values print as integers so scripts can compare them exactly.
     if (r.value == std::floor(r.value) && std::fabs(r.value) < 9e15) {
@@ -115,6 +116,7 @@ std::string render_json(const Derivation& d, int indent) {
       results[r.key] = r.value;
     }
     units[r.key] = unit_symbol(r.unit);
+    display[r.key] = format_quantity(r.value, r.unit);
   }
   j["conclusion"] = d.conclusion();
   return j.dump(indent);

@@ -68,7 +68,8 @@ class Derivation {
 // Plain text for a terminal, aligned like a worked answer on a whiteboard.
 std::string render_text(const Derivation& d);
 // JSON: {"calculator", "title", "inputs": {name: raw}, "assumptions": [...], "steps": [...],
-// "results": {key: number in base units}, "units": {key: symbol}, "conclusion"}.
+// "results": {key: number in base units}, "units": {key: symbol}, "display": {key: "10.7 GB"},
+// "conclusion"}.
 std::string render_json(const Derivation& d, int indent = 2);
 // An HTML fragment (<section class="derivation">) with every text escaped.
 std::string render_html(const Derivation& d);

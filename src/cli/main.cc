@@ -8,6 +8,7 @@
 #include "calc_io/load_catalog.h"
 #include "cli/bank_commands.h"
 #include "cli/calc_command.h"
+#include "cli/serve_command.h"
 
 namespace {
 
@@ -19,7 +20,8 @@ const char* kUsage =
     "  ridge calc NAME [flags] [--json]  work the numbers\n"
     "  ridge calc --list-gpus | --list-models\n"
     "  ridge check [DIR] [--run-snippets]  prove every number, snippet and sentence of the bank\n"
-    "  ridge show SLUG                   one question in the terminal, numbers worked\n\n"
+    "  ridge show SLUG                   one question in the terminal, numbers worked\n"
+    "  ridge serve [--port 8080] ...     the website and the JSON API (ridge serve --help)\n\n"
     "Global: --data DIR (catalogs; default $RIDGE_DATA or ./data)\n";
 
 int run(std::vector<std::string> args) {
@@ -43,6 +45,7 @@ int run(std::vector<std::string> args) {
   if (data_dir.empty()) data_dir = ridge::calc_io::default_data_dir();
   const std::string command = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "serve") return ridge::cli::run_serve(rest, data_dir.string());
   if (command == "calc" || command == "check" || command == "show") {
     auto catalog = ridge::calc_io::load_catalog(data_dir);
     if (!catalog) {

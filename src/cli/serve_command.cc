@@ -1,0 +1,177 @@
+#include "cli/serve_command.h"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <mutex>
+
+#include "bank/loader.h"
+#include "calc_io/load_catalog.h"
+#include "cli/bank_commands.h"
+#include "web/server.h"
+
+namespace ridge::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kServeUsage =
+    "Usage: ridge serve [--port 8080] [--bind 127.0.0.1] [--content DIR] [--db URL] [--threads N] [--io per-thread|shared]\n"
+    "Each flag can also come from the environment: RIDGE_PORT, RIDGE_BIND, RIDGE_CONTENT, RIDGE_DB, RIDGE_THREADS,\n"
+    "RIDGE_IO, RIDGE_STATIC. Flags win over the environment.\n"
+    "--db sqlite:PATH (default sqlite:ridge.db) or postgresql://... (arrives with the store).\n";
+
+std::string default_static_dir() {
+  if (const char* env = std::getenv("RIDGE_STATIC"); env && *env) return env;
+  std::error_code ec;
+  if (fs::exists("web/static/style.css", ec)) return "web/static";
+#ifdef RIDGE_SOURCE_DIR
+  return (fs::path(RIDGE_SOURCE_DIR) / "web" / "static").string();
+#else
+  return "web/static";
+#endif
+}
+
+// Opens the SQLite database named by --db so /readyz can say whether it answers.
+class SqliteProbe {
+ public:
+  explicit SqliteProbe(const std::string& path) {
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+      error_ = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    }
+  }
+  ~SqliteProbe() { sqlite3_close(db_); }
+  const std::string& error() const { return error_; }
+  bool ready() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return error_.empty() && sqlite3_exec(db_, "SELECT 1", nullptr, nullptr, nullptr) == SQLITE_OK;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string error_;
+  std::mutex mutex_;
+};
+
+}  // namespace
+
+int run_serve(const std::vector<std::string>& args, const std::string& data_dir) {
+  std::map<std::string, std::string> settings;
+  for (const char* name : {"port", "bind", "content", "db", "threads", "io", "static"}) {
+    std::string env = "RIDGE_" + std::string(name);
+    for (auto& c : env) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (const char* v = std::getenv(env.c_str()); v && *v) settings[name] = v;
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << kServeUsage;
+      return 0;
+    }
+    std::string name = a.rfind("--", 0) == 0 ? a.substr(2) : "", value;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    }
+    if (name != "port" && name != "bind" && name != "content" && name != "db" && name != "threads" && name != "io" && name != "static") {
+      std::cerr << "ridge serve: '" << a << "' is not a flag; accepted: --port, --bind, --content, --db, --threads, --io, --static\n";
+      return 2;
+    }
+    if (value.empty()) {
+      std::cerr << "ridge serve: --" << name << " needs a value\n";
+      return 2;
+    }
+    settings[name] = value;
+  }
+  web::ServerOptions options;
+  if (settings.count("port")) {
+    const std::string& p = settings["port"];
+    char* end = nullptr;
+    long port = std::strtol(p.c_str(), &end, 10);
+    if (p.empty() || *end != 0 || port < 0 || port > 65535) {
+      std::cerr << "ridge serve: --port '" << p << "' is not a port; accepted: 0 to 65535 (0 picks a free one)\n";
+      return 2;
+    }
+    options.port = static_cast<unsigned short>(port);
+  }
+  if (settings.count("bind")) options.bind = settings["bind"];
+  if (settings.count("threads")) {
+    const std::string& t = settings["threads"];
+    char* end = nullptr;
+    long n = std::strtol(t.c_str(), &end, 10);
+    if (t.empty() || *end != 0 || n < 1 || n > 256) {
+      std::cerr << "ridge serve: --threads '" << t << "' is out of range; accepted: 1 to 256\n";
+      return 2;
+    }
+    options.threads = static_cast<int>(n);
+  }
+  if (settings.count("io")) {
+    if (settings["io"] == "shared") {
+      options.io = web::IoModel::kShared;
+    } else if (settings["io"] != "per-thread") {
+      std::cerr << "ridge serve: --io '" << settings["io"] << "' is not an I/O model; accepted: per-thread, shared\n";
+      return 2;
+    }
+  }
+  std::string db = settings.count("db") ? settings["db"] : "sqlite:ridge.db";
+  std::unique_ptr<SqliteProbe> probe;
+  if (db.rfind("sqlite:", 0) == 0) {
+    probe = std::make_unique<SqliteProbe>(db.substr(7));
+    if (!probe->error().empty()) {
+      std::cerr << "ridge serve: --db '" << db << "' cannot be opened: " << probe->error() << "\n";
+      return 1;
+    }
+  } else if (db.rfind("postgresql://", 0) == 0 || db.rfind("postgres://", 0) == 0) {
+    std::cerr << "ridge serve: --db '" << db << "': PostgreSQL arrives with the store; accepted today: sqlite:PATH\n";
+    return 2;
+  } else {
+    std::cerr << "ridge serve: --db '" << db << "' is not a database URL; accepted: sqlite:PATH, postgresql://...\n";
+    return 2;
+  }
+
+  auto start = std::chrono::steady_clock::now();
+  auto catalog = calc_io::load_catalog(data_dir);
+  if (!catalog) {
+    std::cerr << "ridge serve: cannot load the catalogs in " << data_dir << ":\n" << calc::to_string(catalog.errors());
+    return 1;
+  }
+  auto registry = calc::make_builtin_registry();
+  std::string content = settings.count("content") ? settings["content"] : default_content_dir();
+  auto loaded = bank::load_bank(content, registry, *catalog, {/*lint=*/false});
+  if (!loaded.errors.empty()) {
+    for (const auto& d : loaded.errors) std::cerr << d.to_string() << "\n";
+    std::cerr << "ridge serve: the content in " << content << " has " << loaded.errors.size()
+              << " errors; run `ridge check " << content << "`\n";
+    return 1;
+  }
+  size_t questions = loaded.bank.questions.size();
+  std::unique_ptr<web::App> app;
+  try {
+    web::AppOptions app_options;
+    SqliteProbe* p = probe.get();
+    app_options.database_ready = [p] { return p->ready(); };
+    app = std::make_unique<web::App>(std::move(loaded.bank), std::move(catalog).value(), std::move(registry),
+                                     web::Assets(settings.count("static") ? settings["static"] : default_static_dir()),
+                                     std::move(app_options));
+  } catch (const std::exception& e) {
+    std::cerr << "ridge serve: " << e.what() << "\n";
+    return 1;
+  }
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  options.on_listening = [&](unsigned short port) {
+    std::cout << "ridge serve: " << questions << " questions, " << app->cached_pages() << " pages rendered in "
+              << static_cast<int>(ms) << " ms; listening on http://" << options.bind << ":" << port << "/" << std::endl;
+  };
+  web::Server server(*app, options);
+  int rc = server.run();
+  if (rc == 0) std::cout << "ridge serve: stopped" << std::endl;
+  return rc;
+}
+
+}  // namespace ridge::cli

@@ -1,0 +1,314 @@
+#include "web/app.h"
+
+#include <nlohmann/json.hpp>
+
+#include "web/pages.h"
+
+namespace ridge::web {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+constexpr const char* kCsp =
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+Response json_response(int status, const std::string& body) {
+  Response r;
+  r.status = status;
+  r.content_type = "application/json";
+  r.body = body;
+  return r;
+}
+
+ordered_json errors_json(const calc::Errors& errors) {
+  ordered_json list = ordered_json::array();
+  for (const auto& e : errors) {
+    list.push_back({{"field", e.field}, {"value", e.value}, {"message", e.to_string()}, {"accepted", e.accepted}});
+  }
+  return {{"errors", list}};
+}
+
+calc::Given given_from(const Request& req) {
+  calc::Given given;
+  for (const auto& [k, v] : req.query) {
+    if (v.empty()) continue;  // an empty form field means "not given"
+    given[calc::normalize_param_name(k)] = v;
+  }
+  return given;
+}
+
+ordered_json question_summary(const bank::Question& q) {
+  return {{"slug", q.slug},
+          {"title", q.title},
+          {"topic", q.topic},
+          {"difficulty", std::string(bank::difficulty_name(q.difficulty))},
+          {"tracks", q.tracks},
+          {"concepts", q.concepts},
+          {"free", q.free},
+          {"tldr", q.tldr},
+          {"updated", q.updated},
+          {"url", "/q/" + q.slug}};
+}
+
+}  // namespace
+
+App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets assets, AppOptions options)
+    : bank_(std::move(bank)),
+      catalog_(std::move(catalog)),
+      registry_(std::move(registry)),
+      assets_(std::move(assets)),
+      options_(std::move(options)) {
+  catalog_.read_config = nullptr;  // the web never reads a path it was sent
+  search_ = std::make_unique<SearchIndex>(bank_);
+  Site site{bank_, catalog_, registry_, assets_};
+  auto cache = [&](std::string path, std::string body) {
+    std::string etag = "\"" + content_hash(body) + "\"";
+    pages_[std::move(path)] = {std::move(body), std::move(etag)};
+  };
+  cache("/", home_page(site));
+  cache("/topics", topics_index(site));
+  cache("/concepts", concepts_index(site));
+  cache("/companies", companies_index(site));
+  cache("/calc", calculators_index(site));
+  for (const auto& t : bank_.topics) cache("/topics/" + t.id, topic_page(site, t));
+  for (const auto& t : bank_.tracks) cache("/tracks/" + t.id, track_page(site, t));
+  for (bank::Difficulty d : {bank::Difficulty::kEasy, bank::Difficulty::kMedium, bank::Difficulty::kHard, bank::Difficulty::kExpert}) {
+    cache("/" + std::string(bank::difficulty_name(d)), difficulty_page(site, d));
+  }
+  for (const auto& [id, c] : bank_.concepts) cache("/concepts/" + id, concept_page(site, c));
+  for (const auto& [id, c] : bank_.companies) cache("/companies/" + id, company_page(site, c));
+  for (const auto& q : bank_.questions) cache("/q/" + q.slug, question_page(site, q));
+  for (const auto& c : registry_.all()) {
+    calc::Given example = example_values(c);
+    auto d = registry_.evaluate(c.name, example, catalog_);
+    cache("/calc/" + c.name, calculator_page(site, c, example, &d));
+  }
+  add_routes();
+}
+
+void App::add_routes() {
+  auto cached = [this](const Request& req, const Params&) { return page(req.path.size() > 1 && req.path.back() == '/' ? req.path.substr(0, req.path.size() - 1) : req.path); };
+  for (const char* pattern : {"/", "/topics", "/concepts", "/companies", "/calc", "/topics/{id}", "/tracks/{id}",
+                              "/concepts/{id}", "/companies/{id}", "/q/{slug}", "/easy", "/medium", "/hard", "/expert"}) {
+    router_.add("GET", pattern, cached);
+  }
+  router_.add("GET", "/calc/{name}", [this](const Request& r, const Params& p) { return calc_page(r, p); });
+  router_.add("GET", "/search", [this](const Request& r, const Params&) { return search(r); });
+  router_.add("GET", "/api/calc", [this](const Request&, const Params&) { return api_calc_list(); });
+  router_.add("GET", "/api/calc/{name}", [this](const Request& r, const Params& p) { return api_calc(r, p); });
+  router_.add("GET", "/api/questions", [this](const Request& r, const Params&) { return api_questions(r); });
+  router_.add("GET", "/api/questions/{slug}", [this](const Request&, const Params& p) { return api_question(p); });
+  router_.add("GET", "/healthz", [](const Request&, const Params&) {
+    Response r;
+    r.content_type = "text/plain; charset=utf-8";
+    r.body = "ok\n";
+    return r;
+  });
+  router_.add("GET", "/readyz", [this](const Request&, const Params&) {
+    bool db = !options_.database_ready || options_.database_ready();
+    bool content = !bank_.topics.empty();
+    Response r;
+    r.status = db && content ? 200 : 503;
+    r.content_type = "text/plain; charset=utf-8";
+    r.body = std::string("content ") + (content ? "loaded (" + std::to_string(bank_.questions.size()) + " questions)" : "missing") +
+             "\ndatabase " + (options_.database_ready ? (db ? "reachable" : "unreachable") : "not configured") + "\n";
+    return r;
+  });
+  router_.add("GET", "/static/{file}", [this](const Request& req, const Params&) {
+    const Asset* a = assets_.find(req.path);
+    if (a == nullptr) return error(req, 404, "No such asset: " + req.path);
+    Response r;
+    r.content_type = a->content_type;
+    r.set("ETag", a->etag);
+    r.set("Cache-Control", "public, max-age=31536000, immutable");
+    if (req.header("if-none-match") == a->etag) {
+      r.status = 304;
+      return r;
+    }
+    r.body = a->body;
+    return r;
+  });
+}
+
+Response App::page(const std::string& path) const {
+  auto it = pages_.find(path);
+  if (it == pages_.end()) {
+    Request req;
+    req.path = path;
+    return error(req, 404, "There is no page at " + path + ".");
+  }
+  Response r;
+  r.body = it->second.body;
+  r.set("ETag", it->second.etag);
+  r.set("Cache-Control", "public, max-age=300");
+  return r;
+}
+
+Response App::error(const Request& req, int status, const std::string& message) const {
+  if (req.path.rfind("/api/", 0) == 0) {
+    ordered_json j = {{"errors", ordered_json::array({{{"field", ""}, {"value", ""}, {"message", message}, {"accepted", ""}}})}};
+    return json_response(status, j.dump(2) + "\n");
+  }
+  Site site{bank_, catalog_, registry_, assets_};
+  Response r;
+  r.status = status;
+  r.body = error_page(site, status, message);
+  return r;
+}
+
+Response App::handle(const Request& req) const {
+  Response res;
+  try {
+    auto match = router_.match(req.method, req.path);
+    if (match.handler != nullptr) {
+      res = (*match.handler)(req, match.params);
+      if (res.status == 200) {
+        for (const auto& [k, v] : res.headers) {
+          if (k == "ETag" && req.header("if-none-match") == v) {
+            res.status = 304;
+            res.body.clear();
+          }
+        }
+      }
+    } else if (!match.allow.empty()) {
+      res = error(req, 405, req.method + " is not allowed on " + req.path + "; allowed: " + match.allow);
+      res.set("Allow", match.allow);
+    } else {
+      res = error(req, 404, "There is no page at " + req.path + ".");
+    }
+  } catch (const std::exception& ex) {
+    res = error(req, 500, "Something broke while answering this request.");
+  }
+  add_standard_headers(res);
+  res.head_only = req.method == "HEAD";
+  return res;
+}
+
+void App::add_standard_headers(Response& res) const {
+  res.set("Content-Security-Policy", kCsp);
+  res.set("X-Content-Type-Options", "nosniff");
+  res.set("Referrer-Policy", "strict-origin-when-cross-origin");
+  res.set("X-Frame-Options", "DENY");
+}
+
+Response App::plain_error(int status, const std::string& message) const {
+  Response res;
+  res.status = status;
+  res.content_type = "text/plain; charset=utf-8";
+  res.body = message + "\n";
+  add_standard_headers(res);
+  return res;
+}
+
+Response App::calc_page(const Request& req, const Params& p) const {
+  const calc::Calculator* c = registry_.find(p.at("name"));
+  if (c == nullptr) return error(req, 404, "There is no calculator '" + p.at("name") + "'; see /calc.");
+  calc::Given given = given_from(req);
+  if (given.empty()) return page(req.path);
+  Site site{bank_, catalog_, registry_, assets_};
+  auto d = registry_.evaluate(c->name, given, catalog_);
+  Response r;
+  r.body = calculator_page(site, *c, given, &d);
+  return r;
+}
+
+Response App::search(const Request& req) const {
+  std::string q = req.param("q").value_or(""), topic = req.param("topic").value_or(""),
+              difficulty = req.param("difficulty").value_or("");
+  if (q.size() > 200) return error(req, 400, "The search query is longer than 200 characters.");
+  if (!topic.empty() && !bank_.find_topic(topic)) return error(req, 400, "Unknown topic '" + topic + "'.");
+  if (!difficulty.empty() && !bank::parse_difficulty(difficulty)) {
+    return error(req, 400, "Unknown difficulty '" + difficulty + "'; accepted: easy, medium, hard, expert.");
+  }
+  Site site{bank_, catalog_, registry_, assets_};
+  Response r;
+  r.body = search_page(site, q, topic, difficulty, search_->search(q, topic, difficulty));
+  return r;
+}
+
+Response App::api_calc_list() const {
+  ordered_json list = ordered_json::array();
+  for (const auto& c : registry_.all()) {
+    ordered_json params = ordered_json::array();
+    for (const auto& s : c.params) {
+      if (s.type == calc::ParamType::kConfig) continue;
+      ordered_json spec = {{"name", s.name},
+                           {"type", calc::type_name(s.type)},
+                           {"unit", calc::unit_symbol(s.unit)},
+                           {"default", s.default_value},
+                           {"required", s.required},
+                           {"help", s.help},
+                           {"accepted", calc::accepted_range(s, catalog_)}};
+      if (s.type == calc::ParamType::kNumber || s.type == calc::ParamType::kCount) {
+        spec["min"] = s.min;
+        spec["max"] = s.max;
+      }
+      params.push_back(spec);
+    }
+    list.push_back({{"name", c.name}, {"summary", c.summary}, {"params", params}, {"results", c.result_keys},
+                    {"url", "/api/calc/" + c.name}});
+  }
+  return json_response(200, ordered_json{{"calculators", list}}.dump(2) + "\n");
+}
+
+Response App::api_calc(const Request& req, const Params& p) const {
+  if (registry_.find(p.at("name")) == nullptr) {
+    return json_response(404, errors_json({{"calculator", p.at("name"), "is not a known calculator", registry_.name_list()}}).dump(2) + "\n");
+  }
+  auto d = registry_.evaluate(p.at("name"), given_from(req), catalog_);
+  if (!d) return json_response(400, errors_json(d.errors()).dump(2) + "\n");
+  return json_response(200, calc::render_json(*d) + "\n");
+}
+
+Response App::api_questions(const Request& req) const {
+  std::string topic = req.param("topic").value_or(""), difficulty = req.param("difficulty").value_or(""),
+              company = req.param("company").value_or("");
+  calc::Errors errors;
+  if (!topic.empty() && !bank_.find_topic(topic)) {
+    std::string known;
+    for (const auto& t : bank_.topics) known += (known.empty() ? "" : ", ") + t.id;
+    errors.push_back({"topic", topic, "is not a topic", known});
+  }
+  if (!difficulty.empty() && !bank::parse_difficulty(difficulty)) {
+    errors.push_back({"difficulty", difficulty, "is not a difficulty", "easy, medium, hard, expert"});
+  }
+  if (!company.empty() && !bank_.companies.count(company)) {
+    std::string known;
+    for (const auto& [id, c] : bank_.companies) known += (known.empty() ? "" : ", ") + id;
+    errors.push_back({"company", company, "is not a company", known});
+  }
+  for (const auto& [k, v] : req.query) {
+    if (k != "topic" && k != "difficulty" && k != "company") errors.push_back({k, v, "is not a filter", "topic, difficulty, company"});
+  }
+  if (!errors.empty()) return json_response(400, errors_json(errors).dump(2) + "\n");
+  ordered_json list = ordered_json::array();
+  for (const auto& q : bank_.questions) {
+    if (!topic.empty() && q.topic != topic) continue;
+    if (!difficulty.empty() && bank::difficulty_name(q.difficulty) != difficulty) continue;
+    if (!company.empty() && std::none_of(q.companies.begin(), q.companies.end(), [&](const bank::CompanyRef& c) { return c.id == company; })) continue;
+    list.push_back(question_summary(q));
+  }
+  return json_response(200, ordered_json{{"questions", list}}.dump(2) + "\n");
+}
+
+Response App::api_question(const Params& p) const {
+  const bank::Question* q = bank_.find(p.at("slug"));
+  if (q == nullptr) {
+    return json_response(404, errors_json({{"slug", p.at("slug"), "is not a question", "a slug from /api/questions"}}).dump(2) + "\n");
+  }
+  ordered_json j = question_summary(*q);
+  ordered_json calcs = ordered_json::object();
+  for (const auto& c : q->calcs) {
+    if (!c.derivation) continue;
+    ordered_json results = ordered_json::object();
+    for (const auto& r : c.derivation->results()) results[r.key] = r.value;
+    calcs[c.id] = {{"call", c.call}, {"results", results}};
+  }
+  j["calcs"] = calcs;
+  j["html"] = q->html;
+  return json_response(200, j.dump(2) + "\n");
+}
+
+}  // namespace ridge::web

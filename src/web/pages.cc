@@ -1,0 +1,450 @@
+#include "web/pages.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "web/http.h"
+
+namespace ridge::web {
+
+using calc::html_escape;
+
+namespace {
+
+std::string e(std::string_view s) { return html_escape(s); }
+
+std::string question_link(const bank::Question& q) {
+  std::string tags = "<span class=\"tag\">" + std::string(bank::difficulty_name(q.difficulty)) + "</span>";
+  if (q.free) tags += "<span class=\"tag free\">free</span>";
+  return "<a href=\"/q/" + e(q.slug) + "\">" + e(q.title) + "</a> " + tags;
+}
+
+std::string question_list(const Site& site, const std::vector<size_t>& indexes) {
+  if (indexes.empty()) return "<p class=\"muted\">No questions here yet.</p>\n";
+  std::string out = "<ol class=\"questions\">\n";
+  for (size_t i : indexes) out += "<li>" + question_link(site.bank.questions[i]) + "</li>\n";
+  return out + "</ol>\n";
+}
+
+std::string topic_name(const Site& site, const std::string& id) {
+  const bank::Topic* t = site.bank.find_topic(id);
+  return t ? t->name : id;
+}
+
+std::optional<calc::Derivation> evaluate(const Site& site, const std::string& name, const calc::Given& given) {
+  auto d = site.registry.evaluate(name, given, site.catalog);
+  if (!d) return std::nullopt;
+  return *d;
+}
+
+std::string display(const calc::Derivation& d, const std::string& key) {
+  const calc::NamedResult* r = d.find(key);
+  return r ? calc::format_quantity(r->value, r->unit) : "";
+}
+
+std::string field(const Site& site, const calc::ParamSpec& spec, const calc::Given& values, const std::string& error,
+                  const std::string& form_id) {
+  std::string id = form_id + "-" + spec.name;
+  auto it = values.find(spec.name);
+  std::string value = it != values.end() ? it->second : spec.default_value;
+  std::string hint = spec.help;
+  std::string accepted = calc::accepted_range(spec, site.catalog);
+  if (spec.type == calc::ParamType::kNumber || spec.type == calc::ParamType::kCount) {
+    std::string unit(calc::unit_symbol(spec.unit));
+    if (!unit.empty() && unit != "count") hint += " (" + unit + "; " + accepted + ")";
+    else hint += " (" + accepted + ")";
+  }
+  std::string invalid = error.empty() ? "" : " aria-invalid=\"true\"";
+  std::string out = "<div class=\"field\"><label for=\"" + e(id) + "\">" + e(spec.name) + (spec.required ? "" : " <span class=\"muted\">(optional)</span>") + "</label>";
+  auto select = [&](const std::vector<std::pair<std::string, std::string>>& options) {
+    std::string s = "<select id=\"" + e(id) + "\" name=\"" + e(spec.name) + "\" aria-describedby=\"" + e(id) + "-hint " +
+                    e(id) + "-err\"" + invalid + ">";
+    if (!spec.required && spec.default_value.empty()) s += "<option value=\"\">(none)</option>";
+    for (const auto& [v, label] : options) {
+      s += "<option value=\"" + e(v) + "\"" + (v == value ? " selected" : "") + ">" + e(label) + "</option>";
+    }
+    return s + "</select>";
+  };
+  switch (spec.type) {
+    case calc::ParamType::kGpu: {
+      std::vector<std::pair<std::string, std::string>> options;
+      for (const auto& a : site.catalog.hardware.all()) options.emplace_back(a.id, a.name);
+      out += select(options);
+      break;
+    }
+    case calc::ParamType::kModel: {
+      std::vector<std::pair<std::string, std::string>> options;
+      for (const auto& [mid, m] : site.catalog.models) options.emplace_back(mid, mid);
+      out += select(options);
+      break;
+    }
+    case calc::ParamType::kDtype: {
+      std::vector<std::pair<std::string, std::string>> options;
+      for (calc::Dtype d : calc::kAllDtypes) options.emplace_back(std::string(calc::dtype_name(d)), std::string(calc::dtype_name(d)));
+      out += select(options);
+      break;
+    }
+    case calc::ParamType::kChoice: {
+      std::vector<std::pair<std::string, std::string>> options;
+      for (const auto& c : spec.choices) options.emplace_back(c, c);
+      out += select(options);
+      break;
+    }
+    default:
+      out += "<input id=\"" + e(id) + "\" name=\"" + e(spec.name) + "\" type=\"text\" inputmode=\"decimal\" value=\"" +
+             e(value) + "\" placeholder=\"" + e(spec.example) + "\" aria-describedby=\"" + e(id) + "-hint " + e(id) +
+             "-err\"" + invalid + ">";
+  }
+  out += "<span class=\"hint\" id=\"" + e(id) + "-hint\">" + e(hint) + "</span>";
+  out += "<p class=\"error\" id=\"" + e(id) + "-err\" data-for=\"" + e(spec.name) + "\" role=\"alert\">" + e(error) + "</p>";
+  return out + "</div>\n";
+}
+
+}  // namespace
+
+calc::Given example_values(const calc::Calculator& c) {
+  calc::Given given;
+  std::istringstream words(c.example);
+  std::string flag, value;
+  while (words >> flag >> value) given[calc::normalize_param_name(flag)] = value;
+  return given;
+}
+
+std::string layout(const Site& site, const std::string& title, const std::string& description, const std::string& body) {
+  std::string topics;
+  return "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+         "<title>" + e(title) + " · ridge</title>\n"
+         "<meta name=\"description\" content=\"" + e(description) + "\">\n"
+         "<link rel=\"stylesheet\" href=\"" + site.assets.url("style.css") + "\">\n"
+         "<script src=\"" + site.assets.url("app.js") + "\" defer></script>\n"
+         "</head>\n<body>\n<a class=\"skip\" href=\"#main\">Skip to content</a>\n"
+         "<header class=\"site\"><div class=\"bar\"><a class=\"brand\" href=\"/\">ridge</a>\n"
+         "<nav class=\"main\" aria-label=\"Main\"><a href=\"/topics\">Topics</a><a href=\"/calc\">Calculators</a>"
+         "<a href=\"/concepts\">Concepts</a><a href=\"/companies\">Companies</a><a href=\"/expert\">Expert</a>"
+         "<form action=\"/search\" method=\"get\" role=\"search\"><label class=\"skip\" for=\"nav-q\">Search</label>"
+         "<input id=\"nav-q\" name=\"q\" type=\"search\" placeholder=\"Search questions\"><button type=\"submit\">Search</button></form>"
+         "</nav></div></header>\n<main id=\"main\">\n" +
+         body +
+         "</main>\n<footer class=\"site\"><div class=\"bar\">ridge: interview preparation for AI infrastructure. "
+         "Every number on this site is computed by the engine or cited with its source.</div></footer>\n</body>\n</html>\n";
+}
+
+std::string home_page(const Site& site) {
+  std::string body;
+  body += "<section class=\"prose\"><h1>AI infrastructure interviews, with the numbers worked out</h1>"
+          "<p>ridge prepares engineers for kernel, distributed-training, inference-serving and GPU-fleet loops. "
+          "Every answer shows its chain: from a model's config.json to its KV cache, from a chip's FLOP/s and "
+          "bandwidth to its ridge point, from a failure rate to a checkpoint interval. The calculators below are "
+          "the same engine the answers use.</p></section>\n";
+
+  // The live "will it fit?" widget.
+  calc::Given fit_in = {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"gpus", "8"}, {"context", "32768"}};
+  if (const calc::Calculator* fit = site.registry.find("fit")) {
+    auto d = evaluate(site, "fit", fit_in);
+    body += "<section class=\"card\" aria-labelledby=\"fit-h\"><h2 id=\"fit-h\">Will it fit?</h2>\n"
+            "<form class=\"calc\" action=\"/calc/fit\" method=\"get\" data-live=\"fit\" data-output=\"fit-out\">\n";
+    for (const auto& spec : fit->params) {
+      if (spec.name == "model" || spec.name == "gpu" || spec.name == "gpus" || spec.name == "context") {
+        body += field(site, spec, fit_in, "", "fit");
+      }
+    }
+    body += "<p class=\"error\" data-for=\"_form\"></p><div class=\"field\"><button type=\"submit\">Work it out</button></div></form>\n";
+    if (d) {
+      body += "<div class=\"kpis\">"
+              "<div class=\"kpi\"><span class=\"v\" data-result=\"kv_bytes_per_token\">" + e(display(*d, "kv_bytes_per_token")) +
+              "</span><span class=\"k\">KV per token</span></div>"
+              "<div class=\"kpi\"><span class=\"v\" data-result=\"kv_bytes_per_sequence\">" + e(display(*d, "kv_bytes_per_sequence")) +
+              "</span><span class=\"k\">KV per sequence</span></div>"
+              "<div class=\"kpi\"><span class=\"v\" data-result=\"max_sequences\">" + e(display(*d, "max_sequences")) +
+              "</span><span class=\"k\">sequences that fit</span></div>"
+              "<div class=\"kpi\"><span class=\"v\" data-result=\"weights_bytes\">" + e(display(*d, "weights_bytes")) +
+              "</span><span class=\"k\">weights</span></div></div>\n"
+              "<p data-conclusion>" + e(d->conclusion()) + "</p>\n<div id=\"fit-out\">" + calc::render_html(*d) + "</div>\n";
+    }
+    body += "</section>\n";
+  }
+
+  // The six formulas, each worked by the engine.
+  struct Formula {
+    const char* name;
+    const char* formula;
+    const char* calculator;
+    calc::Given given;
+    const char* key;
+  };
+  const Formula formulas[] = {
+      {"Training FLOPs", "6 × N × D", "train", {{"params", "70B"}, {"tokens", "15T"}, {"gpu", "h100-sxm"}, {"gpus", "2048"}, {"mfu", "0.4"}}, "train_flops"},
+      {"KV cache per token", "2 × L × H_kv × d × bytes", "fit", {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"gpus", "8"}, {"context", "32768"}}, "kv_bytes_per_token"},
+      {"Ridge point", "peak FLOP/s ÷ bandwidth", "roofline", {{"gpu", "h100-sxm"}}, "ridge_flops_per_byte"},
+      {"MFU", "achieved FLOP/s ÷ peak", "mfu", {{"params", "405B"}, {"tokens", "15.6T"}, {"gpu", "h100-sxm"}, {"gpu-hours", "30.84e6"}}, "mfu"},
+      {"Decode tokens/s", "batch × bandwidth ÷ bytes per step", "decode", {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"tp", "8"}}, "tokens_per_second"},
+      {"Dollars per million tokens", "$/s ÷ tokens/s × 10⁶", "cost", {{"usd-per-hour", "2.50"}, {"tokens-per-second", "1000"}}, "usd_per_million_tokens"},
+  };
+  body += "<section aria-labelledby=\"formulas-h\"><h2 id=\"formulas-h\">Six formulas every loop expects</h2><div class=\"grid\">\n";
+  for (const auto& f : formulas) {
+    auto d = evaluate(site, f.calculator, f.given);
+    std::string query;
+    for (const auto& [k, v] : f.given) query += (query.empty() ? "?" : "&") + url_encode(k) + "=" + url_encode(v);
+    body += "<div class=\"card\"><h3>" + e(f.name) + "</h3><p><code>" + e(f.formula) + "</code></p>";
+    if (d) {
+      body += "<p>" + e(d->title()) + ": <strong>" + e(display(*d, f.key)) + "</strong></p>";
+    }
+    body += "<p><a href=\"/calc/" + e(f.calculator) + e(query) + "\">Work it in the calculator</a></p></div>\n";
+  }
+  body += "</div></section>\n";
+
+  // Hardware table from the catalog.
+  body += "<section aria-labelledby=\"hw-h\"><h2 id=\"hw-h\">The hardware, dated</h2>"
+          "<p class=\"muted\">Dense peaks from each vendor's datasheet; the ridge point is bf16 peak ÷ memory bandwidth.</p>"
+          "<table><thead><tr><th scope=\"col\">Accelerator</th><th scope=\"col\">Memory</th><th scope=\"col\">Bandwidth</th>"
+          "<th scope=\"col\">bf16 dense</th><th scope=\"col\">fp8 dense</th><th scope=\"col\">Ridge (FLOP/B)</th><th scope=\"col\">As of</th></tr></thead><tbody>\n";
+  for (const auto& a : site.catalog.hardware.all()) {
+    double bf16 = a.peak(calc::Dtype::kBf16), fp8 = a.peak(calc::Dtype::kFp8);
+    body += "<tr><td><a href=\"/calc/roofline?gpu=" + e(a.id) + "\">" + e(a.name) + "</a></td><td>" +
+            e(calc::format_quantity(a.memory_bytes, calc::Unit::kBytes)) + "</td><td>" +
+            e(calc::format_quantity(a.memory_bandwidth, calc::Unit::kBytesPerSecond)) + "</td><td>" +
+            e(calc::format_quantity(bf16, calc::Unit::kFlopPerSecond)) + "</td><td>" +
+            (fp8 > 0 ? e(calc::format_quantity(fp8, calc::Unit::kFlopPerSecond)) : "none") + "</td><td>" +
+            e(calc::format_significant(bf16 / a.memory_bandwidth, 3)) + "</td><td>" + e(a.as_of) + "</td></tr>\n";
+  }
+  body += "</tbody></table></section>\n";
+
+  // Topics, tracks, must-know, companies.
+  body += "<section aria-labelledby=\"topics-h\"><h2 id=\"topics-h\">Topics</h2><div class=\"grid\">\n";
+  for (const auto& t : site.bank.topics) {
+    body += "<div class=\"card\"><h3><a href=\"/topics/" + e(t.id) + "\">" + e(t.name) + "</a></h3><p class=\"muted\">" +
+            std::to_string(site.bank.by_topic(t.id).size()) + " questions</p><p>" + e(t.description) + "</p></div>\n";
+  }
+  body += "</div></section>\n<section aria-labelledby=\"tracks-h\"><h2 id=\"tracks-h\">Four tracks</h2><div class=\"grid\">\n";
+  for (const auto& t : site.bank.tracks) {
+    body += "<div class=\"card\"><h3><a href=\"/tracks/" + e(t.id) + "\">" + e(t.name) + "</a></h3><p>" + e(t.description) + "</p></div>\n";
+  }
+  body += "</div></section>\n<section aria-labelledby=\"must-h\"><h2 id=\"must-h\">The must-know set</h2><ol class=\"questions\">\n";
+  for (const auto& q : site.bank.questions) {
+    if (q.must_know) body += "<li>" + question_link(q) + " <span class=\"muted\">" + e(topic_name(site, q.topic)) + "</span></li>\n";
+  }
+  body += "</ol></section>\n<section aria-labelledby=\"co-h\"><h2 id=\"co-h\">Company loops</h2><p>";
+  for (const auto& [id, c] : site.bank.companies) {
+    body += "<a class=\"tag\" href=\"/companies/" + e(id) + "\">" + e(c.name) + "</a> ";
+  }
+  body += "</p><p class=\"muted\">Loops are tagged only from reported sources, each with a confidence level.</p></section>\n";
+  return layout(site, "Interview preparation for AI infrastructure", "Questions with worked numbers, calculators and the hardware catalog", body);
+}
+
+std::string topic_page(const Site& site, const bank::Topic& topic) {
+  std::string body = "<h1>" + e(topic.name) + "</h1><p class=\"prose\">" + e(topic.description) + "</p>\n";
+  const auto& all = site.bank.by_topic(topic.id);
+  for (bank::Difficulty d : {bank::Difficulty::kEasy, bank::Difficulty::kMedium, bank::Difficulty::kHard, bank::Difficulty::kExpert}) {
+    std::vector<size_t> level;
+    for (size_t i : all) {
+      if (site.bank.questions[i].difficulty == d) level.push_back(i);
+    }
+    if (level.empty()) continue;
+    std::string name(bank::difficulty_name(d));
+    name[0] = static_cast<char>(std::toupper(name[0]));
+    body += "<h2>" + e(name) + "</h2>" + question_list(site, level);
+  }
+  if (all.empty()) body += "<p class=\"muted\">No questions here yet.</p>";
+  return layout(site, topic.name, topic.description, body);
+}
+
+std::string topics_index(const Site& site) {
+  std::string body = "<h1>Topics</h1><div class=\"grid\">\n";
+  for (const auto& t : site.bank.topics) {
+    body += "<div class=\"card\"><h2><a href=\"/topics/" + e(t.id) + "\">" + e(t.name) + "</a></h2><p class=\"muted\">" +
+            std::to_string(site.bank.by_topic(t.id).size()) + " questions</p><p>" + e(t.description) + "</p></div>\n";
+  }
+  return layout(site, "Topics", "The thirteen topics of the bank", body + "</div>\n");
+}
+
+std::string track_page(const Site& site, const bank::Track& track) {
+  std::string body = "<h1>" + e(track.name) + "</h1><p class=\"prose\">" + e(track.description) + "</p><h2>What it weighs</h2><ul>";
+  std::vector<std::pair<int, std::string>> weights;
+  for (const auto& [topic, w] : track.weights) weights.emplace_back(-w, topic);
+  std::sort(weights.begin(), weights.end());
+  for (const auto& [w, topic] : weights) {
+    body += "<li><a href=\"/topics/" + e(topic) + "\">" + e(topic_name(site, topic)) + "</a> <span class=\"muted\">weight " + std::to_string(-w) + "</span></li>";
+  }
+  body += "</ul><h2>Questions</h2>" + question_list(site, site.bank.by_track(track.id));
+  return layout(site, track.name, track.description, body);
+}
+
+std::string difficulty_page(const Site& site, bank::Difficulty d) {
+  std::string name(bank::difficulty_name(d));
+  std::string title = name;
+  title[0] = static_cast<char>(std::toupper(title[0]));
+  std::string body = "<h1>" + e(title) + " questions</h1>\n";
+  const auto& all = site.bank.by_difficulty(d);
+  for (const auto& t : site.bank.topics) {
+    std::vector<size_t> in_topic;
+    for (size_t i : all) {
+      if (site.bank.questions[i].topic == t.id) in_topic.push_back(i);
+    }
+    if (!in_topic.empty()) body += "<h2>" + e(t.name) + "</h2>" + question_list(site, in_topic);
+  }
+  if (all.empty()) body += "<p class=\"muted\">No questions here yet.</p>";
+  return layout(site, title + " questions", "Questions at the " + name + " level", body);
+}
+
+std::string concept_page(const Site& site, const bank::Concept& c) {
+  std::string body = "<h1>" + e(c.title) + "</h1><h2>Questions that use it</h2>" + question_list(site, site.bank.by_concept(c.id));
+  return layout(site, c.title, "Questions about " + c.title, body);
+}
+
+std::string concepts_index(const Site& site) {
+  std::string body = "<h1>Concepts</h1><ul>";
+  for (const auto& [id, c] : site.bank.concepts) {
+    body += "<li><a href=\"/concepts/" + e(id) + "\">" + e(c.title) + "</a> <span class=\"muted\">" +
+            std::to_string(site.bank.by_concept(id).size()) + "</span></li>";
+  }
+  return layout(site, "Concepts", "Concepts the questions build on", body + "</ul>");
+}
+
+std::string company_page(const Site& site, const bank::Company& c) {
+  std::string body = "<h1>" + e(c.name) + "</h1><p class=\"prose muted\">Questions tagged to this company come from "
+                     "public reports, each with its source and a confidence level. The round-by-round loop is not written yet.</p><h2>Questions</h2>";
+  const auto& idx = site.bank.by_company(c.id);
+  if (idx.empty()) {
+    body += "<p class=\"muted\">No question is tagged to this company yet.</p>";
+  } else {
+    body += "<ol class=\"questions\">";
+    for (size_t i : idx) {
+      const auto& q = site.bank.questions[i];
+      for (const auto& ref : q.companies) {
+        if (ref.id != c.id) continue;
+        body += "<li>" + question_link(q) + " <span class=\"tag\">" + e(ref.confidence) + "</span> <span class=\"muted\">" + e(ref.source) + "</span></li>";
+      }
+    }
+    body += "</ol>";
+  }
+  return layout(site, c.name, "Interview questions reported at " + c.name, body);
+}
+
+std::string companies_index(const Site& site) {
+  std::string body = "<h1>Companies</h1><ul>";
+  for (const auto& [id, c] : site.bank.companies) {
+    body += "<li><a href=\"/companies/" + e(id) + "\">" + e(c.name) + "</a></li>";
+  }
+  return layout(site, "Companies", "Company loops", body + "</ul>");
+}
+
+std::string question_page(const Site& site, const bank::Question& q) {
+  std::string body = "<nav aria-label=\"Breadcrumb\" class=\"muted\"><a href=\"/topics/" + e(q.topic) + "\">" +
+                     e(topic_name(site, q.topic)) + "</a> · <a href=\"/" + e(std::string(bank::difficulty_name(q.difficulty))) +
+                     "\">" + e(std::string(bank::difficulty_name(q.difficulty))) + "</a></nav>\n";
+  body += "<article class=\"prose\"><h1>" + e(q.title) + "</h1><p>";
+  for (const auto& t : q.tracks) body += "<a class=\"tag\" href=\"/tracks/" + e(t) + "\">" + e(t) + "</a>";
+  if (q.free) body += "<span class=\"tag free\">free</span>";
+  body += " <span class=\"muted\">updated " + e(q.updated) + "</span></p>\n";
+  body += "<p><strong>Try it first.</strong> Work the answer out on paper, with the numbers, before you reveal it.</p>\n";
+  body += "<details class=\"reveal\" id=\"answer\"><summary>Reveal the answer</summary>\n";
+  body += "<p class=\"tldr\"><strong>TL;DR:</strong> " + e(q.tldr) + "</p>\n" + q.html + "</details>\n";
+  // Previous and next in the topic.
+  const auto& siblings = site.bank.by_topic(q.topic);
+  auto self = std::find_if(siblings.begin(), siblings.end(), [&](size_t i) { return &site.bank.questions[i] == &q; });
+  body += "<nav class=\"pager\" aria-label=\"In this topic\">";
+  if (self != siblings.end() && self != siblings.begin()) {
+    const auto& prev = site.bank.questions[*(self - 1)];
+    body += "<a rel=\"prev\" href=\"/q/" + e(prev.slug) + "\">← " + e(prev.title) + "</a>";
+  } else {
+    body += "<span></span>";
+  }
+  if (self != siblings.end() && self + 1 != siblings.end()) {
+    const auto& next = site.bank.questions[*(self + 1)];
+    body += "<a rel=\"next\" href=\"/q/" + e(next.slug) + "\">" + e(next.title) + " →</a>";
+  }
+  body += "</nav>\n";
+  // Related: concepts, then questions sharing a concept.
+  body += "<section aria-labelledby=\"rel-h\"><h2 id=\"rel-h\">Related</h2><p>";
+  for (const auto& c : q.concepts) {
+    auto it = site.bank.concepts.find(c);
+    body += "<a class=\"tag\" href=\"/concepts/" + e(c) + "\">" + e(it != site.bank.concepts.end() ? it->second.title : c) + "</a>";
+  }
+  body += "</p><ul>";
+  std::vector<const bank::Question*> related;
+  for (const auto& c : q.concepts) {
+    for (size_t i : site.bank.by_concept(c)) {
+      const auto* other = &site.bank.questions[i];
+      if (other != &q && std::find(related.begin(), related.end(), other) == related.end()) related.push_back(other);
+    }
+  }
+  for (size_t i = 0; i < related.size() && i < 6; ++i) body += "<li>" + question_link(*related[i]) + "</li>";
+  body += "</ul></section></article>\n";
+  return layout(site, q.title, q.tldr, body);
+}
+
+std::string calculators_index(const Site& site) {
+  std::string body = "<h1>Calculators</h1><p class=\"prose\">Each calculator works one chain of napkin math and shows every "
+                     "step and assumption. The same engine computes every number in the answers, and the JSON API "
+                     "(<code>/api/calc</code>) returns what <code>ridge calc NAME --json</code> prints.</p><div class=\"grid\">\n";
+  for (const auto& c : site.registry.all()) {
+    body += "<div class=\"card\"><h2><a href=\"/calc/" + e(c.name) + "\">" + e(c.name) + "</a></h2><p>" + e(c.summary) + "</p></div>\n";
+  }
+  return layout(site, "Calculators", "Napkin-math calculators for AI infrastructure", body + "</div>\n");
+}
+
+std::string calculator_page(const Site& site, const calc::Calculator& c, const calc::Given& values,
+                            const calc::Result<calc::Derivation>* result) {
+  std::map<std::string, std::string> errors;
+  std::string form_error;
+  if (result && !result->ok()) {
+    for (const auto& err : result->errors()) {
+      std::string message = (err.value.empty() ? "" : "'" + err.value + "' ") + err.message +
+                            (err.accepted.empty() ? "" : "; accepted: " + err.accepted);
+      if (std::any_of(c.params.begin(), c.params.end(), [&](const calc::ParamSpec& s) { return s.name == err.field; })) {
+        errors[err.field] += message;
+      } else {
+        form_error += err.to_string() + " ";
+      }
+    }
+  }
+  std::string body = "<p class=\"muted\"><a href=\"/calc\">Calculators</a></p><h1>" + e(c.name) + "</h1><p class=\"prose\">" + e(c.summary) + "</p>\n";
+  body += "<form class=\"calc\" action=\"/calc/" + e(c.name) + "\" method=\"get\" data-live=\"" + e(c.name) +
+          "\" data-output=\"calc-out\" data-sync-url=\"1\" novalidate>\n";
+  for (const auto& spec : c.params) {
+    if (spec.type == calc::ParamType::kConfig) continue;  // the web reads no files
+    auto it = errors.find(spec.name);
+    body += field(site, spec, values, it == errors.end() ? "" : it->second, "c");
+  }
+  body += "<p class=\"error\" data-for=\"_form\" role=\"alert\">" + e(form_error) + "</p>";
+  body += "<div class=\"field\"><button type=\"submit\">Work it out</button></div></form>\n<div id=\"calc-out\" aria-live=\"polite\">";
+  if (result && result->ok()) body += calc::render_html(**result);
+  body += "</div>\n<p class=\"muted\">Terminal: <code>ridge calc " + e(c.name);
+  for (const auto& [k, v] : values) body += " --" + e(k) + " " + e(v);
+  body += "</code></p>\n";
+  return layout(site, c.name + " calculator", c.summary, body);
+}
+
+std::string search_page(const Site& site, const std::string& query, const std::string& topic,
+                        const std::string& difficulty, const std::vector<SearchHit>& hits) {
+  std::string body = "<h1>Search</h1><form class=\"calc\" action=\"/search\" method=\"get\" role=\"search\">"
+                     "<div class=\"field\"><label for=\"s-q\">Words</label><input id=\"s-q\" name=\"q\" type=\"search\" value=\"" + e(query) + "\"></div>"
+                     "<div class=\"field\"><label for=\"s-topic\">Topic</label><select id=\"s-topic\" name=\"topic\"><option value=\"\">any</option>";
+  for (const auto& t : site.bank.topics) {
+    body += "<option value=\"" + e(t.id) + "\"" + (t.id == topic ? " selected" : "") + ">" + e(t.name) + "</option>";
+  }
+  body += "</select></div><div class=\"field\"><label for=\"s-d\">Difficulty</label><select id=\"s-d\" name=\"difficulty\"><option value=\"\">any</option>";
+  for (const char* d : {"easy", "medium", "hard", "expert"}) {
+    body += std::string("<option value=\"") + d + "\"" + (difficulty == d ? " selected" : "") + ">" + d + "</option>";
+  }
+  body += "</select></div><div class=\"field\"><button type=\"submit\">Search</button></div></form>\n";
+  if (!query.empty()) {
+    body += "<p class=\"muted\" id=\"result-count\">" + std::to_string(hits.size()) + " result" + (hits.size() == 1 ? "" : "s") + "</p><ol class=\"questions results\">";
+    for (const auto& h : hits) {
+      std::string href = h.kind == "question" ? "/q/" + h.id : "/concepts/" + h.id;
+      body += "<li><a href=\"" + e(href) + "\">" + e(h.title) + "</a> <span class=\"tag\">" +
+              e(h.kind == "question" ? h.difficulty : "concept") + "</span><br><span class=\"muted\">" + h.snippet_html + "</span></li>";
+    }
+    body += "</ol>";
+  }
+  return layout(site, query.empty() ? "Search" : "Search: " + query, "Search questions and concepts", body);
+}
+
+std::string error_page(const Site& site, int status, const std::string& message) {
+  std::string body = "<h1>" + std::to_string(status) + " " + e(std::string(status_reason(status))) + "</h1><p>" + e(message) +
+                     "</p><p><a href=\"/\">Home</a> · <a href=\"/search\">Search</a></p>";
+  return layout(site, std::to_string(status) + " " + std::string(status_reason(status)), message, body);
+}
+
+}  // namespace ridge::web

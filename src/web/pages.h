@@ -1,0 +1,51 @@
+// HTML pages, rendered from the bank, the catalogs and the registry. Pure functions of
+// their inputs: the App renders the fixed pages once at start-up and keeps the bytes.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bank/bank.h"
+#include "calc/registry.h"
+#include "web/assets.h"
+#include "web/search.h"
+
+namespace ridge::web {
+
+struct Site {
+  const bank::Bank& bank;
+  const calc::Catalog& catalog;
+  const calc::Registry& registry;
+  const Assets& assets;
+};
+
+std::string layout(const Site& site, const std::string& title, const std::string& description,
+                   const std::string& body);
+
+std::string home_page(const Site& site);
+std::string topic_page(const Site& site, const bank::Topic& topic);
+std::string track_page(const Site& site, const bank::Track& track);
+std::string difficulty_page(const Site& site, bank::Difficulty d);
+std::string concept_page(const Site& site, const bank::Concept& c);
+std::string concepts_index(const Site& site);
+std::string company_page(const Site& site, const bank::Company& c);
+std::string companies_index(const Site& site);
+std::string topics_index(const Site& site);
+std::string question_page(const Site& site, const bank::Question& q);
+std::string calculators_index(const Site& site);
+
+// A calculator's page: the form from its specs, filled with `values`, and either the
+// derivation or the errors next to their fields.
+std::string calculator_page(const Site& site, const calc::Calculator& c, const calc::Given& values,
+                            const calc::Result<calc::Derivation>* result);
+
+std::string search_page(const Site& site, const std::string& query, const std::string& topic,
+                        const std::string& difficulty, const std::vector<SearchHit>& hits);
+
+std::string error_page(const Site& site, int status, const std::string& message);
+
+// The calculator's example as parameter values ("--gpu h100-sxm --gpus 8").
+calc::Given example_values(const calc::Calculator& c);
+
+}  // namespace ridge::web

@@ -1,0 +1,272 @@
+// The one translation unit that includes Boost.Beast, so the rest of the build stays fast.
+#include "web/server.h"
+
+#include <boost/asio.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <atomic>
+#include <ctime>
+#include <iostream>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace ridge::web {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+// The Date header changes once a second; format it once per second per thread.
+const std::string& date_now() {
+  thread_local std::time_t last = 0;
+  thread_local std::string value;
+  std::time_t now = std::time(nullptr);
+  if (now != last) {
+    last = now;
+    value = http_date(now);
+  }
+  return value;
+}
+
+Request to_request(const http::request<http::string_body>& in) {
+  Request r;
+  r.method = std::string(in.method_string());
+  r.target = std::string(in.target());
+  for (const auto& field : in) {
+    std::string name(field.name_string());
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    r.headers[name] = std::string(field.value());
+  }
+  r.body = in.body();
+  return r;
+}
+
+http::response<http::string_body> to_beast(Response&& res, unsigned version, bool keep_alive) {
+  http::response<http::string_body> out{static_cast<http::status>(res.status), version};
+  out.set(http::field::server, "ridge");
+  out.set(http::field::date, date_now());
+  out.set(http::field::content_type, res.content_type);
+  for (auto& [k, v] : res.headers) out.set(k, v);
+  out.keep_alive(keep_alive);
+  if (res.status == 304) return out;
+  size_t length = res.body.size();
+  if (!res.head_only) out.body() = std::move(res.body);
+  out.content_length(length);
+  return out;
+}
+
+}  // namespace
+
+struct Server::Impl {
+  const App& app;
+  ServerOptions options;
+  std::vector<std::unique_ptr<asio::io_context>> contexts;
+  std::vector<std::unique_ptr<tcp::acceptor>> acceptors;
+  std::atomic<bool> stopping{false};
+  std::atomic<int> in_flight{0};
+
+  // Connections waiting for their next request: closed at once on shutdown.
+  struct Connection {
+    beast::tcp_stream* stream;
+    bool busy = false;
+  };
+  std::mutex mutex;
+  std::set<Connection*> connections;
+
+  Impl(const App& a, ServerOptions o) : app(a), options(std::move(o)) {}
+
+  asio::awaitable<void> session(tcp::socket socket) {
+    beast::tcp_stream stream(std::move(socket));
+    beast::flat_buffer buffer;
+    Connection conn{&stream};
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      connections.insert(&conn);
+    }
+    beast::error_code ec;
+    for (;;) {
+      // Idle: wait for the first bytes of the next request.
+      if (buffer.size() == 0) {
+        if (stopping) break;
+        stream.expires_after(options.idle_timeout);
+        size_t n = co_await stream.async_read_some(buffer.prepare(8192), asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) break;
+        buffer.commit(n);
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        conn.busy = true;
+      }
+      ++in_flight;
+      http::request_parser<http::string_body> parser;
+      parser.header_limit(static_cast<std::uint32_t>(options.header_limit));
+      parser.body_limit(options.body_limit);
+      stream.expires_after(options.read_timeout);
+      co_await http::async_read(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+      Response res;
+      bool keep_alive = false;
+      unsigned version = 11;
+      if (ec == http::error::body_limit) {
+        res = app.plain_error(413, "request body larger than " + std::to_string(options.body_limit) + " bytes");
+      } else if (ec == http::error::header_limit) {
+        res = app.plain_error(431, "request headers larger than " + std::to_string(options.header_limit) + " bytes");
+      } else if (ec == beast::error::timeout || ec == http::error::end_of_stream || ec == asio::error::eof ||
+                 ec == asio::error::connection_reset || ec == asio::error::operation_aborted) {
+        --in_flight;
+        break;
+      } else if (ec) {
+        res = app.plain_error(400, "malformed request: " + ec.message());
+      } else {
+        auto& msg = parser.get();
+        version = msg.version();
+        keep_alive = msg.keep_alive() && !stopping;
+        Request req = to_request(msg);
+        if (!parse_target(req.target, req)) {
+          res = app.plain_error(400, "malformed request target (a path with valid %-escapes is expected)");
+        } else {
+          res = app.handle(req);
+        }
+      }
+      stream.expires_after(options.read_timeout);
+      co_await http::async_write(stream, to_beast(std::move(res), version, keep_alive),
+                                 asio::redirect_error(asio::use_awaitable, ec));
+      --in_flight;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        conn.busy = false;
+      }
+      if (ec || !keep_alive) break;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      connections.erase(&conn);
+    }
+    stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    stream.close();
+  }
+
+  asio::awaitable<void> listen(tcp::acceptor& acceptor) {
+    for (;;) {
+      beast::error_code ec;
+      tcp::socket socket = co_await acceptor.async_accept(asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) {
+        if (stopping || ec == asio::error::operation_aborted) co_return;
+        continue;  // EMFILE and the like: keep accepting
+      }
+      socket.set_option(tcp::no_delay(true), ec);
+      asio::co_spawn(acceptor.get_executor(), session(std::move(socket)), asio::detached);
+    }
+  }
+
+  void begin_shutdown() {
+    if (stopping.exchange(true)) return;
+    for (auto& a : acceptors) {
+      asio::post(a->get_executor(), [acc = a.get()] {
+        beast::error_code ec;
+        acc->close(ec);
+      });
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    for (Connection* c : connections) {
+      if (c->busy) continue;  // it finishes its request and closes
+      asio::post(c->stream->get_executor(), [this, c] {
+        std::lock_guard<std::mutex> inner(mutex);
+        if (connections.count(c) && !c->busy) c->stream->socket().cancel();
+      });
+    }
+  }
+};
+
+Server::Server(const App& app, ServerOptions options) : impl_(std::make_unique<Impl>(app, std::move(options))) {}
+Server::~Server() = default;
+
+void Server::stop() { impl_->begin_shutdown(); }
+
+int Server::run() {
+  Impl& s = *impl_;
+  int threads = s.options.threads > 0 ? s.options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int contexts = s.options.io == IoModel::kPerThread ? threads : 1;
+  beast::error_code ec;
+  auto address = asio::ip::make_address(s.options.bind, ec);
+  if (ec) {
+    std::cerr << "ridge serve: --bind '" << s.options.bind << "' is not an IP address\n";
+    return 1;
+  }
+  unsigned short port = s.options.port;
+  for (int i = 0; i < contexts; ++i) {
+    s.contexts.push_back(std::make_unique<asio::io_context>(s.options.io == IoModel::kPerThread ? 1 : threads));
+    auto acceptor = std::make_unique<tcp::acceptor>(*s.contexts.back());
+    tcp::endpoint endpoint(address, port);
+    acceptor->open(endpoint.protocol(), ec);
+    if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec && contexts > 1) {
+      int one = 1;
+      ::setsockopt(acceptor->native_handle(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+    }
+    if (!ec) acceptor->bind(endpoint, ec);
+    if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) {
+      std::cerr << "ridge serve: cannot listen on " << s.options.bind << ":" << port << ": " << ec.message() << "\n";
+      return 1;
+    }
+    port = acceptor->local_endpoint().port();  // with port 0, the others share the first's
+    s.acceptors.push_back(std::move(acceptor));
+  }
+  for (int i = 0; i < contexts; ++i) {
+    asio::co_spawn(*s.contexts[static_cast<size_t>(i)], s.listen(*s.acceptors[static_cast<size_t>(i)]), asio::detached);
+  }
+  // Signals and the shutdown watchdog live on the first context.
+  asio::io_context& first = *s.contexts.front();
+  asio::signal_set signals(first);
+  if (s.options.handle_signals) {
+    signals.add(SIGINT);
+    signals.add(SIGTERM);
+    signals.async_wait([&](beast::error_code e, int) {
+      if (!e) s.begin_shutdown();
+    });
+  }
+  asio::steady_timer watchdog(first);
+  auto deadline = std::make_shared<std::chrono::steady_clock::time_point>();
+  std::function<void()> poll = [&] {
+    watchdog.expires_after(std::chrono::milliseconds(20));
+    watchdog.async_wait([&](beast::error_code e) {
+      if (e) return;
+      if (!s.stopping) {
+        poll();
+        return;
+      }
+      if (*deadline == std::chrono::steady_clock::time_point{}) *deadline = std::chrono::steady_clock::now() + s.options.shutdown_grace;
+      bool drained;
+      {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        drained = s.connections.empty();
+      }
+      if (drained || std::chrono::steady_clock::now() >= *deadline) {
+        signals.cancel();
+        for (auto& c : s.contexts) c->stop();
+        return;
+      }
+      poll();
+    });
+  };
+  poll();
+  if (s.options.on_listening) s.options.on_listening(port);
+  std::vector<std::thread> pool;
+  for (int i = 0; i < threads; ++i) {
+    asio::io_context& ctx = *s.contexts[static_cast<size_t>(i % contexts)];
+    if (i == 0) continue;
+    pool.emplace_back([&ctx] { ctx.run(); });
+  }
+  s.contexts.front()->run();
+  for (auto& t : pool) t.join();
+  return 0;
+}
+
+}  // namespace ridge::web

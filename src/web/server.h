@@ -1,0 +1,51 @@
+// The HTTP/1.1 server: Boost.Beast and Asio with C++20 coroutines. It only does I/O:
+// every request goes to App::handle. Keep-alive, read and idle timeouts, limits on header
+// and body size, Date and Content-Length on every response, graceful shutdown on SIGTERM
+// and SIGINT (stop accepting, let requests in flight finish within the grace period, exit).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "web/app.h"
+
+namespace ridge::web {
+
+enum class IoModel {
+  kPerThread,  // one io_context and one SO_REUSEPORT acceptor per thread (the default: faster, see bench/README.md)
+  kShared,     // one io_context run by every thread, one acceptor
+};
+
+struct ServerOptions {
+  std::string bind = "127.0.0.1";
+  unsigned short port = 8080;  // 0 picks a free port (tests)
+  int threads = 0;             // 0: one per core
+  IoModel io = IoModel::kPerThread;
+  size_t header_limit = 16 * 1024;
+  size_t body_limit = 1024 * 1024;
+  std::chrono::seconds read_timeout{30};   // to receive a whole request once it has started
+  std::chrono::seconds idle_timeout{60};   // between requests on a kept-alive connection
+  std::chrono::seconds shutdown_grace{10};
+  bool handle_signals = true;
+  std::function<void(unsigned short port)> on_listening;  // called once the sockets accept
+};
+
+class Server {
+ public:
+  Server(const App& app, ServerOptions options);
+  ~Server();
+
+  // Serves until a signal (or stop()), then shuts down gracefully. Returns the exit code:
+  // 0 after a clean shutdown, 1 when it could not listen (the message is on stderr).
+  int run();
+  // Starts the graceful shutdown from any thread.
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ridge::web
