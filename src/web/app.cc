@@ -25,7 +25,9 @@ Response json_response(int status, const std::string& body) {
 ordered_json errors_json(const calc::Errors& errors) {
   ordered_json list = ordered_json::array();
   for (const auto& e : errors) {
-    list.push_back({{"field", e.field}, {"value", e.value}, {"message", e.to_string()}, {"accepted", e.accepted}});
+    std::string message = (e.value.empty() ? "" : "'" + e.value + "' ") + e.message +
+                          (e.accepted.empty() ? "" : "; accepted: " + e.accepted);
+    list.push_back({{"field", e.field}, {"value", e.value}, {"message", message}, {"accepted", e.accepted}});
   }
   return {{"errors", list}};
 }

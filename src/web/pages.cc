@@ -55,7 +55,7 @@ std::string field(const Site& site, const calc::ParamSpec& spec, const calc::Giv
     else hint += " (" + accepted + ")";
   }
   std::string invalid = error.empty() ? "" : " aria-invalid=\"true\"";
-  std::string out = "<div class=\"field\"><label for=\"" + e(id) + "\">" + e(spec.name) + (spec.required ? "" : " <span class=\"muted\">(optional)</span>") + "</label>";
+  std::string out = "<div class=\"field\"><label for=\"" + e(id) + "\">" + e(spec.name) + (spec.required || !spec.default_value.empty() ? "" : " <span class=\"muted\">(optional)</span>") + "</label>";
   auto select = [&](const std::vector<std::pair<std::string, std::string>>& options) {
     std::string s = "<select id=\"" + e(id) + "\" name=\"" + e(spec.name) + "\" aria-describedby=\"" + e(id) + "-hint " +
                     e(id) + "-err\"" + invalid + ">";

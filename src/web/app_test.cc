@@ -1,0 +1,221 @@
+// Every route of the web app, through App::handle, without sockets.
+#include "web/app.h"
+
+#include <gtest/gtest.h>
+
+#include "bank/loader.h"
+#include "calc/test_catalog.h"
+
+namespace ridge::web {
+namespace {
+
+const App& app() {
+  static const App instance = [] {
+    auto loaded = bank::load_bank(std::string(RIDGE_SOURCE_DIR) + "/content", calc::testing::registry(),
+                                  calc::testing::real_catalog(), {false});
+    EXPECT_TRUE(loaded.errors.empty());
+    AppOptions options;
+    options.database_ready = [] { return true; };
+    return App(std::move(loaded.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
+               Assets(std::string(RIDGE_SOURCE_DIR) + "/web/static"), options);
+  }();
+  return instance;
+}
+
+Response get(const std::string& target, const std::string& method = "GET",
+             std::map<std::string, std::string> headers = {}) {
+  Request req;
+  req.method = method;
+  req.target = target;
+  req.headers = std::move(headers);
+  EXPECT_TRUE(parse_target(target, req)) << target;
+  return app().handle(req);
+}
+
+std::string header(const Response& r, const std::string& name) {
+  for (const auto& [k, v] : r.headers) {
+    if (k == name) return v;
+  }
+  return "";
+}
+
+bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+
+const std::string& any_slug() { return app().bank().questions.front().slug; }
+
+TEST(App, HomeHasTheWidgetFormulasHardwareAndTopics) {
+  Response r = get("/");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(contains(r.body, "Will it fit?"));
+  EXPECT_TRUE(contains(r.body, "data-live=\"fit\""));
+  EXPECT_TRUE(contains(r.body, "327,680 B"));                 // KV per token from the engine
+  EXPECT_TRUE(contains(r.body, "Six formulas"));
+  EXPECT_TRUE(contains(r.body, "NVIDIA H100 SXM5 80GB"));     // the hardware table
+  EXPECT_TRUE(contains(r.body, "/topics/napkin-math"));
+  EXPECT_TRUE(contains(r.body, "must-know"));
+}
+
+TEST(App, EverySecurityHeaderOnEveryResponse) {
+  for (const char* target : {"/", "/nope", "/api/calc", "/healthz"}) {
+    Response r = get(target);
+    EXPECT_TRUE(contains(header(r, "Content-Security-Policy"), "frame-ancestors 'none'")) << target;
+    EXPECT_TRUE(contains(header(r, "Content-Security-Policy"), "script-src 'self'")) << target;
+    EXPECT_EQ(header(r, "X-Content-Type-Options"), "nosniff") << target;
+    EXPECT_FALSE(header(r, "Referrer-Policy").empty()) << target;
+  }
+  // No inline script anywhere: the CSP would block it.
+  EXPECT_FALSE(contains(get("/").body, "<script>"));
+  EXPECT_FALSE(contains(get("/q/" + any_slug()).body, "<script>"));
+}
+
+TEST(App, ListingPages) {
+  for (const char* target : {"/topics", "/topics/napkin-math", "/tracks/serving", "/expert", "/easy", "/concepts",
+                             "/concepts/kv-cache", "/companies", "/companies/nvidia", "/calc"}) {
+    EXPECT_EQ(get(target).status, 200) << target;
+  }
+  EXPECT_EQ(get("/topics/nope").status, 404);
+  EXPECT_EQ(get("/q/nope").status, 404);
+}
+
+TEST(App, QuestionPageRevealsTheAnswerWithoutScript) {
+  const auto& q = app().bank().questions.front();
+  Response r = get("/q/" + q.slug);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(contains(r.body, "Try it first"));
+  EXPECT_TRUE(contains(r.body, "<details class=\"reveal\""));
+  EXPECT_TRUE(contains(r.body, "TL;DR"));
+  EXPECT_TRUE(contains(r.body, q.html.substr(0, 200)));
+}
+
+TEST(App, ConditionalGetAnswers304) {
+  Response first = get("/");
+  std::string etag = header(first, "ETag");
+  ASSERT_FALSE(etag.empty());
+  Response again = get("/", "GET", {{"if-none-match", etag}});
+  EXPECT_EQ(again.status, 304);
+  EXPECT_TRUE(again.body.empty());
+}
+
+TEST(App, StaticAssetsAreFingerprintedAndImmutable) {
+  Response home = get("/");
+  size_t pos = home.body.find("/static/style.");
+  ASSERT_NE(pos, std::string::npos);
+  std::string path = home.body.substr(pos, home.body.find('"', pos) - pos);
+  Response css = get(path);
+  EXPECT_EQ(css.status, 200);
+  EXPECT_EQ(css.content_type, "text/css; charset=utf-8");
+  EXPECT_TRUE(contains(header(css, "Cache-Control"), "immutable"));
+  EXPECT_EQ(get(path, "GET", {{"if-none-match", header(css, "ETag")}}).status, 304);
+  EXPECT_EQ(get("/static/style.css").status, 404);  // only fingerprinted names
+}
+
+TEST(App, CalculatorPageWithAndWithoutQuery) {
+  Response example = get("/calc/fit");
+  EXPECT_EQ(example.status, 200);
+  EXPECT_TRUE(contains(example.body, "class=\"derivation\""));
+  Response worked = get("/calc/fit?model=llama-3.1-70b&gpu=h100-sxm&gpus=8&context=32768&kv-dtype=fp8");
+  EXPECT_TRUE(contains(worked.body, "Up to 81 sequences"));
+  Response bad = get("/calc/fit?model=llama-3.1-70b&gpu=h100-sxm&context=-1");
+  EXPECT_TRUE(contains(bad.body, "data-for=\"context\" role=\"alert\">&#39;-1&#39; is out of range")) << bad.body.substr(0, 0);
+  EXPECT_TRUE(contains(bad.body, "aria-invalid=\"true\""));
+  EXPECT_EQ(get("/calc/nope").status, 404);
+}
+
+TEST(App, ApiCalcMatchesTheCommandLine) {
+  Response r = get("/api/calc/fit?model=llama-3.1-70b&gpu=h100-sxm&gpus=8&context=32768&sequences=64");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.content_type, "application/json");
+  auto d = calc::testing::registry().evaluate(
+      "fit", {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"gpus", "8"}, {"context", "32768"}, {"sequences", "64"}},
+      calc::testing::real_catalog());
+  EXPECT_EQ(r.body, calc::render_json(*d) + "\n");  // byte for byte what `ridge calc fit ... --json` prints
+}
+
+TEST(App, ApiCalcErrorsAreAJsonListOfFields) {
+  Response r = get("/api/calc/fit?model=llama-3.1-70b&gpu=h1&context=abc");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_TRUE(contains(r.body, "\"field\": \"gpu\""));
+  EXPECT_TRUE(contains(r.body, "\"field\": \"context\""));
+  EXPECT_EQ(get("/api/calc/nope").status, 404);
+  EXPECT_TRUE(contains(get("/api/calc/fit?config=/etc/passwd&gpu=h100-sxm&context=8").body, "this face reads no files"));
+  Response list = get("/api/calc");
+  EXPECT_TRUE(contains(list.body, "\"name\": \"roofline\""));
+  EXPECT_FALSE(contains(list.body, "\"name\": \"config\""));
+}
+
+TEST(App, ApiQuestionsFiltersAndErrors) {
+  Response all = get("/api/questions");
+  EXPECT_EQ(all.status, 200);
+  Response topic = get("/api/questions?topic=napkin-math&difficulty=easy");
+  EXPECT_TRUE(contains(topic.body, "\"topic\": \"napkin-math\""));
+  EXPECT_FALSE(contains(topic.body, "\"topic\": \"kernels\""));
+  EXPECT_FALSE(contains(topic.body, "\"difficulty\": \"hard\""));
+  EXPECT_EQ(get("/api/questions?topic=bogus").status, 400);
+  EXPECT_EQ(get("/api/questions?difficulty=brutal").status, 400);
+  EXPECT_EQ(get("/api/questions?company=nope").status, 400);
+  EXPECT_EQ(get("/api/questions?colour=red").status, 400);
+  Response one = get("/api/questions/" + any_slug());
+  EXPECT_EQ(one.status, 200);
+  EXPECT_TRUE(contains(one.body, "\"html\""));
+  EXPECT_EQ(get("/api/questions/nope").status, 404);
+}
+
+TEST(App, SearchFindsAndFilters) {
+  Response r = get("/search?q=kv+cache");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(contains(r.body, "<mark>"));
+  EXPECT_TRUE(contains(r.body, "/q/"));
+  Response none = get("/search?q=zzzzqqqq");
+  EXPECT_TRUE(contains(none.body, "0 results"));
+  EXPECT_EQ(get("/search?q=kv&difficulty=brutal").status, 400);
+  EXPECT_EQ(get("/search?q=kv&topic=nope").status, 400);
+  // FTS5 operators in user input are words, not syntax.
+  EXPECT_EQ(get("/search?q=%22NEAR(a+b)+OR+*").status, 200);
+}
+
+TEST(App, MethodsHeadAndErrors) {
+  Response post = get("/", "POST");
+  EXPECT_EQ(post.status, 405);
+  EXPECT_TRUE(contains(header(post, "Allow"), "GET"));
+  Response head = get("/", "HEAD");
+  EXPECT_EQ(head.status, 200);
+  EXPECT_TRUE(head.head_only);
+  EXPECT_EQ(get("/nope").status, 404);
+  EXPECT_TRUE(contains(get("/api/nope").content_type, "application/json"));
+  EXPECT_EQ(get("/healthz").status, 200);
+  EXPECT_TRUE(contains(get("/readyz").body, "database reachable"));
+}
+
+TEST(Http, TargetsAndEscapes) {
+  Request r;
+  EXPECT_TRUE(parse_target("/calc/fit?model=llama-3.1-70b&context=32%2C768&x=a+b", r));
+  EXPECT_EQ(r.path, "/calc/fit");
+  EXPECT_EQ(*r.param("context"), "32,768");
+  EXPECT_EQ(*r.param("x"), "a b");
+  EXPECT_FALSE(parse_target("/a?b=%zz", r));
+  EXPECT_FALSE(parse_target("/a?b=%4", r));
+  EXPECT_FALSE(parse_target("http://example.com/", r));
+  EXPECT_FALSE(parse_target("/a%00b", r));
+}
+
+TEST(Router, PatternsAndMethods) {
+  Router router;
+  router.add("GET", "/q/{slug}", [](const Request&, const Params& p) {
+    Response r;
+    r.body = p.at("slug");
+    return r;
+  });
+  router.add("POST", "/q/{slug}", [](const Request&, const Params&) { return Response{}; });
+  auto m = router.match("GET", "/q/abc");
+  ASSERT_NE(m.handler, nullptr);
+  EXPECT_EQ(m.params["slug"], "abc");
+  EXPECT_NE(router.match("HEAD", "/q/abc").handler, nullptr);
+  auto put = router.match("PUT", "/q/abc");
+  EXPECT_EQ(put.handler, nullptr);
+  EXPECT_EQ(put.allow, "GET, HEAD, POST");
+  EXPECT_EQ(router.match("GET", "/q").handler, nullptr);
+  EXPECT_EQ(router.match("GET", "/q/a/b").handler, nullptr);
+}
+
+}  // namespace
+}  // namespace ridge::web
