@@ -18,7 +18,7 @@ build: deps configure
 	cmake --build --preset $(PRESET)
 
 run: build
-	$(RIDGE) calc --list
+	$(RIDGE) serve --port 8080
 
 test: build
 	ctest --preset $(PRESET)

@@ -10,7 +10,10 @@ packages=(
   libmd4c-dev libmd4c-html0-dev  # Markdown to HTML for answers
   libgtest-dev libgmock-dev      # unit tests
   libbenchmark-dev        # bench/
+  libboost1.81-dev        # Boost.Beast and Asio: the HTTP server
+  libsqlite3-dev          # search index (FTS5) and the embedded store
   python3                 # snippet runner for ```python run blocks
+  chromium                # browser tests (driven by playwright-core)
 )
 
 missing=()
@@ -26,4 +29,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# Node.js runs the browser tests; the machine image has it, a bare Debian gets Debian's.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  echo "deps: installing nodejs npm"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends nodejs npm
+fi
+# playwright-core, pinned by tests/e2e/package-lock.json; it uses Debian's chromium, never downloads a browser.
+e2e="$(dirname "$0")/../tests/e2e"
+if [ ! -d "$e2e/node_modules/playwright-core" ] || [ "$e2e/package-lock.json" -nt "$e2e/node_modules/.package-lock.json" ]; then
+  echo "deps: npm ci in tests/e2e"
+  (cd "$e2e" && npm ci --no-audit --no-fund)
 fi

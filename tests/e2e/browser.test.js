@@ -1,0 +1,101 @@
+// The site in a real browser: Debian's chromium driven by playwright-core.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { chromium } from "playwright-core";
+import { startServer, chromiumOptions } from "./server.js";
+
+const artifacts = process.env.RIDGE_ARTIFACTS || "e2e-artifacts";
+let server, browser;
+
+before(async () => {
+  mkdirSync(artifacts, { recursive: true });
+  server = await startServer();
+  browser = await chromium.launch(chromiumOptions);
+});
+
+after(async () => {
+  await browser?.close();
+  const result = await server?.stop();
+  assert.equal(result.code, 0, "the server exits 0 on SIGTERM");
+});
+
+test("the home widget updates when an input changes", async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url + "/");
+  const perSequence = page.locator('.kpi [data-result="kv_bytes_per_sequence"]');
+  assert.equal(await perSequence.textContent(), "10.7 GB");
+  await page.waitForSelector("form[data-live][data-ready]");
+  await page.fill("#fit-context", "65536");
+  await page.waitForFunction(() =>
+    document.querySelector('.kpi [data-result="kv_bytes_per_sequence"]').textContent === "21.5 GB");
+  assert.equal(await page.locator('.kpi [data-result="max_sequences"]').textContent(), "20");
+  // The chain under the widget was redrawn from the API too.
+  assert.match(await page.locator("#fit-out").textContent(), /327,680 B × 65,536/);
+  await page.close();
+});
+
+test("a question reveals its answer", async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url + "/q/prefill-vs-decode");
+  const tldr = page.locator(".tldr");
+  assert.equal(await tldr.isVisible(), false, "the answer starts hidden");
+  await page.click("details.reveal > summary");
+  assert.equal(await tldr.isVisible(), true);
+  assert.match(await page.locator("details.reveal").textContent(), /Decode step floor/);
+  await page.close();
+});
+
+test("a calculator works with JavaScript", async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url + "/calc/roofline");
+  await page.waitForSelector("form[data-live][data-ready]");
+  await page.selectOption("#c-gpu", "b200");
+  await page.waitForFunction(() => document.querySelector("#calc-out").textContent.includes("b200"));
+  assert.match(page.url(), /gpu=b200/, "the URL follows the form, so the result can be shared");
+  await page.fill("#c-flops", "abc");
+  await page.waitForFunction(() => document.querySelector('.error[data-for="flops"]').textContent.includes("not a number"));
+  await page.close();
+});
+
+test("a calculator works without JavaScript", async () => {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto(server.url + "/calc/fit");
+  await page.fill("#c-context", "65536");
+  await page.selectOption("#c-kv-dtype", "fp8");
+  await Promise.all([page.waitForNavigation(), page.click("form.calc button[type=submit]")]);
+  assert.match(page.url(), /context=65536/);
+  assert.match(await page.locator("#calc-out").textContent(), /Max sequences/);
+  // A bad value comes back with its message next to the field.
+  await page.goto(server.url + "/calc/fit?model=llama-3.1-70b&gpu=h100-sxm&context=-4");
+  assert.match(await page.locator('.error[data-for="context"]').textContent(), /out of range/);
+  await context.close();
+});
+
+test("search finds a question", async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url + "/");
+  await page.fill("#nav-q", "prefill decode");
+  await Promise.all([page.waitForNavigation(), page.press("#nav-q", "Enter")]);
+  const first = page.locator("ol.results li a").first();
+  assert.ok(await first.count() > 0, "at least one result");
+  const hrefs = await page.locator("ol.results li a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+  assert.ok(hrefs.includes("/q/prefill-vs-decode"), hrefs.join(", "));
+  await page.close();
+});
+
+test("375 px screenshots of the home page and a question", async () => {
+  const context = await browser.newContext({ viewport: { width: 375, height: 812 } });
+  const page = await context.newPage();
+  await page.goto(server.url + "/");
+  await page.screenshot({ path: artifacts + "/home-375.png", fullPage: true });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 375, "no horizontal scroll at 375 px (scrollWidth " + width + ")");
+  await page.goto(server.url + "/q/llama-70b-64-users-32k-8xh100");
+  await page.click("details.reveal > summary");
+  const qwidth = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(qwidth <= 375, "no horizontal scroll on a question at 375 px (scrollWidth " + qwidth + ")");
+  await page.screenshot({ path: artifacts + "/question-375.png", fullPage: true });
+  await context.close();
+});

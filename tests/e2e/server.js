@@ -1,0 +1,43 @@
+// Starts `ridge serve` on a free port for a test file and stops it afterwards.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export async function startServer() {
+  const bin = process.env.RIDGE_BIN;
+  if (!bin) throw new Error("RIDGE_BIN must name the ridge binary");
+  const dir = mkdtempSync(join(tmpdir(), "ridge-e2e-"));
+  const child = spawn(bin, ["serve", "--port", "0", "--threads", "2", "--db", "sqlite:" + join(dir, "ridge.db")], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("server did not start: " + output)), 20000);
+    const onData = (chunk) => {
+      output += chunk;
+      const m = output.match(/listening on (http:\/\/[0-9.]+:\d+)\//);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("exit", (code) => reject(new Error("server exited with " + code + ": " + output)));
+  });
+  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  return {
+    url, child, exited,
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      const result = await exited;
+      rmSync(dir, { recursive: true, force: true });
+      return result;
+    },
+  };
+}
+
+export const chromiumOptions = {
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"],
+};
