@@ -67,7 +67,13 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   Site site{bank_, catalog_, registry_, assets_};
   auto cache = [&](std::string path, std::string body) {
     std::string etag = "\"" + content_hash(body) + "\"";
-    pages_[std::move(path)] = {std::move(body), std::move(etag)};
+    Response headers;
+    add_standard_headers(headers);
+    std::string head = "Content-Type: text/html; charset=utf-8\r\nETag: " + etag +
+                       "\r\nCache-Control: public, max-age=300\r\n";
+    for (const auto& [k, v] : headers.headers) head += k + ": " + v + "\r\n";
+    head += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+    pages_[std::move(path)] = {std::move(body), std::move(etag), std::move(head)};
   };
   cache("/", home_page(site));
   cache("/topics", topics_index(site));
@@ -142,9 +148,9 @@ Response App::page(const std::string& path) const {
     return error(req, 404, "There is no page at " + path + ".");
   }
   Response r;
-  r.body = it->second.body;
+  r.shared_body = &it->second.body;
+  r.prebuilt_headers = &it->second.head;
   r.set("ETag", it->second.etag);
-  r.set("Cache-Control", "public, max-age=300");
   return r;
 }
 
@@ -171,6 +177,8 @@ Response App::handle(const Request& req) const {
           if (k == "ETag" && req.header("if-none-match") == v) {
             res.status = 304;
             res.body.clear();
+            res.shared_body = nullptr;
+            res.prebuilt_headers = nullptr;
           }
         }
       }
@@ -183,7 +191,7 @@ Response App::handle(const Request& req) const {
   } catch (const std::exception& ex) {
     res = error(req, 500, "Something broke while answering this request.");
   }
-  add_standard_headers(res);
+  if (res.prebuilt_headers == nullptr) add_standard_headers(res);
   res.head_only = req.method == "HEAD";
   return res;
 }

@@ -61,6 +61,7 @@ class App {
   struct Cached {
     std::string body;
     std::string etag;
+    std::string head;  // every header line of the 200 response, Content-Length included
   };
   std::map<std::string, Cached, std::less<>> pages_;
 };

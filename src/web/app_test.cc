@@ -33,6 +33,13 @@ Response get(const std::string& target, const std::string& method = "GET",
 }
 
 std::string header(const Response& r, const std::string& name) {
+  if (r.prebuilt_headers != nullptr) {  // a cached page: its header lines were prepared at start-up
+    size_t pos = r.prebuilt_headers->find(name + ": ");
+    if (pos != std::string::npos) {
+      size_t start = pos + name.size() + 2;
+      return r.prebuilt_headers->substr(start, r.prebuilt_headers->find("\r\n", start) - start);
+    }
+  }
   for (const auto& [k, v] : r.headers) {
     if (k == name) return v;
   }
@@ -46,13 +53,13 @@ const std::string& any_slug() { return app().bank().questions.front().slug; }
 TEST(App, HomeHasTheWidgetFormulasHardwareAndTopics) {
   Response r = get("/");
   EXPECT_EQ(r.status, 200);
-  EXPECT_TRUE(contains(r.body, "Will it fit?"));
-  EXPECT_TRUE(contains(r.body, "data-live=\"fit\""));
-  EXPECT_TRUE(contains(r.body, "327,680 B"));                 // KV per token from the engine
-  EXPECT_TRUE(contains(r.body, "Six formulas"));
-  EXPECT_TRUE(contains(r.body, "NVIDIA H100 SXM5 80GB"));     // the hardware table
-  EXPECT_TRUE(contains(r.body, "/topics/napkin-math"));
-  EXPECT_TRUE(contains(r.body, "must-know"));
+  EXPECT_TRUE(contains(std::string(r.view()), "Will it fit?"));
+  EXPECT_TRUE(contains(std::string(r.view()), "data-live=\"fit\""));
+  EXPECT_TRUE(contains(std::string(r.view()), "327,680 B"));                 // KV per token from the engine
+  EXPECT_TRUE(contains(std::string(r.view()), "Six formulas"));
+  EXPECT_TRUE(contains(std::string(r.view()), "NVIDIA H100 SXM5 80GB"));     // the hardware table
+  EXPECT_TRUE(contains(std::string(r.view()), "/topics/napkin-math"));
+  EXPECT_TRUE(contains(std::string(r.view()), "must-know"));
 }
 
 TEST(App, EverySecurityHeaderOnEveryResponse) {
@@ -64,8 +71,8 @@ TEST(App, EverySecurityHeaderOnEveryResponse) {
     EXPECT_FALSE(header(r, "Referrer-Policy").empty()) << target;
   }
   // No inline script anywhere: the CSP would block it.
-  EXPECT_FALSE(contains(get("/").body, "<script>"));
-  EXPECT_FALSE(contains(get("/q/" + any_slug()).body, "<script>"));
+  EXPECT_FALSE(contains(std::string(get("/").view()), "<script>"));
+  EXPECT_FALSE(contains(std::string(get("/q/" + any_slug()).view()), "<script>"));
 }
 
 TEST(App, ListingPages) {
@@ -81,10 +88,10 @@ TEST(App, QuestionPageRevealsTheAnswerWithoutScript) {
   const auto& q = app().bank().questions.front();
   Response r = get("/q/" + q.slug);
   EXPECT_EQ(r.status, 200);
-  EXPECT_TRUE(contains(r.body, "Try it first"));
-  EXPECT_TRUE(contains(r.body, "<details class=\"reveal\""));
-  EXPECT_TRUE(contains(r.body, "TL;DR"));
-  EXPECT_TRUE(contains(r.body, q.html.substr(0, 200)));
+  EXPECT_TRUE(contains(std::string(r.view()), "Try it first"));
+  EXPECT_TRUE(contains(std::string(r.view()), "<details class=\"reveal\""));
+  EXPECT_TRUE(contains(std::string(r.view()), "TL;DR"));
+  EXPECT_TRUE(contains(std::string(r.view()), q.html.substr(0, 200)));
 }
 
 TEST(App, ConditionalGetAnswers304) {
@@ -93,14 +100,14 @@ TEST(App, ConditionalGetAnswers304) {
   ASSERT_FALSE(etag.empty());
   Response again = get("/", "GET", {{"if-none-match", etag}});
   EXPECT_EQ(again.status, 304);
-  EXPECT_TRUE(again.body.empty());
+  EXPECT_TRUE(std::string(again.view()).empty());
 }
 
 TEST(App, StaticAssetsAreFingerprintedAndImmutable) {
   Response home = get("/");
-  size_t pos = home.body.find("/static/style.");
+  size_t pos = std::string(home.view()).find("/static/style.");
   ASSERT_NE(pos, std::string::npos);
-  std::string path = home.body.substr(pos, home.body.find('"', pos) - pos);
+  std::string path = std::string(home.view()).substr(pos, std::string(home.view()).find('"', pos) - pos);
   Response css = get(path);
   EXPECT_EQ(css.status, 200);
   EXPECT_EQ(css.content_type, "text/css; charset=utf-8");
@@ -112,12 +119,12 @@ TEST(App, StaticAssetsAreFingerprintedAndImmutable) {
 TEST(App, CalculatorPageWithAndWithoutQuery) {
   Response example = get("/calc/fit");
   EXPECT_EQ(example.status, 200);
-  EXPECT_TRUE(contains(example.body, "class=\"derivation\""));
+  EXPECT_TRUE(contains(std::string(example.view()), "class=\"derivation\""));
   Response worked = get("/calc/fit?model=llama-3.1-70b&gpu=h100-sxm&gpus=8&context=32768&kv-dtype=fp8");
-  EXPECT_TRUE(contains(worked.body, "Up to 81 sequences"));
+  EXPECT_TRUE(contains(std::string(worked.view()), "Up to 81 sequences"));
   Response bad = get("/calc/fit?model=llama-3.1-70b&gpu=h100-sxm&context=-1");
-  EXPECT_TRUE(contains(bad.body, "data-for=\"context\" role=\"alert\">&#39;-1&#39; is out of range")) << bad.body.substr(0, 0);
-  EXPECT_TRUE(contains(bad.body, "aria-invalid=\"true\""));
+  EXPECT_TRUE(contains(std::string(bad.view()), "data-for=\"context\" role=\"alert\">&#39;-1&#39; is out of range")) << std::string(bad.view()).substr(0, 0);
+  EXPECT_TRUE(contains(std::string(bad.view()), "aria-invalid=\"true\""));
   EXPECT_EQ(get("/calc/nope").status, 404);
 }
 
@@ -128,45 +135,45 @@ TEST(App, ApiCalcMatchesTheCommandLine) {
   auto d = calc::testing::registry().evaluate(
       "fit", {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"gpus", "8"}, {"context", "32768"}, {"sequences", "64"}},
       calc::testing::real_catalog());
-  EXPECT_EQ(r.body, calc::render_json(*d) + "\n");  // byte for byte what `ridge calc fit ... --json` prints
+  EXPECT_EQ(std::string(r.view()), calc::render_json(*d) + "\n");  // byte for byte what `ridge calc fit ... --json` prints
 }
 
 TEST(App, ApiCalcErrorsAreAJsonListOfFields) {
   Response r = get("/api/calc/fit?model=llama-3.1-70b&gpu=h1&context=abc");
   EXPECT_EQ(r.status, 400);
-  EXPECT_TRUE(contains(r.body, "\"field\": \"gpu\""));
-  EXPECT_TRUE(contains(r.body, "\"field\": \"context\""));
+  EXPECT_TRUE(contains(std::string(r.view()), "\"field\": \"gpu\""));
+  EXPECT_TRUE(contains(std::string(r.view()), "\"field\": \"context\""));
   EXPECT_EQ(get("/api/calc/nope").status, 404);
-  EXPECT_TRUE(contains(get("/api/calc/fit?config=/etc/passwd&gpu=h100-sxm&context=8").body, "this face reads no files"));
+  EXPECT_TRUE(contains(std::string(get("/api/calc/fit?config=/etc/passwd&gpu=h100-sxm&context=8").view()), "this face reads no files"));
   Response list = get("/api/calc");
-  EXPECT_TRUE(contains(list.body, "\"name\": \"roofline\""));
-  EXPECT_FALSE(contains(list.body, "\"name\": \"config\""));
+  EXPECT_TRUE(contains(std::string(list.view()), "\"name\": \"roofline\""));
+  EXPECT_FALSE(contains(std::string(list.view()), "\"name\": \"config\""));
 }
 
 TEST(App, ApiQuestionsFiltersAndErrors) {
   Response all = get("/api/questions");
   EXPECT_EQ(all.status, 200);
   Response topic = get("/api/questions?topic=napkin-math&difficulty=easy");
-  EXPECT_TRUE(contains(topic.body, "\"topic\": \"napkin-math\""));
-  EXPECT_FALSE(contains(topic.body, "\"topic\": \"kernels\""));
-  EXPECT_FALSE(contains(topic.body, "\"difficulty\": \"hard\""));
+  EXPECT_TRUE(contains(std::string(topic.view()), "\"topic\": \"napkin-math\""));
+  EXPECT_FALSE(contains(std::string(topic.view()), "\"topic\": \"kernels\""));
+  EXPECT_FALSE(contains(std::string(topic.view()), "\"difficulty\": \"hard\""));
   EXPECT_EQ(get("/api/questions?topic=bogus").status, 400);
   EXPECT_EQ(get("/api/questions?difficulty=brutal").status, 400);
   EXPECT_EQ(get("/api/questions?company=nope").status, 400);
   EXPECT_EQ(get("/api/questions?colour=red").status, 400);
   Response one = get("/api/questions/" + any_slug());
   EXPECT_EQ(one.status, 200);
-  EXPECT_TRUE(contains(one.body, "\"html\""));
+  EXPECT_TRUE(contains(std::string(one.view()), "\"html\""));
   EXPECT_EQ(get("/api/questions/nope").status, 404);
 }
 
 TEST(App, SearchFindsAndFilters) {
   Response r = get("/search?q=kv+cache");
   EXPECT_EQ(r.status, 200);
-  EXPECT_TRUE(contains(r.body, "<mark>"));
-  EXPECT_TRUE(contains(r.body, "/q/"));
+  EXPECT_TRUE(contains(std::string(r.view()), "<mark>"));
+  EXPECT_TRUE(contains(std::string(r.view()), "/q/"));
   Response none = get("/search?q=zzzzqqqq");
-  EXPECT_TRUE(contains(none.body, "0 results"));
+  EXPECT_TRUE(contains(std::string(none.view()), "0 results"));
   EXPECT_EQ(get("/search?q=kv&difficulty=brutal").status, 400);
   EXPECT_EQ(get("/search?q=kv&topic=nope").status, 400);
   // FTS5 operators in user input are words, not syntax.
@@ -183,7 +190,7 @@ TEST(App, MethodsHeadAndErrors) {
   EXPECT_EQ(get("/nope").status, 404);
   EXPECT_TRUE(contains(get("/api/nope").content_type, "application/json"));
   EXPECT_EQ(get("/healthz").status, 200);
-  EXPECT_TRUE(contains(get("/readyz").body, "database reachable"));
+  EXPECT_TRUE(contains(std::string(get("/readyz").view()), "database reachable"));
 }
 
 TEST(Http, TargetsAndEscapes) {
@@ -202,7 +209,7 @@ TEST(Router, PatternsAndMethods) {
   Router router;
   router.add("GET", "/q/{slug}", [](const Request&, const Params& p) {
     Response r;
-    r.body = p.at("slug");
+    std::string(r.view()) = p.at("slug");
     return r;
   });
   router.add("POST", "/q/{slug}", [](const Request&, const Params&) { return Response{}; });

@@ -28,10 +28,18 @@ struct Response {
   int status = 200;
   std::string content_type = "text/html; charset=utf-8";
   std::string body;
+  // A body owned by someone who outlives the response (the App's pre-rendered pages):
+  // served without a copy. When set, it replaces `body`.
+  const std::string* shared_body = nullptr;
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers
+  // Header lines prepared once for a cached page ("Content-Type: ...\r\n...Content-Length: N\r\n"),
+  // owned by the App. When set, the server writes them as they are, and `headers` and
+  // `content_type` are not used.
+  const std::string* prebuilt_headers = nullptr;
   bool head_only = false;  // set by the server for HEAD: Content-Length of the body, no body
 
   void set(std::string name, std::string value) { headers.emplace_back(std::move(name), std::move(value)); }
+  std::string_view view() const { return shared_body ? std::string_view(*shared_body) : std::string_view(body); }
 };
 
 // Percent-decodes (and '+' to space in query components). nullopt on a malformed escape.
