@@ -16,6 +16,7 @@ std::vector<ParamSpec> allreduce_params() {
       count("ranks", Unit::kCount, "GPUs in the ring", 2, 1e7, "", true, "8"),
       number("bus-bandwidth", Unit::kBytesPerSecond, "NCCL bus bandwidth per rank (busbw), such as 400GB/s", 0, 1e15, "",
              true, "400GB/s"),
+      optional_zero("latency", Unit::kSeconds, "fixed cost of each of the 2 × (N − 1) ring steps (accepts us); 0 ignores it", 1),
   };
 }
 
@@ -24,13 +25,22 @@ Result<Derivation> allreduce(const Inputs& in, const Catalog&) {
   Derivation d("allreduce", "Ring all-reduce time");
   describe_inputs(d, in, allreduce_params());
   d.assume("ring algorithm: reduce-scatter then all-gather, each N − 1 steps of S/N bytes");
-  d.assume("bus bandwidth as NCCL's tests report busbw; latency terms ignored (large messages)");
+  d.assume(in.number("latency") > 0 ? "bus bandwidth as NCCL's tests report busbw, plus a fixed latency per ring step"
+                                    : "bus bandwidth as NCCL's tests report busbw; latency terms ignored (large messages)");
   double per_rank = d.step("Bytes sent per rank", "2 × (N − 1) / N × S",
                            "2 × " + num(ranks - 1) + " / " + num(ranks) + " × " + q(bytes, Unit::kBytes),
                            2 * (ranks - 1) / ranks * bytes, Unit::kBytes);
-  double seconds = d.step("Time", "bytes per rank ÷ bus bandwidth",
-                          q(per_rank, Unit::kBytes) + " ÷ " + q(busbw, Unit::kBytesPerSecond), per_rank / busbw,
-                          Unit::kSeconds);
+  const double latency = in.number("latency");
+  double seconds;
+  if (latency > 0) {
+    seconds = d.step("Time", "2 × (N − 1) × latency + bytes per rank ÷ bus bandwidth",
+                     "2 × " + num(ranks - 1) + " × " + q(latency, Unit::kSeconds) + " + " + q(per_rank, Unit::kBytes) + " ÷ " +
+                         q(busbw, Unit::kBytesPerSecond),
+                     2 * (ranks - 1) * latency + per_rank / busbw, Unit::kSeconds);
+  } else {
+    seconds = d.step("Time", "bytes per rank ÷ bus bandwidth",
+                     q(per_rank, Unit::kBytes) + " ÷ " + q(busbw, Unit::kBytesPerSecond), per_rank / busbw, Unit::kSeconds);
+  }
   d.result("bytes_per_rank", per_rank, Unit::kBytes);
   d.result("seconds", seconds, Unit::kSeconds);
   return d;
@@ -40,6 +50,8 @@ std::vector<ParamSpec> checkpoint_params() {
   return {
       number("mtbf-hours", Unit::kHours, "mean time between failures of the whole job, in hours", 0, 1e7, "", true, "3"),
       number("write-seconds", Unit::kSeconds, "time the job stalls to write one checkpoint", 0, 1e7, "", true, "60"),
+      optional_zero("restart-seconds", Unit::kSeconds, "time to detect a failure, restart and reload (lost per failure)", 1e7),
+      optional_zero("interval-seconds", Unit::kSeconds, "evaluate this interval instead of the optimum (0: the optimum)", 1e9),
   };
 }
 
@@ -49,19 +61,52 @@ Result<Derivation> checkpoint(const Inputs& in, const Catalog&) {
   Derivation d("checkpoint", "Checkpoint interval (Young/Daly)");
   describe_inputs(d, in, checkpoint_params());
   d.assume("Young's first-order optimum (1974): interval = sqrt(2 × write × MTBF), valid while write ≪ MTBF");
-  d.assume("overhead = time writing + expected rework after a failure (half an interval); restart time not included");
-  double interval = d.step("Interval", "sqrt(2 × write × MTBF)",
-                           "sqrt(2 × " + num(write) + " s × " + num(mtbf) + " s)", std::sqrt(2 * write * mtbf),
-                           Unit::kSeconds);
-  double overhead = d.step("Overhead", "write / interval + interval / (2 × MTBF)",
-                           num(write) + " / " + num(std::round(interval)) + " + " + num(std::round(interval)) + " / (2 × " +
-                               num(mtbf) + ")",
-                           write / interval + interval / (2 * mtbf), Unit::kRatio);
+  d.assume("overhead = time writing + expected rework after a failure (half an interval) + restart time per failure");
+  double optimum = d.step("Optimal interval", "sqrt(2 × write × MTBF)",
+                          "sqrt(2 × " + num(write) + " s × " + num(mtbf) + " s)", std::sqrt(2 * write * mtbf),
+                          Unit::kSeconds);
+  const double chosen = in.number("interval-seconds"), restart = in.number("restart-seconds");
+  double interval = chosen > 0 ? chosen : optimum;
+  if (chosen > 0) d.assume("evaluated at the chosen interval of " + q(chosen, Unit::kSeconds) + ", not the optimum");
+  double overhead;
+  if (restart > 0) {
+    overhead = d.step("Overhead", "write / interval + (interval / 2 + restart) / MTBF",
+                      num(write) + " / " + num(std::round(interval)) + " + (" + num(std::round(interval)) + " / 2 + " +
+                          num(restart) + ") / " + num(mtbf),
+                      write / interval + (interval / 2 + restart) / mtbf, Unit::kRatio);
+  } else {
+    overhead = d.step("Overhead", "write / interval + interval / (2 × MTBF)",
+                      num(write) + " / " + num(std::round(interval)) + " + " + num(std::round(interval)) + " / (2 × " +
+                          num(mtbf) + ")",
+                      write / interval + interval / (2 * mtbf), Unit::kRatio);
+  }
+  d.result("optimal_interval_seconds", optimum, Unit::kSeconds);
   if (write * 10 > mtbf) {
     d.assume("write time is over a tenth of the MTBF: the first-order formula is optimistic here");
   }
   d.result("interval_seconds", interval, Unit::kSeconds);
   d.result("overhead_fraction", overhead, Unit::kRatio);
+  return d;
+}
+
+std::vector<ParamSpec> transfer_params() {
+  return {
+      number("bytes", Unit::kBytes, "bytes to move (1.1TB, 16GB)", 0, 1e21, "", true, "1.1TB"),
+      number("bandwidth", Unit::kBytesPerSecond, "aggregate bandwidth (100GB/s)", 0, 1e16, "", true, "100GB/s"),
+      number("efficiency", Unit::kRatio, "fraction of the bandwidth reached", 0, 1, "1"),
+  };
+}
+
+Result<Derivation> transfer(const Inputs& in, const Catalog&) {
+  const double bytes = in.number("bytes"), bw = in.number("bandwidth"), eff = in.number("efficiency");
+  Derivation d("transfer", "Time to move the bytes");
+  describe_inputs(d, in, transfer_params());
+  double effective = d.step("Effective bandwidth", "bandwidth × efficiency", q(bw, Unit::kBytesPerSecond) + " × " + num(eff),
+                            bw * eff, Unit::kBytesPerSecond);
+  double seconds = d.step("Time", "bytes ÷ effective bandwidth", q(bytes, Unit::kBytes) + " ÷ " + q(effective, Unit::kBytesPerSecond),
+                          bytes / effective, Unit::kSeconds);
+  d.result("seconds", seconds, Unit::kSeconds);
+  d.result("effective_bandwidth", effective, Unit::kBytesPerSecond);
   return d;
 }
 
@@ -197,7 +242,9 @@ void register_cluster_calculators(Registry& r) {
   r.add({"allreduce", "Ring all-reduce: bytes each rank sends and the time at a bus bandwidth", allreduce_params(),
          {"bytes_per_rank", "seconds"}, "--bytes 16GB --ranks 8 --bus-bandwidth 400GB/s", allreduce});
   r.add({"checkpoint", "Checkpoint interval and overhead from the failure rate (Young/Daly)", checkpoint_params(),
-         {"interval_seconds", "overhead_fraction"}, "--mtbf-hours 3 --write-seconds 60", checkpoint});
+         {"interval_seconds", "overhead_fraction", "optimal_interval_seconds"}, "--mtbf-hours 3 --write-seconds 60", checkpoint});
+  r.add({"transfer", "Time to move bytes at a bandwidth: a checkpoint write, a weight load, a dataset read",
+         transfer_params(), {"seconds", "effective_bandwidth"}, "--bytes 1.1TB --bandwidth 100GB/s", transfer});
   r.add({"interruptions", "Failure rate per GPU-day, scaled to another fleet size and duration", interruptions_params(),
          {"rate_per_gpu_day", "expected_events", "hours_between"},
          "--events 419 --days 54 --gpus 16384 --target-gpus 100000 --target-days 1", interruptions});

@@ -55,7 +55,10 @@ Result<Derivation> roofline(const Inputs& in, const Catalog&) {
                                    q(gpu.memory_bandwidth, Unit::kBytesPerSecond) + ")",
                                std::min(*peak, intensity * gpu.memory_bandwidth), Unit::kFlopPerSecond);
     bool compute_bound = intensity >= ridge;
+    double seconds = d.step("Time at the roof", "FLOP ÷ attainable", num(flops) + " ÷ " + q(attainable, Unit::kFlopPerSecond),
+                            flops / attainable, Unit::kSeconds);
     d.result("intensity", intensity, Unit::kFlopPerByte);
+    d.result("seconds", seconds, Unit::kSeconds);
     d.result("attainable_flops", attainable, Unit::kFlopPerSecond);
     d.result("compute_bound", compute_bound ? 1 : 0, Unit::kBool);
     d.set_conclusion(std::string(compute_bound ? "Compute-bound" : "Memory-bound") + ": intensity " +
@@ -268,11 +271,48 @@ Result<Derivation> prefill(const Inputs& in, const Catalog& catalog) {
   return d;
 }
 
+std::vector<ParamSpec> chip_params() { return {gpu_param()}; }
+
+// The catalog entry as results, so answers can reference a chip's figures instead of
+// quoting them: {{h100.memory_bytes:GB}}.
+Result<Derivation> chip(const Inputs& in, const Catalog&) {
+  const Accelerator& gpu = *in.gpu();
+  Derivation d("chip", gpu.name);
+  describe_gpu(d, gpu);
+  d.assume("vendor figures, dense peaks (no sparsity); source: " + gpu.source + (gpu.source_url.empty() ? "" : " " + gpu.source_url) +
+           ", as of " + gpu.as_of);
+  if (!gpu.notes.empty()) d.assume(gpu.notes);
+  d.step("Memory", "as the vendor states it", q(gpu.memory_bytes, Unit::kBytes), gpu.memory_bytes, Unit::kBytes);
+  d.step("Memory bandwidth", "as the vendor states it", q(gpu.memory_bandwidth, Unit::kBytesPerSecond), gpu.memory_bandwidth,
+         Unit::kBytesPerSecond);
+  d.result("memory_bytes", gpu.memory_bytes, Unit::kBytes);
+  d.result("memory_bandwidth", gpu.memory_bandwidth, Unit::kBytesPerSecond);
+  for (Dtype dt : kAllDtypes) {
+    if (!gpu.supports(dt)) continue;
+    std::string key = "peak_" + std::string(dtype_name(dt)) + "_flops";
+    d.step("Dense " + std::string(dtype_name(dt)), "vendor peak", q(gpu.peak(dt), Unit::kFlopPerSecond), gpu.peak(dt),
+           Unit::kFlopPerSecond);
+    d.result(key, gpu.peak(dt), Unit::kFlopPerSecond);
+  }
+  double ridge = d.step("Ridge point (bf16)", "bf16 peak ÷ bandwidth",
+                        q(gpu.peak(Dtype::kBf16), Unit::kFlopPerSecond) + " ÷ " + q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
+                        gpu.peak(Dtype::kBf16) / gpu.memory_bandwidth, Unit::kFlopPerByte);
+  d.result("ridge_bf16_flops_per_byte", ridge, Unit::kFlopPerByte);
+  if (gpu.scale_up_bandwidth > 0) d.result("scale_up_bandwidth", gpu.scale_up_bandwidth, Unit::kBytesPerSecond);
+  if (gpu.power_watts > 0) d.result("power_watts", gpu.power_watts, Unit::kWatts);
+  return d;
+}
+
 }  // namespace
 
 void register_compute_calculators(Registry& r) {
+  std::vector<std::string> chip_keys = {"memory_bytes", "memory_bandwidth", "ridge_bf16_flops_per_byte",
+                                        "scale_up_bandwidth", "power_watts"};
+  for (Dtype dt : kAllDtypes) chip_keys.push_back("peak_" + std::string(dtype_name(dt)) + "_flops");
+  r.add({"chip", "A chip's catalog figures (memory, bandwidth, dense peaks, scale-up, power) with source and date",
+         chip_params(), chip_keys, "--gpu h100-sxm", chip});
   r.add({"roofline", "Peak, bandwidth and ridge point of a chip; where a kernel lands", roofline_params(),
-         {"peak_flops", "bandwidth", "ridge_flops_per_byte", "intensity", "attainable_flops", "compute_bound"},
+         {"peak_flops", "bandwidth", "ridge_flops_per_byte", "intensity", "attainable_flops", "compute_bound", "seconds"},
          "--gpu h100-sxm --dtype bf16 --flops 2e12 --bytes 4e9", roofline});
   r.add({"train", "Training time, GPU-hours and cost from 6ND", train_params(),
          {"train_flops", "seconds", "days", "gpu_hours", "cost_usd"},

@@ -22,6 +22,7 @@ std::vector<ParamSpec> fit_params() {
       dtype_param("kv-dtype", "storage dtype of the KV cache (default: as the weights)", ""),
       number("reserve", Unit::kRatio, "fraction of memory held back for activations, CUDA graphs, fragmentation",
              0, 0.9, "0.10"),
+      attention_param(),
   };
 }
 
@@ -68,22 +69,28 @@ Result<Derivation> fit(const Inputs& in, const Catalog& catalog) {
                            kv_elements_per_token(m) * kvbytes, Unit::kBytes);
   double kv_seq = d.step("KV per sequence", "KV per token × context",
                          num(kv_token) + " B × " + num(context), kv_token * context, Unit::kBytes);
+  const double replication = kv_replication(m, gpus, in.text("attention"), d);
+  double kv_held = kv_seq;
+  if (replication > 1) {
+    kv_held = d.step("KV held per sequence", "KV per sequence × copies across the group",
+                     q(kv_seq, Unit::kBytes) + " × " + num(replication), kv_seq * replication, Unit::kBytes);
+  }
   double budget = d.step("Budget", "gpus × memory × (1 − reserve)",
                          num(gpus) + " × " + q(gpu.memory_bytes, Unit::kBytes) + " × (1 − " + num(reserve) + ")",
                          gpus * gpu.memory_bytes * (1 - reserve), Unit::kBytes);
   double free_bytes = d.step("Free for KV", "budget − weights",
                              q(budget, Unit::kBytes) + " − " + q(weights, Unit::kBytes), budget - weights,
                              Unit::kBytes);
-  double max_seq = free_bytes <= 0 ? 0 : std::floor(free_bytes / kv_seq);
-  d.step("Max sequences", "floor(free / KV per sequence)",
-         "floor(" + q(std::max(0.0, free_bytes), Unit::kBytes) + " / " + q(kv_seq, Unit::kBytes) + ")", max_seq,
+  double max_seq = free_bytes <= 0 ? 0 : std::floor(free_bytes / kv_held);
+  d.step("Max sequences", replication > 1 ? "floor(free / KV held per sequence)" : "floor(free / KV per sequence)",
+         "floor(" + q(std::max(0.0, free_bytes), Unit::kBytes) + " / " + q(kv_held, Unit::kBytes) + ")", max_seq,
          Unit::kCount);
   double kv_total;
   bool fits;
   if (in.has("sequences")) {
     double seqs = in.number("sequences");
-    kv_total = d.step("KV for the sequences", "sequences × KV per sequence",
-                      num(seqs) + " × " + q(kv_seq, Unit::kBytes), seqs * kv_seq, Unit::kBytes);
+    kv_total = d.step("KV for the sequences", replication > 1 ? "sequences × KV held per sequence" : "sequences × KV per sequence",
+                      num(seqs) + " × " + q(kv_held, Unit::kBytes), seqs * kv_held, Unit::kBytes);
     fits = free_bytes > 0 && kv_total <= free_bytes;
     d.set_conclusion(
         fits ? "Fits: " + num(seqs) + " sequences of " + num(context) + " tokens need " +
@@ -92,7 +99,7 @@ Result<Derivation> fit(const Inputs& in, const Catalog& catalog) {
                    " of KV but " + q(std::max(0.0, free_bytes), Unit::kBytes) + " is free; at most " +
                    num(max_seq) + " sequences of " + num(context) + " tokens fit.");
   } else {
-    kv_total = max_seq * kv_seq;
+    kv_total = max_seq * kv_held;
     fits = max_seq >= 1;
     d.set_conclusion(fits ? "Up to " + num(max_seq) + " sequences of " + num(context) + " tokens fit."
                           : "The weights alone leave no room for one sequence of " + num(context) + " tokens.");
@@ -106,6 +113,8 @@ Result<Derivation> fit(const Inputs& in, const Catalog& catalog) {
   d.result("free_bytes", free_bytes, Unit::kBytes);
   d.result("max_sequences", max_seq, Unit::kCount);
   d.result("fits", fits ? 1 : 0, Unit::kBool);
+  d.result("kv_replication", replication, Unit::kNone);
+  d.result("gpu_memory_bytes", gpu.memory_bytes, Unit::kBytes);
   return d;
 }
 
@@ -210,7 +219,7 @@ void register_memory_calculators(Registry& r) {
   r.add({"fit", "Will a model fit for serving: weights, KV per token and sequence, max concurrent sequences",
          fit_params(),
          {"params", "weights_bytes", "kv_bytes_per_token", "kv_bytes_per_sequence", "kv_bytes_total",
-          "budget_bytes", "free_bytes", "max_sequences", "fits"},
+          "budget_bytes", "free_bytes", "max_sequences", "fits", "kv_replication", "gpu_memory_bytes"},
          "--model llama-3.1-70b --gpu h100-sxm --gpus 8 --context 32768 --sequences 64",
          fit});
   r.add({"training-memory", "Weights, gradients and optimizer state per GPU under ZeRO stages 0 to 3",

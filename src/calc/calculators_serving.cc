@@ -16,6 +16,10 @@ std::vector<ParamSpec> decode_params() {
       count("context", Unit::kTokens, "tokens already in each sequence's KV cache", 0, 1e8, "0"),
       dtype_param("weights-dtype", "storage dtype of the weights", "bf16"),
       dtype_param("kv-dtype", "storage dtype of the KV cache (default: as the weights)", ""),
+      attention_param(),
+      number("bandwidth-efficiency", Unit::kRatio, "fraction of peak memory bandwidth the kernels reach (1 = the floor)",
+             0, 1, "1"),
+      optional_zero("step-overhead", Unit::kSeconds, "fixed time per step: launches, sampling, scheduling (accepts us, ms)", 10),
   };
 }
 
@@ -74,12 +78,24 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
                            read_params * wb / tp / gpu.memory_bandwidth, Unit::kSeconds);
   double kv_token = d.step("KV per token", kv_formula(m), kv_substituted(m, kb), kv_elements_per_token(m) * kb,
                            Unit::kBytes);
-  double kv_s = d.step("KV read time", "batch × context × KV per token ÷ tp ÷ bandwidth",
-                       num(batch) + " × " + num(context) + " × " + num(kv_token) + " B ÷ " + num(tp) + " ÷ " +
-                           q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
-                       batch * context * kv_token / tp / gpu.memory_bandwidth, Unit::kSeconds);
-  double step = d.step("Step floor", "weight read + KV read", q(weight_s, Unit::kSeconds) + " + " + q(kv_s, Unit::kSeconds),
-                       weight_s + kv_s, Unit::kSeconds);
+  const double replication = kv_replication(m, tp, in.text("attention"), d);
+  double kv_s = d.step("KV read time", "batch × context × KV per token × copies ÷ tp ÷ bandwidth",
+                       num(batch) + " × " + num(context) + " × " + num(kv_token) + " B × " + num(replication) + " ÷ " +
+                           num(tp) + " ÷ " + q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
+                       batch * context * kv_token * replication / tp / gpu.memory_bandwidth, Unit::kSeconds);
+  const double efficiency = in.number("bandwidth-efficiency"), overhead = in.number("step-overhead");
+  double step;
+  if (efficiency < 1 || overhead > 0) {
+    d.assume("bandwidth reached: " + format_significant(efficiency * 100, 3) + "% of peak; fixed overhead " +
+             q(overhead, Unit::kSeconds) + " per step");
+    step = d.step("Step", "(weight read + KV read) ÷ efficiency + overhead",
+                  "(" + q(weight_s, Unit::kSeconds) + " + " + q(kv_s, Unit::kSeconds) + ") ÷ " + num(efficiency) + " + " +
+                      q(overhead, Unit::kSeconds),
+                  (weight_s + kv_s) / efficiency + overhead, Unit::kSeconds);
+  } else {
+    step = d.step("Step floor", "weight read + KV read", q(weight_s, Unit::kSeconds) + " + " + q(kv_s, Unit::kSeconds),
+                  weight_s + kv_s, Unit::kSeconds);
+  }
   double tps = d.step("Tokens per second", "batch ÷ step", num(batch) + " ÷ " + q(step, Unit::kSeconds), batch / step,
                       Unit::kTokensPerSecond);
   double allreduces = tp > 1 ? 2.0 * m.layers : 0.0;
@@ -88,6 +104,7 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
   d.result("weight_bytes_per_gpu", resident, Unit::kBytes);
   d.result("weight_read_seconds", weight_s, Unit::kSeconds);
   d.result("kv_read_seconds", kv_s, Unit::kSeconds);
+  d.result("kv_replication", replication, Unit::kNone);
   d.result("step_seconds_floor", step, Unit::kSeconds);
   d.result("tokens_per_second", tps, Unit::kTokensPerSecond);
   d.result("allreduces_per_step", allreduces, Unit::kCount);
@@ -123,7 +140,7 @@ Result<Derivation> cost(const Inputs& in, const Catalog&) {
 void register_serving_calculators(Registry& r) {
   r.add({"decode", "Bandwidth floor of one decode step: weight and KV reads, tokens per second", decode_params(),
          {"weight_bytes_per_gpu", "weight_read_seconds", "kv_read_seconds", "step_seconds_floor", "tokens_per_second",
-          "allreduces_per_step"},
+          "allreduces_per_step", "kv_replication"},
          "--model llama-3.1-70b --gpu h100-sxm --tp 8 --batch 1 --context 4096", decode});
   r.add({"cost", "Dollars per million tokens from an hourly price and a throughput", cost_params(),
          {"usd_per_million_tokens"}, "--usd-per-hour 2.50 --tokens-per-second 1000", cost});

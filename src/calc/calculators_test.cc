@@ -232,6 +232,68 @@ TEST(Replicas, PeakRate) {
   EXPECT_EQ(result(d, "replicas"), 36);
 }
 
+TEST(Fit, LatentAttentionIsReplicatedUnderTensorParallelism) {
+  // DeepSeek-V3 on 8 GPUs with plain TP: each GPU holds every token's latent, 8 copies.
+  // KV per sequence at 32,768 tokens: 70,272 B × 32,768 = 2.3027 GB; held 8 times = 18.42 GB.
+  Derivation tp = run("fit", {{"model", "deepseek-v3"}, {"gpu", "h200"}, {"gpus", "8"}, {"context", "32768"},
+                              {"weights-dtype", "fp8"}, {"kv-dtype", "bf16"}});
+  EXPECT_EQ(result(tp, "kv_replication"), 8);
+  Derivation dp = run("fit", {{"model", "deepseek-v3"}, {"gpu", "h200"}, {"gpus", "8"}, {"context", "32768"},
+                              {"weights-dtype", "fp8"}, {"kv-dtype", "bf16"}, {"attention", "dp"}});
+  EXPECT_EQ(result(dp, "kv_replication"), 1);
+  // Same free memory, one copy instead of eight: eight times the sequences (floor aside).
+  EXPECT_NEAR(result(dp, "max_sequences") / 8, result(tp, "max_sequences"), 1.0);
+  EXPECT_DOUBLE_EQ(result(tp, "gpu_memory_bytes"), 141e9);
+}
+
+TEST(Fit, MoreGpusThanKvHeadsReplicates) {
+  // Llama 3.1 8B has 8 KV heads; on 16 GPUs each head is held twice.
+  Derivation d = run("fit", {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm"}, {"gpus", "16"}, {"context", "8192"}});
+  EXPECT_EQ(result(d, "kv_replication"), 2);
+}
+
+TEST(Decode, EfficiencyAndOverhead) {
+  // Floor 5.2652 ms ÷ 0.8 + 0.5 ms = 7.0815 ms.
+  Derivation d = run("decode", {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"tp", "8"},
+                                {"bandwidth-efficiency", "0.8"}, {"step-overhead", "500us"}});
+  EXPECT_NEAR(result(d, "step_seconds_floor"), 7.0815e-3, 1e-6);
+}
+
+TEST(Roofline, TimeAtTheRoof) {
+  // 2e12 FLOP at an attainable 167.5 TFLOP/s = 11.94 ms.
+  Derivation d = run("roofline", {{"gpu", "h100-sxm"}, {"flops", "2e12"}, {"bytes", "4e10"}});
+  EXPECT_NEAR(result(d, "seconds"), 2e12 / 167.5e12, 1e-12);
+}
+
+TEST(Chip, CatalogFiguresAsResults) {
+  Derivation d = run("chip", {{"gpu", "h100-sxm"}});
+  EXPECT_DOUBLE_EQ(result(d, "memory_bytes"), 80e9);
+  EXPECT_DOUBLE_EQ(result(d, "memory_bandwidth"), 3.35e12);
+  EXPECT_NEAR(result(d, "peak_bf16_flops"), 989.4e12, 1e12);
+  EXPECT_EQ(d.find("peak_fp4_flops"), nullptr);  // Hopper has no fp4
+}
+
+TEST(Transfer, CheckpointWrite) {
+  // 1.1 TB at 100 GB/s × 0.5 = 22 s.
+  Derivation d = run("transfer", {{"bytes", "1.1TB"}, {"bandwidth", "100GB/s"}, {"efficiency", "0.5"}});
+  EXPECT_DOUBLE_EQ(result(d, "seconds"), 22);
+}
+
+TEST(Allreduce, LatencyTermForSmallMessages) {
+  // 16 KB on 8 ranks: 2 × 7/8 × 16,384 = 28,672 B ÷ 400 GB/s = 71.68 ns, plus 14 × 5 us = 70 us.
+  Derivation d = run("allreduce", {{"bytes", "16KiB"}, {"ranks", "8"}, {"bus-bandwidth", "400GB/s"}, {"latency", "5us"}});
+  EXPECT_NEAR(result(d, "seconds"), 70e-6 + 28672 / 400e9, 1e-12);
+}
+
+TEST(Checkpoint, RestartAndAChosenInterval) {
+  // At 3,600 s with a 600 s restart: 60/3600 + (1800 + 600)/10800 = 0.016667 + 0.222222 = 0.238889.
+  Derivation d = run("checkpoint", {{"mtbf-hours", "3"}, {"write-seconds", "60"}, {"interval-seconds", "3600"},
+                                    {"restart-seconds", "600"}});
+  EXPECT_DOUBLE_EQ(result(d, "interval_seconds"), 3600);
+  EXPECT_NEAR(result(d, "overhead_fraction"), 0.238889, 1e-6);
+  EXPECT_NEAR(result(d, "optimal_interval_seconds"), 1138.42, 0.01);
+}
+
 TEST(Registry, EveryCalculatorRunsOnItsExample) {
   for (const auto& c : testing::registry().all()) {
     // The example string is "--a b --c d"; split it into a Given.

@@ -30,6 +30,12 @@ ParamSpec count(std::string name, Unit unit, std::string help, double min, doubl
   return s;
 }
 
+ParamSpec optional_zero(std::string name, Unit unit, std::string help, double max) {
+  ParamSpec s = number(std::move(name), unit, std::move(help), 0, max, "0");
+  s.min_exclusive = false;
+  return s;
+}
+
 ParamSpec gpu_param(bool required) {
   ParamSpec s;
   s.name = "gpu";
@@ -102,11 +108,43 @@ Result<double> peak_for(const Accelerator& gpu, Dtype dtype, const std::string& 
 Result<bool> check_storage(const Accelerator& gpu, Dtype dtype, const std::string& field) {
   bool needs_hardware = dtype == Dtype::kFp8 || dtype == Dtype::kFp6 || dtype == Dtype::kFp4;
   if (needs_hardware && !gpu.supports(dtype)) {
-    return FieldError{field, std::string(dtype_name(dtype)),
-                      "has no hardware support on " + gpu.id + " (" + gpu.name + ")",
-                      gpu.supported_dtypes() + ", or int8/int4 weight-only"};
+    std::string accepted = field == "kv-dtype" ? "bf16, fp16, fp32, int8" : gpu.supported_dtypes() + ", or int8/int4 weight-only";
+    return FieldError{field, std::string(dtype_name(dtype)), "has no hardware support on " + gpu.id + " (" + gpu.name + ")",
+                      accepted};
   }
   return true;
+}
+
+ParamSpec attention_param() {
+  ParamSpec s;
+  s.name = "attention";
+  s.type = ParamType::kChoice;
+  s.choices = {"tp", "dp"};
+  s.default_value = "tp";
+  s.example = "tp";
+  s.help = "tp: attention split across the GPUs by head (KV replicated when there are fewer KV heads than GPUs); "
+           "dp: attention data parallel, one KV copy per sequence";
+  return s;
+}
+
+double kv_replication(const ModelArch& m, double tp, const std::string& attention, Derivation& d) {
+  if (tp <= 1) return 1;
+  if (attention == "dp") {
+    d.assume("attention data parallel: each sequence's KV cache lives on one GPU, so the group holds one copy");
+    return 1;
+  }
+  if (m.is_mla()) {
+    d.assume("latent attention under tensor parallelism: every GPU needs the whole latent of every token, so the "
+             "cache is held " + num(tp) + " times (attention data parallel, --attention dp, avoids it)");
+    return tp;
+  }
+  double kv_heads = static_cast<double>(m.kv_heads);
+  if (tp > kv_heads) {
+    d.assume(num(tp) + " GPUs share " + num(kv_heads) + " KV heads: each head is replicated " + num(tp / kv_heads) +
+             " times across the group");
+    return tp / kv_heads;
+  }
+  return 1;
 }
 
 void describe_model(Derivation& d, const ModelArch& m, const std::string& raw_name) {

@@ -14,6 +14,8 @@ ParamSpec number(std::string name, Unit unit, std::string help, double min, doub
                  std::string default_value = "", bool required = false, std::string example = "");
 ParamSpec count(std::string name, Unit unit, std::string help, double min, double max,
                 std::string default_value = "", bool required = false, std::string example = "");
+// A non-negative quantity with a default of 0 (zero allowed).
+ParamSpec optional_zero(std::string name, Unit unit, std::string help, double max);
 ParamSpec gpu_param(bool required = true);
 ParamSpec model_param(bool required = false);
 ParamSpec config_param();
@@ -31,6 +33,13 @@ Result<double> peak_for(const Accelerator& gpu, Dtype dtype, const std::string& 
 // Weight or cache storage: fp8/fp6/fp4 need the chip's support; int8/int4 weight-only
 // quantization and 16/32-bit formats store anywhere.
 Result<bool> check_storage(const Accelerator& gpu, Dtype dtype, const std::string& field);
+
+// How many copies of each sequence's KV cache a tensor-parallel group of `tp` GPUs holds:
+// latent attention keeps one latent per token that every rank needs (tp copies); GQA with
+// more ranks than KV heads replicates each head tp / kv_heads times; attention data
+// parallelism ("dp") keeps one copy. States the choice as an assumption.
+double kv_replication(const ModelArch& m, double tp, const std::string& attention, Derivation& d);
+ParamSpec attention_param();
 
 // Adds the model's lines to inputs and assumptions.
 void describe_model(Derivation& d, const ModelArch& m, const std::string& raw_name);

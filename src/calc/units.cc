@@ -140,12 +140,12 @@ std::string group_thousands(long double value) {
   return negative ? "-" + out : out;
 }
 
-std::string format_significant(double value, int significant) {
+std::string format_significant(double value, int significant, bool force_sci) {
   if (value == 0) return "0";
   if (!std::isfinite(value)) return std::isnan(value) ? "NaN" : (value > 0 ? "inf" : "-inf");
   int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
   int decimals = std::max(0, significant - 1 - magnitude);
-  if (magnitude >= 15 || magnitude < -6) {
+  if (force_sci || magnitude >= 15 || magnitude < -6) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*e", std::max(0, significant - 1), value);
     std::string s(buf);
@@ -213,11 +213,7 @@ std::optional<std::string> format_as(double value, Unit unit, std::string_view t
   if (target.empty()) return format_quantity(value, unit, decimals > 0 ? decimals : 3);
   if (target == "raw") return format_significant(value, 15);
   if (target == "int") return group_thousands(value);
-  if (target == "sci") {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*e", decimals < 0 ? 2 : decimals, value);
-    return std::string(buf);
-  }
+  if (target == "sci") return format_significant(value == 0 ? 0 : value, (decimals < 0 ? 2 : decimals) + 1, /*force_sci=*/true);
   if (target == "fixed") return format_fixed(value, decimals < 0 ? 0 : decimals);
   for (const auto& t : kTargets) {
     if (target == t.name && t.unit == unit) {

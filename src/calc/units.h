@@ -48,7 +48,8 @@ std::optional<std::string> format_as(double value, Unit unit, std::string_view t
 std::string group_thousands(long double value);
 
 // A number with up to `significant` significant digits, no trailing zeros: 10.7, 141, 0.295.
-std::string format_significant(double value, int significant);
+// Magnitudes from 1e15 (or with force_sci) are written 3.8e25.
+std::string format_significant(double value, int significant, bool force_sci = false);
 
 // A number with fixed decimals and thousands separators: (1234.5, 1) -> "1,234.5".
 std::string format_fixed(double value, int decimals);

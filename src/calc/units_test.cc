@@ -21,6 +21,7 @@ TEST(Units, ExplicitTargetsPickUnitAndDecimals) {
   EXPECT_EQ(*format_as(0.4, Unit::kRatio, "%", 0), "40%");
   EXPECT_EQ(*format_as(327680, Unit::kBytes, "int", 0), "327,680");
   EXPECT_FALSE(format_as(1.0, Unit::kSeconds, "GB", 1).has_value());
+  EXPECT_EQ(*format_as(3.7908e25, Unit::kFlop, "sci", 2), "3.79e25");
 }
 
 TEST(Units, OtherUnits) {
