@@ -53,6 +53,10 @@ BENCHMARK_CAPTURE(BM_Calculator, interruptions, "interruptions", {{"events", "41
 BENCHMARK_CAPTURE(BM_Calculator, cost, "cost", {{"usd-per-hour", "2.5"}, {"tokens-per-second", "1000"}});
 BENCHMARK_CAPTURE(BM_Calculator, training_memory, "training-memory", {{"params", "70B"}, {"gpus", "64"}, {"zero-stage", "3"}});
 BENCHMARK_CAPTURE(BM_Calculator, pipeline_bubble, "pipeline-bubble", {{"stages", "8"}, {"microbatches", "32"}});
+BENCHMARK_CAPTURE(BM_Calculator, cluster_power, "cluster-power", {{"gpu", "h100-sxm"}, {"gpus", "1024"}});
+BENCHMARK_CAPTURE(BM_Calculator, replicas, "replicas", {{"qps", "100"}, {"output-tokens", "500"}, {"tokens-per-second", "2000"}});
+BENCHMARK_CAPTURE(BM_Calculator, chip, "chip", {{"gpu", "b200"}});
+BENCHMARK_CAPTURE(BM_Calculator, transfer, "transfer", {{"bytes", "1.1TB"}, {"bandwidth", "100GB/s"}});
 BENCHMARK(BM_RenderText);
 BENCHMARK(BM_RenderJson);
 BENCHMARK(BM_ParseDeepSeekConfig);
