@@ -7,14 +7,13 @@
 
 #include "bank/lint.h"
 #include "bank/markdown.h"
+#include "diagram/diagrams.h"
 
 namespace ridge::bank {
 namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::array<std::string_view, 7> kDiagramKinds = {"roofline", "pipeline", "ring", "kv-blocks",
-                                                           "memory", "checkpoint", "step-waterfall"};
 constexpr std::array<std::string_view, 6> kSections = {"Answer", "Decision table", "Signals",
                                                        "Diagram", "Follow-ups", "Sources"};
 
@@ -395,27 +394,39 @@ bool parse_question(std::string_view text, const std::string& file, const KnownI
       DiagramBlock d;
       d.line = b.line - 1;
       d.kind = mode;
-      if (std::find(kDiagramKinds.begin(), kDiagramKinds.end(), d.kind) == kDiagramKinds.end()) {
-        diags.push_back({file, d.line, "diagram kind '" + d.kind +
-                                           "' is not one of roofline, pipeline, ring, kv-blocks, memory, checkpoint, step-waterfall"});
-      }
       std::string word;
+      bool syntax_ok = true;
       while (info_words >> word) {
         size_t eq = word.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == word.size()) {
           diags.push_back({file, d.line, "diagram parameter '" + word + "' is not key=value"});
+          syntax_ok = false;
           continue;
         }
         d.params[word.substr(0, eq)] = word.substr(eq + 1);
       }
-      if (auto from = d.params.find("from"); from != d.params.end() && !results.count(from->second)) {
-        diags.push_back({file, d.line, "diagram from=" + from->second + ": no calc block with that id"});
+      const calc::Derivation* from = nullptr;
+      if (auto f = d.params.find("from"); f != d.params.end()) {
+        auto found = results.find(f->second);
+        if (found == results.end()) {
+          diags.push_back({file, d.line, "diagram from=" + f->second + ": no calc block with that id"});
+          syntax_ok = false;
+        } else {
+          from = found->second;
+          if (from == nullptr) syntax_ok = false;  // that block's own error is reported
+        }
       }
-      std::string desc;
-      for (const auto& [k, v] : d.params) desc += (desc.empty() ? "" : ", ") + k + "=" + v;
-      html += "<figure class=\"diagram diagram-pending\" data-kind=\"" + escape(d.kind) +
-              "\"><figcaption>Diagram (" + escape(d.kind) + (desc.empty() ? "" : ": " + escape(desc)) +
-              ") is drawn once the diagram engine lands.</figcaption></figure>\n";
+      if (syntax_ok) {
+        calc::Given given(d.params.begin(), d.params.end());
+        diagram::Options opts;
+        opts.id = q.slug + "-d" + std::to_string(q.diagrams.size() + 1);
+        auto drawn = diagram::draw(d.kind, given, registry, catalog, opts, from);
+        if (drawn) {
+          html += "<figure class=\"diagram\">" + drawn->svg + "<figcaption>" + escape(drawn->title) + "</figcaption></figure>\n";
+        } else {
+          for (const auto& e : drawn.errors()) diags.push_back({file, d.line, "diagram " + d.kind + ": " + e.to_string()});
+        }
+      }
       q.diagrams.push_back(std::move(d));
       last_snippet = nullptr;
     } else if (kind == "output") {

@@ -1,6 +1,9 @@
 #include "cli/calc_command.h"
 
 #include <algorithm>
+#include <fstream>
+
+#include "diagram/diagrams.h"
 
 namespace ridge::cli {
 
@@ -32,6 +35,9 @@ std::string calculator_help(const calc::Calculator& c, const calc::Catalog& cata
     out += line + "\n" + std::string(w + 6, ' ') + "(" + joined + ")\n";
   }
   out += "  --json" + std::string(w > 2 ? w - 2 : 0, ' ') + "  print the derivation as JSON (values in base units)\n";
+  if (auto kind = diagram::kind_for_calculator(c.name)) {
+    out += "  --svg FILE" + std::string(w > 6 ? w - 6 : 0, ' ') + "  also write the " + *kind + " diagram as an SVG file\n";
+  }
   out += "\nCounts accept 70e9, 70B, 15T; k is 1,000 (32k = 32,000) and Ki is 1,024 (32Ki = 32,768).\n";
   out += "Results: ";
   for (size_t i = 0; i < c.result_keys.size(); ++i) out += (i ? ", " : "") + c.result_keys[i];
@@ -73,6 +79,7 @@ int run_calc(const std::vector<std::string>& args, const calc::Registry& registr
     return 2;
   }
   bool json = false;
+  std::string svg_path;
   calc::Given given;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -82,6 +89,14 @@ int run_calc(const std::vector<std::string>& args, const calc::Registry& registr
     }
     if (a == "--json") {
       json = true;
+      continue;
+    }
+    if (a == "--svg" || a.rfind("--svg=", 0) == 0) {
+      if (a == "--svg" && i + 1 >= args.size()) {
+        err << "ridge calc " << c->name << ": --svg needs a file name\n";
+        return 2;
+      }
+      svg_path = a == "--svg" ? args[++i] : a.substr(6);
       continue;
     }
     if (a.rfind("--", 0) != 0 || a.size() == 2) {
@@ -112,6 +127,26 @@ int run_calc(const std::vector<std::string>& args, const calc::Registry& registr
     return 2;
   }
   out << (json ? calc::render_json(*derivation) + "\n" : calc::render_text(*derivation));
+  if (!svg_path.empty()) {
+    auto kind = diagram::kind_for_calculator(c->name);
+    if (!kind) {
+      err << "ridge calc " << c->name << ": --svg: this calculator has no diagram; those that do: fit, roofline, "
+             "checkpoint, pipeline-bubble, allreduce\n";
+      return 2;
+    }
+    diagram::Options options;
+    options.standalone = true;
+    auto drawn = diagram::draw(*kind, {}, registry, catalog, options, &*derivation);
+    if (!drawn) {
+      for (const auto& e : drawn.errors()) err << "ridge calc " << c->name << ": --svg: " << e.to_string() << "\n";
+      return 2;
+    }
+    std::ofstream file(svg_path, std::ios::binary);
+    if (!(file << drawn->svg)) {
+      err << "ridge calc " << c->name << ": --svg: cannot write '" << svg_path << "'\n";
+      return 1;
+    }
+  }
   return 0;
 }
 

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "diagram/diagrams.h"
 #include "web/pages.h"
 
 namespace ridge::web {
@@ -80,6 +81,7 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   cache("/concepts", concepts_index(site));
   cache("/companies", companies_index(site));
   cache("/calc", calculators_index(site));
+  cache("/diagrams", diagrams_page(site));
   for (const auto& t : bank_.topics) cache("/topics/" + t.id, topic_page(site, t));
   for (const auto& t : bank_.tracks) cache("/tracks/" + t.id, track_page(site, t));
   for (bank::Difficulty d : {bank::Difficulty::kEasy, bank::Difficulty::kMedium, bank::Difficulty::kHard, bank::Difficulty::kExpert}) {
@@ -103,6 +105,8 @@ void App::add_routes() {
     router_.add("GET", pattern, cached);
   }
   router_.add("GET", "/calc/{name}", [this](const Request& r, const Params& p) { return calc_page(r, p); });
+  router_.add("GET", "/calc/{name}/diagram.svg", [this](const Request& r, const Params& p) { return calc_diagram(r, p); });
+  router_.add("GET", "/diagrams", [this](const Request& r, const Params&) { return page(r.path); });
   router_.add("GET", "/search", [this](const Request& r, const Params&) { return search(r); });
   router_.add("GET", "/api/calc", [this](const Request&, const Params&) { return api_calc_list(); });
   router_.add("GET", "/api/calc/{name}", [this](const Request& r, const Params& p) { return api_calc(r, p); });
@@ -191,7 +195,8 @@ Response App::handle(const Request& req) const {
   } catch (const std::exception& ex) {
     res = error(req, 500, "Something broke while answering this request.");
   }
-  if (res.prebuilt_headers == nullptr) add_standard_headers(res);
+  bool has_csp = std::any_of(res.headers.begin(), res.headers.end(), [](const auto& h) { return h.first == "Content-Security-Policy"; });
+  if (res.prebuilt_headers == nullptr && !has_csp) add_standard_headers(res);
   res.head_only = req.method == "HEAD";
   return res;
 }
@@ -221,6 +226,29 @@ Response App::calc_page(const Request& req, const Params& p) const {
   auto d = registry_.evaluate(c->name, given, catalog_);
   Response r;
   r.body = calculator_page(site, *c, given, &d);
+  return r;
+}
+
+Response App::calc_diagram(const Request& req, const Params& p) const {
+  const calc::Calculator* c = registry_.find(p.at("name"));
+  auto kind = c ? diagram::kind_for_calculator(c->name) : std::nullopt;
+  if (!kind) return error(req, 404, "There is no diagram for '" + p.at("name") + "'.");
+  calc::Given given = given_from(req);
+  if (given.empty()) given = example_values(*c);
+  auto d = registry_.evaluate(c->name, given, catalog_);
+  if (!d) return plain_error(400, calc::to_string(d.errors()));
+  diagram::Options options;
+  options.standalone = true;
+  auto drawn = diagram::draw(*kind, {}, registry_, catalog_, options, &*d);
+  if (!drawn) return plain_error(400, calc::to_string(drawn.errors()));
+  Response r;
+  r.content_type = "image/svg+xml";
+  r.body = drawn->svg;
+  // An image's own stylesheet is inline (<style> in the SVG): allow that, and nothing else.
+  r.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+  r.set("X-Content-Type-Options", "nosniff");
+  r.set("Cache-Control", "public, max-age=300");
+  r.prebuilt_headers = nullptr;
   return r;
 }
 

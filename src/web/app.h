@@ -46,6 +46,7 @@ class App {
 
   Response calc_page(const Request& req, const Params& p) const;
   Response search(const Request& req) const;
+  Response calc_diagram(const Request& req, const Params& p) const;
   Response api_calc_list() const;
   Response api_calc(const Request& req, const Params& p) const;
   Response api_questions(const Request& req) const;

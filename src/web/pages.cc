@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "diagram/diagrams.h"
 #include "web/http.h"
 
 namespace ridge::web {
@@ -410,7 +411,14 @@ std::string calculator_page(const Site& site, const calc::Calculator& c, const c
   body += "<p class=\"error\" data-for=\"_form\" role=\"alert\">" + e(form_error) + "</p>";
   body += "<div class=\"field\"><button type=\"submit\">Work it out</button></div></form>\n<div id=\"calc-out\" aria-live=\"polite\">";
   if (result && result->ok()) body += calc::render_html(**result);
-  body += "</div>\n<p class=\"muted\">Terminal: <code>ridge calc " + e(c.name);
+  body += "</div>\n";
+  if (auto kind = diagram::kind_for_calculator(c.name); kind && result && result->ok()) {
+    std::string query;
+    for (const auto& [k, v] : values) query += (query.empty() ? "?" : "&") + url_encode(k) + "=" + url_encode(v);
+    body += "<img class=\"diagram\" id=\"calc-diagram\" data-base=\"/calc/" + e(c.name) + "/diagram.svg\" src=\"/calc/" +
+            e(c.name) + "/diagram.svg" + e(query) + "\" alt=\"" + e(*kind + " diagram of this result") + "\">\n";
+  }
+  body += "<p class=\"muted\">Terminal: <code>ridge calc " + e(c.name);
   for (const auto& [k, v] : values) body += " --" + e(k) + " " + e(v);
   body += "</code></p>\n";
   return layout(site, c.name + " calculator", c.summary, body);
@@ -439,6 +447,37 @@ std::string search_page(const Site& site, const std::string& query, const std::s
     body += "</ol>";
   }
   return layout(site, query.empty() ? "Search" : "Search: " + query, "Search questions and concepts", body);
+}
+
+std::string diagrams_page(const Site& site) {
+  struct Example {
+    const char* kind;
+    calc::Given params;
+  };
+  const Example examples[] = {
+      {"roofline", {{"gpu", "h100-sxm,b200,mi300x"}, {"kernels", "softmax@1.25,gemm@600"}}},
+      {"pipeline", {{"stages", "4"}, {"microbatches", "8"}, {"schedule", "1f1b"}}},
+      {"ring", {{"bytes", "16GB"}, {"ranks", "8"}, {"bus-bandwidth", "400GB/s"}}},
+      {"kv-blocks", {{"tokens", "40,25,33"}, {"block-size", "16"}, {"shared-prefix", "16"}}},
+      {"memory", {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"gpus", "8"}, {"context", "32768"}, {"sequences", "64"}}},
+      {"checkpoint", {{"mtbf-hours", "3"}, {"write-seconds", "60"}}},
+      {"step-waterfall", {{"params", "70B"}, {"tokens", "4M"}, {"gpu", "h100-sxm"}, {"gpus", "1024"}, {"seconds", "6"}, {"comm", "0.8"}, {"bubble", "0.6"}}},
+  };
+  std::string body = "<h1>Diagrams</h1><p class=\"prose\">Every kind the engine draws, from example parameters. In a question, "
+                     "write <code>```diagram KIND key=value ...</code> or <code>from=ID</code> to draw from a calc block.</p>\n";
+  int n = 0;
+  for (const auto& ex : examples) {
+    diagram::Options options;
+    options.id = "gallery-" + std::to_string(++n);
+    auto drawn = diagram::draw(ex.kind, ex.params, site.registry, site.catalog, options);
+    std::string call;
+    for (const auto& [k, v] : ex.params) call += " " + k + "=" + v;
+    body += "<section class=\"card\" id=\"diagram-" + e(ex.kind) + "\"><h2>" + e(ex.kind) + "</h2><p><code>```diagram " + e(ex.kind) +
+            e(call) + "</code></p>";
+    body += drawn ? drawn->svg : "<p class=\"error\">" + e(calc::to_string(drawn.errors())) + "</p>";
+    body += "</section>\n";
+  }
+  return layout(site, "Diagrams", "The diagram kinds drawn from the engine", body);
 }
 
 std::string error_page(const Site& site, int status, const std::string& message) {

@@ -43,6 +43,10 @@ std::string calculator_page(const Site& site, const calc::Calculator& c, const c
 std::string search_page(const Site& site, const std::string& query, const std::string& topic,
                         const std::string& difficulty, const std::vector<SearchHit>& hits);
 
+// One of each diagram kind, drawn from example parameters: for authors, and for the
+// browser test's screenshots.
+std::string diagrams_page(const Site& site);
+
 std::string error_page(const Site& site, int status, const std::string& message);
 
 // The calculator's example as parameter values ("--gpu h100-sxm --gpus 8").

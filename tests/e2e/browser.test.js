@@ -99,3 +99,29 @@ test("375 px screenshots of the home page and a question", async () => {
   await page.screenshot({ path: artifacts + "/question-375.png", fullPage: true });
   await context.close();
 });
+
+test("every diagram kind renders, with a screenshot of each", async () => {
+  const page = await browser.newPage({ viewport: { width: 900, height: 1000 } });
+  await page.goto(server.url + "/diagrams");
+  for (const kind of ["roofline", "pipeline", "ring", "kv-blocks", "memory", "checkpoint", "step-waterfall"]) {
+    const svg = page.locator("#diagram-" + kind + " svg");
+    assert.equal(await svg.count(), 1, kind);
+    const box = await svg.boundingBox();
+    assert.ok(box.width > 200 && box.height > 100, kind + " has a size");
+    await svg.screenshot({ path: artifacts + "/diagram-" + kind + ".png" });
+  }
+  await page.close();
+});
+
+test("a calculator's diagram follows its inputs", async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url + "/calc/checkpoint");
+  await page.waitForSelector("form[data-live][data-ready]");
+  const img = page.locator("#calc-diagram");
+  assert.ok(await img.evaluate((i) => i.complete && i.naturalWidth > 0), "the SVG loads as an image");
+  await page.fill("#c-mtbf-hours", "12");
+  await page.waitForFunction(() => document.querySelector("#calc-diagram").src.includes("mtbf-hours=12"));
+  await page.waitForFunction(() => document.querySelector("#calc-diagram").complete);
+  assert.ok(await img.evaluate((i) => i.naturalWidth > 0));
+  await page.close();
+});

@@ -71,6 +71,8 @@
         if (conclusion) conclusion.textContent = d.conclusion || "";
         if (out) { out.innerHTML = ""; out.appendChild(renderDerivation(d)); }
         if (form.hasAttribute("data-sync-url")) history.replaceState(null, "", "?" + params.toString());
+        var img = document.getElementById("calc-diagram");
+        if (img) img.src = img.getAttribute("data-base") + "?" + params.toString();
       })
       .catch(function () { /* the no-JavaScript form still works */ });
   }
