@@ -8,6 +8,7 @@
 #include "calc_io/load_catalog.h"
 #include "cli/bank_commands.h"
 #include "cli/calc_command.h"
+#include "cli/lab_command.h"
 #include "cli/serve_command.h"
 
 namespace {
@@ -21,7 +22,8 @@ const char* kUsage =
     "  ridge calc --list-gpus | --list-models\n"
     "  ridge check [DIR] [--run-snippets]  prove every number, snippet and sentence of the bank\n"
     "  ridge show SLUG                   one question in the terminal, numbers worked\n"
-    "  ridge serve [--port 8080] ...     the website and the JSON API (ridge serve --help)\n\n"
+    "  ridge serve [--port 8080] ...     the website and the JSON API (ridge serve --help)\n"
+    "  ridge lab list|test|measure       reference builds for the coding questions\n\n"
     "Global: --data DIR (catalogs; default $RIDGE_DATA or ./data)\n";
 
 int run(std::vector<std::string> args) {
@@ -46,6 +48,7 @@ int run(std::vector<std::string> args) {
   const std::string command = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "serve") return ridge::cli::run_serve(rest, data_dir.string());
+  if (command == "lab") return ridge::cli::run_lab(rest, std::cout, std::cerr);
   if (command == "calc" || command == "check" || command == "show") {
     auto catalog = ridge::calc_io::load_catalog(data_dir);
     if (!catalog) {
