@@ -12,6 +12,9 @@ packages=(
   libbenchmark-dev        # bench/
   libboost1.81-dev        # Boost.Beast and Asio: the HTTP server
   libsqlite3-dev          # search index (FTS5) and the embedded store
+  libpq-dev               # the PostgreSQL store (libpq)
+  postgresql              # a throwaway server the store tests start (tests/pg_fixture.sh)
+  libsodium-dev           # argon2id passwords, random session tokens
   python3                 # snippet runner for ```python run blocks
   chromium                # browser tests (driven by playwright-core)
 )

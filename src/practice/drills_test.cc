@@ -1,0 +1,55 @@
+#include "practice/drills.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "calc/test_catalog.h"
+
+namespace ridge::practice {
+namespace {
+
+TEST(Drills, SameSeedSameDrillAndEveryTemplateWorks) {
+  std::set<std::string> seen;
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    auto d = make_drill(seed, "", calc::testing::registry(), calc::testing::real_catalog());
+    ASSERT_TRUE(d.has_value()) << seed;
+    auto again = make_drill(seed, "", calc::testing::registry(), calc::testing::real_catalog());
+    EXPECT_EQ(d->prompt, again->prompt);
+    EXPECT_EQ(d->expected, again->expected);
+    EXPECT_TRUE(std::isfinite(d->expected));
+    seen.insert(d->template_id);
+  }
+  EXPECT_EQ(seen.size(), 9u);  // every template is reachable
+}
+
+TEST(Drills, GradingWithinTenPercentAndUnits) {
+  Drill d;
+  d.expected = 327680;
+  d.unit = calc::Unit::kBytes;
+  EXPECT_TRUE(grade_drill(d, "327680").correct);
+  EXPECT_TRUE(grade_drill(d, "330 kB").correct);   // 0.7% off
+  EXPECT_TRUE(grade_drill(d, "0.33MB").correct);
+  EXPECT_FALSE(grade_drill(d, "3.3 MB").correct);  // ten times too big
+  Graded bad = grade_drill(d, "lots");
+  EXPECT_FALSE(bad.correct);
+  EXPECT_FALSE(bad.message.empty());
+  Drill s;
+  s.expected = 0.07;
+  s.unit = calc::Unit::kSeconds;
+  EXPECT_TRUE(grade_drill(s, "70 ms").correct);
+  EXPECT_FALSE(grade_drill(s, "7 ms").correct);
+}
+
+TEST(Drills, TopicFilter) {
+  for (uint64_t seed = 1; seed < 50; ++seed) {
+    auto d = make_drill(seed, "gpu-architecture", calc::testing::registry(), calc::testing::real_catalog());
+    ASSERT_TRUE(d.has_value());
+    EXPECT_EQ(d->topic, "gpu-architecture");
+  }
+  EXPECT_FALSE(make_drill(1, "behavioral", calc::testing::registry(), calc::testing::real_catalog()).has_value());
+}
+
+}  // namespace
+}  // namespace ridge::practice

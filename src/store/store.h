@@ -1,0 +1,132 @@
+// The store: accounts, sessions and practice state. One interface, two implementations:
+// SQLite (embedded default: WAL, foreign keys, busy timeout, synchronous=FULL so a committed
+// write survives a killed process) and PostgreSQL (for several servers). Versioned
+// migrations for both run at open. Every method is a single transaction; failures come back
+// as a StoreError value, never as an exception. Implementations are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace ridge::store {
+
+struct StoreError {
+  std::string message;
+  bool conflict = false;  // a unique key already exists (an email already registered)
+};
+
+template <class T>
+class Result {
+ public:
+  Result(T v) : v_(std::move(v)) {}               // NOLINT
+  Result(StoreError e) : v_(std::move(e)) {}      // NOLINT
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  const T& value() const { return std::get<0>(v_); }
+  const T& operator*() const { return value(); }
+  const T* operator->() const { return &value(); }
+  const StoreError& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, StoreError> v_;
+};
+
+struct Done {};
+
+struct User {
+  int64_t id = 0;
+  std::string email;
+  std::string password_hash;
+  double desired_retention = 0.9;
+  int64_t created_at = 0;
+};
+
+struct Session {
+  int64_t user_id = 0;
+  std::string csrf_token;
+  int64_t expires_at = 0;
+};
+
+// FSRS memory state of one question for one user.
+struct Card {
+  std::string slug;
+  double stability = 0;
+  double difficulty = 0;
+  int64_t due = 0;          // unix seconds
+  int64_t last_review = 0;  // unix seconds
+  int reps = 0;
+  int lapses = 0;
+};
+
+struct ReviewLog {
+  std::string slug;
+  int grade = 0;  // 1 Again, 2 Hard, 3 Good, 4 Easy
+  int64_t reviewed_at = 0;
+};
+
+struct DrillResult {
+  std::string calculator;
+  std::string topic;
+  bool correct = false;
+  int64_t answered_at = 0;
+};
+
+struct Readiness {
+  int64_t id = 0;
+  std::string track;
+  int64_t started_at = 0;
+  int64_t finished_at = 0;  // 0 while in progress
+  double score = 0;         // 0..1
+  std::string detail_json;  // per-topic scores and the items
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Users. create_user fails with conflict when the email exists.
+  virtual Result<int64_t> create_user(const std::string& email, const std::string& password_hash, int64_t now) = 0;
+  virtual Result<std::optional<User>> find_user_by_email(const std::string& email) = 0;
+  virtual Result<std::optional<User>> get_user(int64_t id) = 0;
+  virtual Result<std::vector<User>> list_users() = 0;
+  virtual Result<Done> set_password(int64_t user_id, const std::string& password_hash) = 0;
+  virtual Result<Done> set_retention(int64_t user_id, double desired_retention) = 0;
+  // Deletes the user and everything that belongs to them (sessions, cards, reviews, notes...).
+  virtual Result<Done> delete_user(int64_t user_id) = 0;
+
+  // Sessions, by the hash of their token (the token itself is never stored).
+  virtual Result<Done> create_session(const std::string& token_hash, const Session& session, int64_t now) = 0;
+  virtual Result<std::optional<Session>> find_session(const std::string& token_hash) = 0;
+  virtual Result<Done> delete_session(const std::string& token_hash) = 0;
+  virtual Result<Done> delete_sessions_of(int64_t user_id) = 0;
+
+  // Practice. record_review writes the log and the new card state in one transaction.
+  virtual Result<Done> record_review(int64_t user_id, const Card& card, int grade, int64_t now) = 0;
+  virtual Result<std::optional<Card>> get_card(int64_t user_id, const std::string& slug) = 0;
+  virtual Result<std::vector<Card>> cards(int64_t user_id) = 0;
+  virtual Result<std::vector<ReviewLog>> reviews(int64_t user_id) = 0;
+
+  virtual Result<Done> set_bookmark(int64_t user_id, const std::string& slug, bool on, int64_t now) = 0;
+  virtual Result<std::vector<std::string>> bookmarks(int64_t user_id) = 0;
+  virtual Result<Done> put_note(int64_t user_id, const std::string& slug, const std::string& body, int64_t now) = 0;
+  virtual Result<std::optional<std::string>> get_note(int64_t user_id, const std::string& slug) = 0;
+
+  virtual Result<Done> record_drill(int64_t user_id, const DrillResult& result) = 0;
+  virtual Result<std::vector<DrillResult>> drills(int64_t user_id) = 0;
+
+  virtual Result<int64_t> save_readiness(int64_t user_id, const Readiness& r) = 0;
+  virtual Result<std::vector<Readiness>> readiness_history(int64_t user_id) = 0;
+
+  // Answers when the database is reachable (for /readyz).
+  virtual bool ping() = 0;
+  virtual std::string backend() const = 0;
+};
+
+// Opens "sqlite:PATH" or "postgresql://..." (or "postgres://"), applying migrations.
+Result<std::unique_ptr<Store>> open_store(const std::string& url);
+
+}  // namespace ridge::store
