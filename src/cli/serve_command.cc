@@ -1,6 +1,5 @@
 #include "cli/serve_command.h"
 
-#include <sqlite3.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -12,6 +11,7 @@
 #include "bank/loader.h"
 #include "calc_io/load_catalog.h"
 #include "cli/bank_commands.h"
+#include "store/store.h"
 #include "web/server.h"
 
 namespace ridge::cli {
@@ -23,7 +23,9 @@ const char* kServeUsage =
     "Usage: ridge serve [--port 8080] [--bind 127.0.0.1] [--content DIR] [--db URL] [--threads N] [--io per-thread|shared]\n"
     "Each flag can also come from the environment: RIDGE_PORT, RIDGE_BIND, RIDGE_CONTENT, RIDGE_DB, RIDGE_THREADS,\n"
     "RIDGE_IO, RIDGE_STATIC. Flags win over the environment.\n"
-    "--db sqlite:PATH (default sqlite:ridge.db) or postgresql://... (arrives with the store).\n";
+    "--db sqlite:PATH (default sqlite:ridge.db) or postgresql://user@host:port/db.\n"
+    "RIDGE_SECURE_COOKIES=1 marks the session cookie Secure (behind TLS); RIDGE_SECRET shares the\n"
+    "readiness-check signing key between servers.\n";
 
 std::string default_static_dir() {
   if (const char* env = std::getenv("RIDGE_STATIC"); env && *env) return env;
@@ -35,27 +37,6 @@ std::string default_static_dir() {
   return "web/static";
 #endif
 }
-
-// Opens the SQLite database named by --db so /readyz can say whether it answers.
-class SqliteProbe {
- public:
-  explicit SqliteProbe(const std::string& path) {
-    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
-      error_ = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    }
-  }
-  ~SqliteProbe() { sqlite3_close(db_); }
-  const std::string& error() const { return error_; }
-  bool ready() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return error_.empty() && sqlite3_exec(db_, "SELECT 1", nullptr, nullptr, nullptr) == SQLITE_OK;
-  }
-
- private:
-  sqlite3* db_ = nullptr;
-  std::string error_;
-  std::mutex mutex_;
-};
 
 }  // namespace
 
@@ -120,21 +101,12 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
     }
   }
   std::string db = settings.count("db") ? settings["db"] : "sqlite:ridge.db";
-  std::unique_ptr<SqliteProbe> probe;
-  if (db.rfind("sqlite:", 0) == 0) {
-    probe = std::make_unique<SqliteProbe>(db.substr(7));
-    if (!probe->error().empty()) {
-      std::cerr << "ridge serve: --db '" << db << "' cannot be opened: " << probe->error() << "\n";
-      return 1;
-    }
-  } else if (db.rfind("postgresql://", 0) == 0 || db.rfind("postgres://", 0) == 0) {
-    std::cerr << "ridge serve: --db '" << db << "': PostgreSQL arrives with the store; accepted today: sqlite:PATH\n";
-    return 2;
-  } else {
-    std::cerr << "ridge serve: --db '" << db << "' is not a database URL; accepted: sqlite:PATH, postgresql://...\n";
-    return 2;
+  auto opened = store::open_store(db);
+  if (!opened.ok()) {
+    std::cerr << "ridge serve: " << opened.error().message << "\n";
+    return 1;
   }
-
+  std::unique_ptr<store::Store> database = std::move(const_cast<std::unique_ptr<store::Store>&>(opened.value()));
   auto start = std::chrono::steady_clock::now();
   auto catalog = calc_io::load_catalog(data_dir);
   if (!catalog) {
@@ -154,8 +126,10 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
   std::unique_ptr<web::App> app;
   try {
     web::AppOptions app_options;
-    SqliteProbe* p = probe.get();
-    app_options.database_ready = [p] { return p->ready(); };
+    app_options.store = database.get();
+    if (const char* secure = std::getenv("RIDGE_SECURE_COOKIES"); secure && std::string(secure) == "1") {
+      app_options.secure_cookies = true;
+    }
     app = std::make_unique<web::App>(std::move(loaded.bank), std::move(catalog).value(), std::move(registry),
                                      web::Assets(settings.count("static") ? settings["static"] : default_static_dir()),
                                      std::move(app_options));

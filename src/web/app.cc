@@ -64,6 +64,13 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
       assets_(std::move(assets)),
       options_(std::move(options)) {
   catalog_.read_config = nullptr;  // the web never reads a path it was sent
+  if (options_.clock == nullptr) {
+    system_clock_ = std::make_unique<account::SystemClock>();
+    options_.clock = system_clock_.get();
+  }
+  // Sign-in attempts: 10 at once per address, 5 per account, then one a minute.
+  by_address_ = std::make_unique<account::RateLimiter>(*options_.clock, 10, 1.0 / 60);
+  by_account_ = std::make_unique<account::RateLimiter>(*options_.clock, 5, 1.0 / 60);
   search_ = std::make_unique<SearchIndex>(bank_);
   Site site{bank_, catalog_, registry_, assets_};
   auto cache = [&](std::string path, std::string body) {
@@ -89,7 +96,12 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   }
   for (const auto& [id, c] : bank_.concepts) cache("/concepts/" + id, concept_page(site, c));
   for (const auto& [id, c] : bank_.companies) cache("/companies/" + id, company_page(site, c));
-  for (const auto& q : bank_.questions) cache("/q/" + q.slug, question_page(site, q));
+  for (const auto& q : bank_.questions) {
+    cache("/q/" + q.slug, question_page(site, q));
+    if (!q.free) cache("/q/" + q.slug + "#locked", locked_question_page(site, q));
+  }
+  cache("/signin", auth_page(site, false, "", ""));
+  cache("/signup", auth_page(site, true, "", ""));
   for (const auto& c : registry_.all()) {
     calc::Given example = example_values(c);
     auto d = registry_.evaluate(c.name, example, catalog_);
@@ -101,7 +113,7 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
 void App::add_routes() {
   auto cached = [this](const Request& req, const Params&) { return page(req.path.size() > 1 && req.path.back() == '/' ? req.path.substr(0, req.path.size() - 1) : req.path); };
   for (const char* pattern : {"/", "/topics", "/concepts", "/companies", "/calc", "/topics/{id}", "/tracks/{id}",
-                              "/concepts/{id}", "/companies/{id}", "/q/{slug}", "/easy", "/medium", "/hard", "/expert"}) {
+                              "/concepts/{id}", "/companies/{id}", "/easy", "/medium", "/hard", "/expert", "/signin", "/signup"}) {
     router_.add("GET", pattern, cached);
   }
   router_.add("GET", "/calc/{name}", [this](const Request& r, const Params& p) { return calc_page(r, p); });
@@ -111,7 +123,8 @@ void App::add_routes() {
   router_.add("GET", "/api/calc", [this](const Request&, const Params&) { return api_calc_list(); });
   router_.add("GET", "/api/calc/{name}", [this](const Request& r, const Params& p) { return api_calc(r, p); });
   router_.add("GET", "/api/questions", [this](const Request& r, const Params&) { return api_questions(r); });
-  router_.add("GET", "/api/questions/{slug}", [this](const Request&, const Params& p) { return api_question(p); });
+  router_.add("GET", "/api/questions/{slug}", [this](const Request& r, const Params& p) { return api_question(r, p); });
+  add_practice_routes();
   router_.add("GET", "/healthz", [](const Request&, const Params&) {
     Response r;
     r.content_type = "text/plain; charset=utf-8";
@@ -119,13 +132,13 @@ void App::add_routes() {
     return r;
   });
   router_.add("GET", "/readyz", [this](const Request&, const Params&) {
-    bool db = !options_.database_ready || options_.database_ready();
+    bool db = options_.store == nullptr || options_.store->ping();
     bool content = !bank_.topics.empty();
     Response r;
     r.status = db && content ? 200 : 503;
     r.content_type = "text/plain; charset=utf-8";
     r.body = std::string("content ") + (content ? "loaded (" + std::to_string(bank_.questions.size()) + " questions)" : "missing") +
-             "\ndatabase " + (options_.database_ready ? (db ? "reachable" : "unreachable") : "not configured") + "\n";
+             "\ndatabase " + (options_.store ? options_.store->backend() + (db ? " reachable" : " unreachable") : "not configured") + "\n";
     return r;
   });
   router_.add("GET", "/static/{file}", [this](const Request& req, const Params&) {
@@ -331,10 +344,13 @@ Response App::api_questions(const Request& req) const {
   return json_response(200, ordered_json{{"questions", list}}.dump(2) + "\n");
 }
 
-Response App::api_question(const Params& p) const {
+Response App::api_question(const Request& req, const Params& p) const {
   const bank::Question* q = bank_.find(p.at("slug"));
   if (q == nullptr) {
     return json_response(404, errors_json({{"slug", p.at("slug"), "is not a question", "a slug from /api/questions"}}).dump(2) + "\n");
+  }
+  if (!q->free && visitor(req).user_id == 0) {
+    return json_response(401, errors_json({{"slug", q->slug, "is readable with an account", "POST /api/signin first"}}).dump(2) + "\n");
   }
   ordered_json j = question_summary(*q);
   ordered_json calcs = ordered_json::object();

@@ -4,12 +4,16 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 
+#include "account/clock.h"
+#include "account/rate_limiter.h"
 #include "bank/bank.h"
+#include "store/store.h"
 #include "calc/registry.h"
 #include "web/assets.h"
 #include "web/http.h"
@@ -19,8 +23,12 @@
 namespace ridge::web {
 
 struct AppOptions {
-  // Answers /readyz: true when the database is reachable. Empty means no database configured.
-  std::function<bool()> database_ready;
+  // Accounts, reviews and progress live here; without a store those routes answer 503.
+  store::Store* store = nullptr;
+  // The time for sessions, schedules and rate limits (tests pass a FakeClock).
+  const account::Clock* clock = nullptr;
+  // Adds Secure to the session cookie (set when served behind TLS).
+  bool secure_cookies = false;
 };
 
 class App {
@@ -47,10 +55,45 @@ class App {
   Response calc_page(const Request& req, const Params& p) const;
   Response search(const Request& req) const;
   Response calc_diagram(const Request& req, const Params& p) const;
+
+  // Practice (practice_routes.cc): accounts, reviews, bookmarks, notes, drills, readiness.
+  struct Visitor {
+    int64_t user_id = 0;  // 0: not signed in
+    std::string email;
+    std::string csrf;
+    std::string token_hash;
+    double retention = 0.9;
+  };
+  void add_practice_routes();
+  Visitor visitor(const Request& req) const;
+  bool csrf_ok(const Request& req, const Visitor& v, const std::string& form_token = "") const;
+  Response json(int status, const std::string& body) const;
+  Response redirect(const std::string& to) const;
+  Response start_session(int64_t user_id, bool as_json, const std::string& next) const;
+  Response question(const Request& req, const Params& p) const;
+  Response api_signup(const Request& req) const;
+  Response api_signin(const Request& req) const;
+  Response form_auth(const Request& req, bool signup) const;
+  Response signout(const Request& req) const;
+  Response api_me(const Request& req) const;
+  Response api_review(const Request& req) const;
+  Response api_due(const Request& req) const;
+  Response api_progress(const Request& req) const;
+  Response api_bookmark(const Request& req) const;
+  Response api_note(const Request& req, const Params& p) const;
+  Response review_page(const Request& req) const;
+  Response dashboard(const Request& req) const;
+  Response drill(const Request& req) const;
+  Response readiness(const Request& req) const;
+  Response settings(const Request& req) const;
+  // Grades `slug` for the visitor and stores the new schedule; the JSON the API returns.
+  std::optional<std::string> grade(const Visitor& v, const std::string& slug, int grade_value, std::string& error) const;
+  std::string progress_json(const Visitor& v) const;
+  int64_t now() const;
   Response api_calc_list() const;
   Response api_calc(const Request& req, const Params& p) const;
   Response api_questions(const Request& req) const;
-  Response api_question(const Params& p) const;
+  Response api_question(const Request& req, const Params& p) const;
 
   bank::Bank bank_;
   calc::Catalog catalog_;
@@ -65,6 +108,8 @@ class App {
     std::string head;  // every header line of the 200 response, Content-Length included
   };
   std::map<std::string, Cached, std::less<>> pages_;
+  std::unique_ptr<account::SystemClock> system_clock_;
+  std::unique_ptr<account::RateLimiter> by_address_, by_account_;
 };
 
 }  // namespace ridge::web

@@ -15,7 +15,6 @@ const App& app() {
                                   calc::testing::real_catalog(), {false});
     EXPECT_TRUE(loaded.errors.empty());
     AppOptions options;
-    options.database_ready = [] { return true; };
     return App(std::move(loaded.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
                Assets(std::string(RIDGE_SOURCE_DIR) + "/web/static"), options);
   }();
@@ -190,7 +189,7 @@ TEST(App, MethodsHeadAndErrors) {
   EXPECT_EQ(get("/nope").status, 404);
   EXPECT_TRUE(contains(get("/api/nope").content_type, "application/json"));
   EXPECT_EQ(get("/healthz").status, 200);
-  EXPECT_TRUE(contains(std::string(get("/readyz").view()), "database reachable"));
+  EXPECT_TRUE(contains(std::string(get("/readyz").view()), "database not configured"));
 }
 
 TEST(Http, TargetsAndEscapes) {

@@ -61,6 +61,36 @@ std::string url_encode(std::string_view s) {
   return out;
 }
 
+bool parse_form(std::string_view body, std::vector<std::pair<std::string, std::string>>& out) {
+  out.clear();
+  while (!body.empty()) {
+    size_t amp = body.find('&');
+    std::string_view pair = body.substr(0, amp);
+    body = amp == std::string_view::npos ? std::string_view() : body.substr(amp + 1);
+    if (pair.empty()) continue;
+    size_t eq = pair.find('=');
+    auto key = url_decode(pair.substr(0, eq), true);
+    auto value = url_decode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), true);
+    if (!key || !value) return false;
+    out.emplace_back(std::move(*key), std::move(*value));
+  }
+  return true;
+}
+
+std::string cookie_value(const std::string& header, std::string_view name) {
+  size_t pos = 0;
+  while (pos < header.size()) {
+    while (pos < header.size() && (header[pos] == ' ' || header[pos] == ';')) ++pos;
+    size_t end = header.find(';', pos);
+    if (end == std::string::npos) end = header.size();
+    std::string_view item(header.data() + pos, end - pos);
+    size_t eq = item.find('=');
+    if (eq != std::string_view::npos && item.substr(0, eq) == name) return std::string(item.substr(eq + 1));
+    pos = end + 1;
+  }
+  return {};
+}
+
 bool parse_target(std::string_view target, Request& out) {
   if (target.empty() || target[0] != '/') return false;
   size_t q = target.find('?');

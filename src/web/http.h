@@ -18,6 +18,7 @@ struct Request {
   std::vector<std::pair<std::string, std::string>> query;  // decoded, in order
   std::map<std::string, std::string> headers;              // names in lower case
   std::string body;
+  std::string remote;  // the peer's address, for rate limits
 
   // The first value of a query parameter, or nullopt.
   std::optional<std::string> param(std::string_view name) const;
@@ -41,6 +42,11 @@ struct Response {
   void set(std::string name, std::string value) { headers.emplace_back(std::move(name), std::move(value)); }
   std::string_view view() const { return shared_body ? std::string_view(*shared_body) : std::string_view(body); }
 };
+
+// Parses an application/x-www-form-urlencoded body into pairs; false on a bad escape.
+bool parse_form(std::string_view body, std::vector<std::pair<std::string, std::string>>& out);
+// The value of one cookie from a Cookie header, or empty.
+std::string cookie_value(const std::string& cookie_header, std::string_view name);
 
 // Percent-decodes (and '+' to space in query components). nullopt on a malformed escape.
 std::optional<std::string> url_decode(std::string_view s, bool plus_is_space);

@@ -122,7 +122,8 @@ std::string layout(const Site& site, const std::string& title, const std::string
          "</head>\n<body>\n<a class=\"skip\" href=\"#main\">Skip to content</a>\n"
          "<header class=\"site\"><div class=\"bar\"><a class=\"brand\" href=\"/\">ridge</a>\n"
          "<nav class=\"main\" aria-label=\"Main\"><a href=\"/topics\">Topics</a><a href=\"/calc\">Calculators</a>"
-         "<a href=\"/concepts\">Concepts</a><a href=\"/companies\">Companies</a><a href=\"/expert\">Expert</a>"
+         "<a href=\"/concepts\">Concepts</a><a href=\"/companies\">Companies</a><a href=\"/drill\">Drill</a>"
+         "<a href=\"/signin\" id=\"nav-account\">Sign in</a>"
          "<form action=\"/search\" method=\"get\" role=\"search\"><label class=\"skip\" for=\"nav-q\">Search</label>"
          "<input id=\"nav-q\" name=\"q\" type=\"search\" placeholder=\"Search questions\"><button type=\"submit\">Search</button></form>"
          "</nav></div></header>\n<main id=\"main\">\n" +
@@ -341,6 +342,16 @@ std::string question_page(const Site& site, const bank::Question& q) {
   body += "<p><strong>Try it first.</strong> Work the answer out on paper, with the numbers, before you reveal it.</p>\n";
   body += "<details class=\"reveal\" id=\"answer\"><summary>Reveal the answer</summary>\n";
   body += "<p class=\"tldr\"><strong>TL;DR:</strong> " + e(q.tldr) + "</p>\n" + q.html + "</details>\n";
+  // Filled in by app.js for a signed-in visitor (the page itself is the same for everyone).
+  body += "<section id=\"practice\" class=\"card\" data-slug=\"" + e(q.slug) + "\" hidden aria-labelledby=\"practice-h\">"
+          "<h2 id=\"practice-h\">How did you do?</h2><p class=\"grades\">"
+          "<button type=\"button\" data-grade=\"1\">Again</button> <button type=\"button\" data-grade=\"2\">Hard</button> "
+          "<button type=\"button\" data-grade=\"3\">Good</button> <button type=\"button\" data-grade=\"4\">Easy</button></p>"
+          "<p id=\"practice-status\" role=\"status\"></p><p><button type=\"button\" id=\"bookmark\">Bookmark</button></p>"
+          "<label for=\"note\">Private note</label><textarea id=\"note\" rows=\"3\"></textarea>"
+          "<p><button type=\"button\" id=\"save-note\">Save note</button></p></section>\n"
+          "<p id=\"practice-signin\" class=\"muted\"><a href=\"/signin?next=/q/" + e(q.slug) + "\">Sign in</a> to grade yourself and "
+          "have this question scheduled for review.</p>\n";
   // Previous and next in the topic.
   const auto& siblings = site.bank.by_topic(q.topic);
   auto self = std::find_if(siblings.begin(), siblings.end(), [&](size_t i) { return &site.bank.questions[i] == &q; });
@@ -478,6 +489,28 @@ std::string diagrams_page(const Site& site) {
     body += "</section>\n";
   }
   return layout(site, "Diagrams", "The diagram kinds drawn from the engine", body);
+}
+
+std::string locked_question_page(const Site& site, const bank::Question& q) {
+  std::string body = "<nav aria-label=\"Breadcrumb\" class=\"muted\"><a href=\"/topics/" + e(q.topic) + "\">" + e(topic_name(site, q.topic)) +
+                     "</a></nav><article class=\"prose\"><h1>" + e(q.title) + "</h1><p class=\"card\" id=\"locked\">The worked answer "
+                     "is for signed-in users. <a href=\"/signup?next=/q/" + e(q.slug) + "\">Create an account</a> or "
+                     "<a href=\"/signin?next=/q/" + e(q.slug) + "\">sign in</a>. The free questions of every topic are open to all.</p></article>";
+  return layout(site, q.title, "A question for signed-in users", body);
+}
+
+std::string auth_page(const Site& site, bool signup, const std::string& error, const std::string& next) {
+  std::string action = signup ? "/signup" : "/signin";
+  std::string title = signup ? "Create an account" : "Sign in";
+  std::string body = "<h1>" + title + "</h1>" + (error.empty() ? "" : "<p class=\"error\" role=\"alert\" id=\"auth-error\">" + e(error) + "</p>") +
+                     "<form class=\"calc\" method=\"post\" action=\"" + action + (next.empty() ? "" : "?next=" + e(url_encode(next))) + "\">"
+                     "<div class=\"field\"><label for=\"email\">Email</label><input id=\"email\" name=\"email\" type=\"email\" autocomplete=\"email\" required></div>"
+                     "<div class=\"field\"><label for=\"password\">Password</label><input id=\"password\" name=\"password\" type=\"password\" autocomplete=\"" +
+                     std::string(signup ? "new-password" : "current-password") + "\" required minlength=\"" + (signup ? "10" : "1") + "\">"
+                     "<span class=\"hint\">" + (signup ? "at least 10 characters" : "") + "</span></div>"
+                     "<div class=\"field\"><button type=\"submit\">" + title + "</button></div></form><p>" +
+                     (signup ? "Have an account? <a href=\"/signin\">Sign in</a>." : "New here? <a href=\"/signup\">Create an account</a>.") + "</p>";
+  return layout(site, title, title, body);
 }
 
 std::string error_page(const Site& site, int status, const std::string& message) {

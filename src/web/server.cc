@@ -153,6 +153,9 @@ struct Server::Impl {
         version = msg.version();
         keep_alive = msg.keep_alive() && !stopping;
         Request req = to_request(msg);
+        beast::error_code peer_ec;
+        auto peer = stream.socket().remote_endpoint(peer_ec);
+        if (!peer_ec) req.remote = peer.address().to_string();
         if (!parse_target(req.target, req)) {
           res = app.plain_error(400, "malformed request target (a path with valid %-escapes is expected)");
         } else {

@@ -77,6 +77,69 @@
       .catch(function () { /* the no-JavaScript form still works */ });
   }
 
+  // Signed-in features on pages that are the same for everyone: the nav, and on a question
+  // the grade buttons, the bookmark and the private note. State changes carry X-CSRF-Token.
+  function post(url, method, csrf, body) {
+    return fetch(url, { method: method, headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+                        body: JSON.stringify(body), credentials: "same-origin" })
+      .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, body: j }; }); });
+  }
+  var practice = document.getElementById("practice");
+  var slug = practice ? practice.getAttribute("data-slug") : null;
+  fetch("/api/me" + (slug ? "?slug=" + encodeURIComponent(slug) : ""), { credentials: "same-origin" })
+    .then(function (r) { return r.json(); })
+    .then(function (me) {
+      if (!me.signed_in) return;
+      var nav = document.getElementById("nav-account");
+      if (nav) { nav.textContent = "Progress"; nav.setAttribute("href", "/dashboard"); }
+      if (!practice) return;
+      practice.hidden = false;
+      var hint = document.getElementById("practice-signin");
+      if (hint) hint.hidden = true;
+      var status = document.getElementById("practice-status");
+      if (me.card) status.textContent = "Next review due " + new Date(me.card.due * 1000).toDateString() + ".";
+      practice.querySelectorAll("[data-grade]").forEach(function (b) {
+        b.addEventListener("click", function () {
+          post("/api/reviews", "POST", me.csrf_token, { slug: slug, grade: Number(b.getAttribute("data-grade")) })
+            .then(function (res) {
+              status.textContent = res.ok ? "Saved: next review in " + res.body.interval_days + " day" +
+                (res.body.interval_days === 1 ? "" : "s") + "." : (res.body.errors || [{ message: "not saved" }])[0].message;
+            });
+        });
+      });
+      var mark = document.getElementById("bookmark");
+      var on = !!me.bookmarked;
+      mark.textContent = on ? "Remove bookmark" : "Bookmark";
+      mark.addEventListener("click", function () {
+        post("/api/bookmarks", "POST", me.csrf_token, { slug: slug, on: !on }).then(function (res) {
+          if (res.ok) { on = !on; mark.textContent = on ? "Remove bookmark" : "Bookmark"; }
+        });
+      });
+      var note = document.getElementById("note");
+      fetch("/api/notes/" + encodeURIComponent(slug), { credentials: "same-origin" })
+        .then(function (r) { return r.json(); }).then(function (j) { note.value = j.body || ""; });
+      document.getElementById("save-note").addEventListener("click", function () {
+        post("/api/notes/" + encodeURIComponent(slug), "PUT", me.csrf_token, { body: note.value }).then(function (res) {
+          status.textContent = res.ok ? "Note saved." : "Note not saved.";
+        });
+      });
+    })
+    .catch(function () {});
+
+  // The review page: space reveals the first item, 1 to 4 grade it.
+  if (document.querySelector(".review-item")) {
+    document.addEventListener("keydown", function (ev) {
+      if (ev.target.tagName === "INPUT" || ev.target.tagName === "TEXTAREA") return;
+      var item = document.querySelector(".review-item");
+      if (!item) return;
+      if (ev.key === " ") { ev.preventDefault(); item.querySelector("details").open = true; }
+      if (/^[1-4]$/.test(ev.key)) {
+        var button = item.querySelector('button[data-key="' + ev.key + '"]');
+        if (button) button.click();
+      }
+    });
+  }
+
   document.querySelectorAll("form[data-live]").forEach(function (form) {
     var timer = null;
     form.addEventListener("input", function () {

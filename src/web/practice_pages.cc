@@ -1,0 +1,410 @@
+// Practice pages of the App: review, dashboard, drills, the readiness check, settings.
+// Rendered per request (they depend on the visitor); every form that changes state carries
+// the session's CSRF token.
+#include <sodium.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "account/security.h"
+#include "practice/drills.h"
+#include "practice/fsrs.h"
+#include "web/app.h"
+#include "web/pages.h"
+
+namespace ridge::web {
+
+namespace {
+
+constexpr int64_t kReadinessSeconds = 15 * 60;
+
+std::string e(std::string_view s) { return calc::html_escape(s); }
+
+std::string csrf_field(const std::string& token) { return "<input type=\"hidden\" name=\"csrf\" value=\"" + e(token) + "\">"; }
+
+std::string value_of(const std::vector<std::pair<std::string, std::string>>& form, const std::string& key) {
+  for (const auto& [k, v] : form) {
+    if (k == key) return v;
+  }
+  return {};
+}
+
+std::string pct(double v) { return calc::format_significant(v * 100, 3) + "%"; }
+
+uint64_t fresh_seed() {
+  account::init_crypto();
+  uint64_t s = 0;
+  randombytes_buf(&s, sizeof s);
+  return s % 1000000000ull;
+}
+
+std::string mac_hex(const std::string& message) {
+  static const std::vector<unsigned char> key = [] {
+    std::vector<unsigned char> k(crypto_auth_KEYBYTES);
+    account::init_crypto();
+    if (const char* secret = std::getenv("RIDGE_SECRET"); secret && *secret) {
+      crypto_generichash(k.data(), k.size(), reinterpret_cast<const unsigned char*>(secret), std::strlen(secret), nullptr, 0);
+    } else {
+      randombytes_buf(k.data(), k.size());
+    }
+    return k;
+  }();
+  unsigned char mac[crypto_auth_BYTES];
+  crypto_auth(mac, reinterpret_cast<const unsigned char*>(message.data()), message.size(), key.data());
+  char hex[crypto_auth_BYTES * 2 + 1];
+  sodium_bin2hex(hex, sizeof hex, mac, sizeof mac);
+  return hex;
+}
+
+}  // namespace
+
+Response App::review_page(const Request& req) const {
+  Site site{bank_, catalog_, registry_, assets_};
+  Visitor v = visitor(req);
+  if (v.user_id == 0) return redirect("/signin?next=/review");
+  std::string notice;
+  if (req.method == "POST") {
+    std::vector<std::pair<std::string, std::string>> form;
+    if (!parse_form(req.body, form)) return plain_error(400, "malformed form");
+    if (!csrf_ok(req, v, value_of(form, "csrf"))) return plain_error(403, "missing or wrong CSRF token");
+    std::string err;
+    int g = std::atoi(value_of(form, "grade").c_str());
+    auto result = grade(v, value_of(form, "slug"), g, err);
+    if (!result) return plain_error(400, err);
+    return redirect("/review");
+  }
+  auto cards = options_.store->cards(v.user_id);
+  std::string body = "<h1>Reviews due</h1>";
+  int due = 0;
+  if (cards.ok()) {
+    for (const auto& c : *cards) {
+      if (c.due > now()) continue;
+      const bank::Question* q = bank_.find(c.slug);
+      if (!q) continue;
+      ++due;
+      body += "<section class=\"card review-item\" data-slug=\"" + e(q->slug) + "\"><h2><a href=\"/q/" + e(q->slug) + "\">" +
+              e(q->title) + "</a></h2><details class=\"reveal\"><summary>Reveal the answer (space)</summary><p class=\"tldr\">" +
+              e(q->tldr) + "</p><p><a href=\"/q/" + e(q->slug) + "\">The worked answer</a></p></details>"
+              "<form method=\"post\" action=\"/review\" class=\"grades\">" + csrf_field(v.csrf) +
+              "<input type=\"hidden\" name=\"slug\" value=\"" + e(q->slug) + "\">";
+      const char* names[] = {"Again", "Hard", "Good", "Easy"};
+      for (int g = 1; g <= 4; ++g) {
+        body += "<button type=\"submit\" name=\"grade\" value=\"" + std::to_string(g) + "\" data-key=\"" + std::to_string(g) +
+                "\">" + std::to_string(g) + " " + names[g - 1] + "</button> ";
+      }
+      body += "</form></section>\n";
+    }
+  }
+  if (due == 0) body += "<p id=\"nothing-due\">Nothing is due. Grade questions as you read them and they come back here when FSRS schedules them.</p>";
+  body = "<p class=\"muted\">" + std::to_string(due) + " due · keys: space reveals, 1 to 4 grade</p>" + body;
+  Response r;
+  r.body = layout(site, "Reviews", "Questions due for review", notice + body);
+  r.set("Cache-Control", "no-store");
+  return r;
+}
+
+Response App::dashboard(const Request& req) const {
+  Site site{bank_, catalog_, registry_, assets_};
+  Visitor v = visitor(req);
+  if (v.user_id == 0) return redirect("/signin?next=/dashboard");
+  nlohmann::json progress = nlohmann::json::parse(progress_json(v));
+  auto cell = [](const nlohmann::json& j, const char* key, bool ratio) {
+    if (j[key].is_null()) return std::string("<td class=\"muted\">none</td>");
+    return "<td>" + (ratio ? pct(j[key].get<double>()) : std::to_string(j[key].get<int>())) + "</td>";
+  };
+  std::string body = "<h1>Your progress</h1><p class=\"muted\">Signed in as " + e(v.email) +
+                     ". <a href=\"/review\">Reviews</a> · <a href=\"/drill\">Drill</a> · <a href=\"/readiness\">Readiness check</a> · "
+                     "<a href=\"/settings\">Settings</a></p>";
+  body += "<h2>By track</h2><table id=\"by-track\"><thead><tr><th>Track</th><th>Seen</th><th>Due</th><th>Retention</th><th>Drills</th><th>Drill accuracy</th></tr></thead><tbody>";
+  for (const auto& t : bank_.tracks) {
+    const auto& j = progress["tracks"][t.id];
+    body += "<tr><td><a href=\"/tracks/" + e(t.id) + "\">" + e(t.name) + "</a></td>" + cell(j, "seen", false) + cell(j, "due", false) +
+            cell(j, "retention", true) + cell(j, "drills", false) + cell(j, "drill_accuracy", true) + "</tr>";
+  }
+  body += "</tbody></table><h2>By topic</h2><table id=\"by-topic\"><thead><tr><th>Topic</th><th>Seen</th><th>Due</th><th>Retention</th><th>Drills</th><th>Drill accuracy</th></tr></thead><tbody>";
+  for (const auto& t : bank_.topics) {
+    const auto& j = progress["topics"][t.id];
+    body += "<tr data-topic=\"" + e(t.id) + "\"><td><a href=\"/topics/" + e(t.id) + "\">" + e(t.name) + "</a></td>" + cell(j, "seen", false) +
+            cell(j, "due", false) + cell(j, "retention", true) + cell(j, "drills", false) + cell(j, "drill_accuracy", true) + "</tr>";
+  }
+  body += "</tbody></table>";
+  auto marks = options_.store->bookmarks(v.user_id);
+  body += "<h2>Bookmarks</h2><ul>";
+  if (marks.ok()) {
+    for (const auto& slug : *marks) {
+      const bank::Question* q = bank_.find(slug);
+      if (q) body += "<li><a href=\"/q/" + e(slug) + "\">" + e(q->title) + "</a></li>";
+    }
+  }
+  body += "</ul><h2>Readiness checks</h2><ul>";
+  auto history = options_.store->readiness_history(v.user_id);
+  if (history.ok()) {
+    for (const auto& r : *history) {
+      body += "<li>" + e(r.track) + ": " + pct(r.score) + " <span class=\"muted\">(" + http_date(r.finished_at) + ")</span></li>";
+    }
+  }
+  body += "</ul>";
+  Response r;
+  r.body = layout(site, "Progress", "Your progress", body);
+  r.set("Cache-Control", "no-store");
+  return r;
+}
+
+Response App::drill(const Request& req) const {
+  Site site{bank_, catalog_, registry_, assets_};
+  Visitor v = visitor(req);
+  std::vector<std::pair<std::string, std::string>> form = req.query;
+  if (req.method == "POST") {
+    if (!parse_form(req.body, form)) return plain_error(400, "malformed form");
+    if (!csrf_ok(req, v, value_of(form, "csrf"))) return plain_error(403, "missing or wrong CSRF token");
+  }
+  std::string topic = value_of(form, "topic");
+  auto topics = practice::drill_topics();
+  if (!topic.empty() && std::find(topics.begin(), topics.end(), topic) == topics.end()) {
+    std::string list;
+    for (const auto& t : topics) list += (list.empty() ? "" : ", ") + t;
+    return error(req, 400, "Drills cover these topics: " + list + ".");
+  }
+  std::string seed_text = value_of(form, "seed");
+  uint64_t seed = seed_text.empty() ? fresh_seed() : std::strtoull(seed_text.c_str(), nullptr, 10);
+  auto d = practice::make_drill(seed, topic, registry_, catalog_);
+  if (!d) return error(req, 500, "Could not generate a drill.");
+  std::string body = "<h1>Drill</h1><p class=\"muted\">Topic: " + e(d->topic) + " · <a href=\"/drill" +
+                     (topic.empty() ? "" : "?topic=" + e(topic)) + "\">another one</a></p><p class=\"prose\" id=\"drill-prompt\">" +
+                     e(d->prompt) + "</p>";
+  std::string answer = value_of(form, "answer");
+  if (!answer.empty()) {
+    auto g = practice::grade_drill(*d, answer);
+    if (!g.message.empty()) {
+      body += "<p class=\"error\" role=\"alert\">'" + e(answer) + "' " + e(g.message) + "</p>";
+    } else {
+      body += std::string("<p id=\"drill-verdict\" class=\"") + (g.correct ? "good" : "bad") + "\"><strong>" +
+              (g.correct ? "Correct" : "Not within 10%") + "</strong>: you said " + e(calc::format_quantity(g.given, d->unit)) +
+              ", the engine says " + e(calc::format_quantity(g.expected, d->unit)) + " (" + pct(g.relative_error) + " off).</p>";
+      body += calc::render_html(d->answer);
+      if (v.user_id != 0 && req.method == "POST") {
+        options_.store->record_drill(v.user_id, {d->calculator, d->topic, g.correct, now()});
+        body += "<p class=\"muted\">Saved to your progress.</p>";
+      } else if (v.user_id == 0) {
+        body += "<p class=\"muted\"><a href=\"/signup\">Create an account</a> to count drills on your dashboard.</p>";
+      }
+      body += "<p><a class=\"button\" href=\"/drill" + std::string(topic.empty() ? "" : "?topic=" + e(topic)) + "\">Next drill</a></p>";
+    }
+  }
+  if (answer.empty() || body.find("drill-verdict") == std::string::npos) {
+    body += std::string("<form class=\"calc\" method=\"") + (v.user_id ? "post" : "get") + "\" action=\"/drill\">" +
+            (v.user_id ? csrf_field(v.csrf) : "") + "<input type=\"hidden\" name=\"seed\" value=\"" + std::to_string(seed) +
+            "\"><input type=\"hidden\" name=\"topic\" value=\"" + e(topic) + "\"><div class=\"field\"><label for=\"answer\">Your answer</label>"
+            "<input id=\"answer\" name=\"answer\" type=\"text\" inputmode=\"decimal\" aria-describedby=\"answer-hint\" value=\"" + e(answer) +
+            "\"><span class=\"hint\" id=\"answer-hint\">" + e(d->unit_hint) + "; within 10% counts</span></div>"
+            "<div class=\"field\"><button type=\"submit\">Check</button></div></form>";
+  }
+  Response r;
+  r.body = layout(site, "Drill", "A numeric drill from the engine", body);
+  r.set("Cache-Control", "no-store");
+  return r;
+}
+
+Response App::readiness(const Request& req) const {
+  Site site{bank_, catalog_, registry_, assets_};
+  Visitor v = visitor(req);
+  if (v.user_id == 0) return redirect("/signin?next=/readiness");
+  std::vector<std::pair<std::string, std::string>> form;
+  if (req.method == "POST") {
+    if (!parse_form(req.body, form)) return plain_error(400, "malformed form");
+    if (!csrf_ok(req, v, value_of(form, "csrf"))) return plain_error(403, "missing or wrong CSRF token");
+  }
+  std::string action = value_of(form, "action");
+  std::string body;
+  if (action == "start") {
+    const bank::Track* track = bank_.find_track(value_of(form, "track"));
+    if (!track) return error(req, 400, "Choose a track: kernels, distributed, serving or platform.");
+    uint64_t seed = fresh_seed();
+    std::mt19937_64 rng(seed);
+    // Topics drawn by the track's weights: five drills and five self-graded questions.
+    std::vector<std::string> pool;
+    for (const auto& [topic, w] : track->weights) {
+      for (int i = 0; i < w; ++i) pool.push_back(topic);
+    }
+    auto drill_topics = practice::drill_topics();
+    std::string items, item_list;
+    int n = 0;
+    for (int i = 0; i < 5; ++i) {
+      std::string topic = pool[std::uniform_int_distribution<size_t>(0, pool.size() - 1)(rng)];
+      if (std::find(drill_topics.begin(), drill_topics.end(), topic) == drill_topics.end()) topic = "";
+      uint64_t dseed = rng() % 1000000000ull;
+      auto d = practice::make_drill(dseed, topic, registry_, catalog_);
+      if (!d) continue;
+      ++n;
+      item_list += "d:" + std::to_string(dseed) + ":" + topic + ";";
+      items += "<section class=\"card\"><h2>Drill " + std::to_string(n) + " <span class=\"tag\">" + e(d->topic) + "</span></h2><p>" +
+               e(d->prompt) + "</p><label for=\"a" + std::to_string(n) + "\">Answer (" + e(d->unit_hint) + ")</label> <input id=\"a" +
+               std::to_string(n) + "\" name=\"a" + std::to_string(n) + "\" type=\"text\" inputmode=\"decimal\"></section>";
+    }
+    std::vector<const bank::Question*> candidates;
+    for (const auto& q : bank_.questions) {
+      if (track->weights.count(q.topic)) candidates.push_back(&q);
+    }
+    std::shuffle(candidates.begin(), candidates.end(), rng);
+    for (size_t i = 0; i < candidates.size() && i < 5; ++i) {
+      const bank::Question* q = candidates[i];
+      ++n;
+      item_list += "q:" + q->slug + ";";
+      std::string name = "a" + std::to_string(n);
+      items += "<section class=\"card\"><h2>Question " + std::to_string(n) + " <span class=\"tag\">" + e(q->topic) + "</span></h2><p>" +
+               e(q->title) + "</p><details class=\"reveal\"><summary>Answer it aloud, then reveal</summary><p class=\"tldr\">" + e(q->tldr) +
+               "</p></details><fieldset><legend>How did you do?</legend>"
+               "<label><input type=\"radio\" name=\"" + name + "\" value=\"1\"> had it</label> "
+               "<label><input type=\"radio\" name=\"" + name + "\" value=\"0.5\"> partly</label> "
+               "<label><input type=\"radio\" name=\"" + name + "\" value=\"0\" checked> missed it</label></fieldset></section>";
+    }
+    std::string started = std::to_string(now());
+    std::string payload = track->id + "|" + started + "|" + item_list;
+    body = "<h1>Readiness check: " + e(track->name) + "</h1><p id=\"deadline\" data-deadline=\"" +
+           std::to_string(now() + kReadinessSeconds) + "\">You have 15 minutes; answers after that count as missed.</p>"
+           "<form method=\"post\" action=\"/readiness\">" + csrf_field(v.csrf) +
+           "<input type=\"hidden\" name=\"action\" value=\"finish\"><input type=\"hidden\" name=\"payload\" value=\"" + e(payload) +
+           "\"><input type=\"hidden\" name=\"mac\" value=\"" + mac_hex(payload) + "\">" + items +
+           "<p><button type=\"submit\">Finish</button></p></form>";
+  } else if (action == "finish") {
+    std::string payload = value_of(form, "payload");
+    if (!account::equal_tokens(value_of(form, "mac"), mac_hex(payload))) return plain_error(400, "this readiness check was altered or comes from another server");
+    size_t p1 = payload.find('|'), p2 = payload.find('|', p1 + 1);
+    if (p1 == std::string::npos || p2 == std::string::npos) return plain_error(400, "malformed readiness payload");
+    std::string track = payload.substr(0, p1);
+    int64_t started = std::stoll(payload.substr(p1 + 1, p2 - p1 - 1));
+    bool late = now() > started + kReadinessSeconds + 60;
+    std::map<std::string, std::pair<double, int>> per_topic;
+    std::string items = payload.substr(p2 + 1), detail_items;
+    int n = 0;
+    size_t pos = 0;
+    while (pos < items.size()) {
+      size_t end = items.find(';', pos);
+      std::string item = items.substr(pos, end - pos);
+      pos = end + 1;
+      ++n;
+      std::string answer = value_of(form, "a" + std::to_string(n));
+      double score = 0;
+      std::string topic;
+      if (item.rfind("d:", 0) == 0) {
+        size_t c = item.find(':', 2);
+        auto d = practice::make_drill(std::stoull(item.substr(2, c - 2)), item.substr(c + 1), registry_, catalog_);
+        if (!d) continue;
+        topic = d->topic;
+        bool correct = !late && !answer.empty() && practice::grade_drill(*d, answer).correct;
+        score = correct ? 1 : 0;
+        options_.store->record_drill(v.user_id, {d->calculator, d->topic, correct, now()});
+      } else {
+        const bank::Question* q = bank_.find(item.substr(2));
+        if (!q) continue;
+        topic = q->topic;
+        score = late ? 0 : std::clamp(std::atof(answer.c_str()), 0.0, 1.0);
+      }
+      per_topic[topic].first += score;
+      per_topic[topic].second += 1;
+    }
+    double total = 0;
+    int count = 0;
+    nlohmann::json detail = {{"late", late}, {"topics", nlohmann::json::object()}};
+    std::vector<std::pair<double, std::string>> ranked;
+    for (const auto& [topic, s] : per_topic) {
+      total += s.first;
+      count += s.second;
+      detail["topics"][topic] = s.first / s.second;
+      ranked.emplace_back(s.first / s.second, topic);
+    }
+    double score = count ? total / count : 0;
+    options_.store->save_readiness(v.user_id, {0, track, started, now(), score, detail.dump()});
+    std::sort(ranked.begin(), ranked.end());
+    body = "<h1>Your readiness: <span id=\"readiness-score\">" + pct(score) + "</span></h1>" +
+           (late ? "<p class=\"error\">Finished after the 15 minutes: the answers counted as missed.</p>" : "") +
+           "<table><thead><tr><th>Topic</th><th>Score</th></tr></thead><tbody>";
+    for (const auto& [s, topic] : ranked) body += "<tr><td>" + e(topic) + "</td><td>" + pct(s) + "</td></tr>";
+    body += "</tbody></table><h2>Study next</h2><ul>";
+    for (size_t i = 0; i < ranked.size() && i < 3; ++i) {
+      const bank::Topic* t = bank_.find_topic(ranked[i].second);
+      if (t) body += "<li><a href=\"/topics/" + e(t->id) + "\">" + e(t->name) + "</a> (" + pct(ranked[i].first) + ")</li>";
+    }
+    body += "</ul><p><a href=\"/dashboard\">Your progress</a></p>";
+  } else {
+    body = "<h1>Readiness check</h1><p class=\"prose\">Fifteen minutes: five numeric drills and five questions from the track's "
+           "topics, weighted as the track weighs them. You get a score per topic and what to study next.</p>"
+           "<form method=\"post\" action=\"/readiness\" class=\"calc\">" + csrf_field(v.csrf) +
+           "<input type=\"hidden\" name=\"action\" value=\"start\"><div class=\"field\"><label for=\"track\">Track</label><select id=\"track\" name=\"track\">";
+    for (const auto& t : bank_.tracks) body += "<option value=\"" + e(t.id) + "\">" + e(t.name) + "</option>";
+    body += "</select></div><div class=\"field\"><button type=\"submit\">Start</button></div></form>";
+  }
+  Response r;
+  r.body = layout(site, "Readiness check", "A timed readiness check", body);
+  r.set("Cache-Control", "no-store");
+  return r;
+}
+
+Response App::settings(const Request& req) const {
+  Site site{bank_, catalog_, registry_, assets_};
+  Visitor v = visitor(req);
+  if (v.user_id == 0) return redirect("/signin?next=/settings");
+  std::string message;
+  if (req.method == "POST") {
+    std::vector<std::pair<std::string, std::string>> form;
+    if (!parse_form(req.body, form)) return plain_error(400, "malformed form");
+    if (!csrf_ok(req, v, value_of(form, "csrf"))) return plain_error(403, "missing or wrong CSRF token");
+    std::string action = value_of(form, "action");
+    auto user = options_.store->get_user(v.user_id);
+    if (!user.ok() || !user->has_value()) return plain_error(500, "account not found");
+    if (action == "retention") {
+      char* end = nullptr;
+      std::string text = value_of(form, "retention");
+      double r = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != 0 || !(r >= 0.7 && r <= 0.97)) {
+        message = "Desired retention '" + text + "' is out of range; accepted: 0.70 to 0.97.";
+      } else {
+        options_.store->set_retention(v.user_id, r);
+        v.retention = r;
+        message = "Desired retention set to " + pct(r) + ".";
+      }
+    } else if (action == "password") {
+      std::string current = value_of(form, "current"), next = value_of(form, "new");
+      if (!account::verify_password((*user)->password_hash, current)) {
+        message = "The current password is wrong.";
+      } else if (auto why = account::check_password(next); !why.empty()) {
+        message = "The new password " + why + ".";
+      } else {
+        options_.store->set_password(v.user_id, account::hash_password(next));
+        options_.store->delete_sessions_of(v.user_id);
+        return start_session(v.user_id, false, "/settings");
+      }
+    } else if (action == "delete") {
+      if (!account::verify_password((*user)->password_hash, value_of(form, "current"))) {
+        message = "The password is wrong; nothing was deleted.";
+      } else {
+        options_.store->delete_user(v.user_id);
+        Response r = redirect("/");
+        r.set("Set-Cookie", "ridge_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
+        return r;
+      }
+    }
+  }
+  std::string body = "<h1>Settings</h1>" + (message.empty() ? "" : "<p role=\"status\" id=\"settings-message\">" + e(message) + "</p>") +
+                     "<h2>Review schedule</h2><form method=\"post\" class=\"calc\">" + csrf_field(v.csrf) +
+                     "<input type=\"hidden\" name=\"action\" value=\"retention\"><div class=\"field\"><label for=\"retention\">Desired retention</label>"
+                     "<input id=\"retention\" name=\"retention\" value=\"" + calc::format_significant(v.retention, 3) +
+                     "\" inputmode=\"decimal\"><span class=\"hint\">0.70 to 0.97; higher means more frequent reviews</span></div>"
+                     "<div class=\"field\"><button type=\"submit\">Save</button></div></form>"
+                     "<h2>Password</h2><form method=\"post\" class=\"calc\">" + csrf_field(v.csrf) +
+                     "<input type=\"hidden\" name=\"action\" value=\"password\"><div class=\"field\"><label for=\"cur\">Current password</label>"
+                     "<input id=\"cur\" name=\"current\" type=\"password\" autocomplete=\"current-password\"></div><div class=\"field\"><label for=\"new\">New password</label>"
+                     "<input id=\"new\" name=\"new\" type=\"password\" autocomplete=\"new-password\"></div><div class=\"field\"><button type=\"submit\">Change</button></div></form>"
+                     "<h2>Delete the account</h2><p>Deletes your reviews, notes, bookmarks, drills and readiness history.</p><form method=\"post\" class=\"calc\">" +
+                     csrf_field(v.csrf) + "<input type=\"hidden\" name=\"action\" value=\"delete\"><div class=\"field\"><label for=\"del\">Password</label>"
+                     "<input id=\"del\" name=\"current\" type=\"password\" autocomplete=\"current-password\"></div><div class=\"field\"><button type=\"submit\">Delete everything</button></div></form>"
+                     "<h2>Sign out</h2><form method=\"post\" action=\"/signout\">" + csrf_field(v.csrf) + "<button type=\"submit\">Sign out</button></form>";
+  Response r;
+  r.body = layout(site, "Settings", "Account settings", body);
+  r.set("Cache-Control", "no-store");
+  return r;
+}
+
+}  // namespace ridge::web

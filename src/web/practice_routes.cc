@@ -1,0 +1,400 @@
+// Practice routes of the App: accounts, sessions, CSRF, reviews scheduled by FSRS, bookmarks,
+// notes, drills, the readiness check and the dashboard. Handlers stay pure over the store
+// and the injected clock; nothing here touches a socket.
+#include <sodium.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "account/security.h"
+#include "calc/units.h"
+#include "practice/drills.h"
+#include "practice/fsrs.h"
+#include "web/app.h"
+#include "web/pages.h"
+
+namespace ridge::web {
+
+using Json = nlohmann::json;
+
+namespace {
+
+constexpr const char* kCookie = "ridge_session";
+constexpr int64_t kSessionSeconds = 30 * 86400;
+
+
+Json parse_json(const std::string& body) { return Json::parse(body, nullptr, false); }
+
+std::string form_value(const std::vector<std::pair<std::string, std::string>>& form, const std::string& key) {
+  for (const auto& [k, v] : form) {
+    if (k == key) return v;
+  }
+  return {};
+}
+
+Json field_error(const std::string& field, const std::string& message) {
+  return {{"errors", Json::array({{{"field", field}, {"message", message}}})}};
+}
+
+}  // namespace
+
+int64_t App::now() const { return options_.clock->now(); }
+
+Response App::json(int status, const std::string& body) const {
+  Response r;
+  r.status = status;
+  r.content_type = "application/json";
+  r.body = body + "\n";
+  r.set("Cache-Control", "no-store");
+  return r;
+}
+
+Response App::redirect(const std::string& to) const {
+  Response r;
+  r.status = 303;
+  r.set("Location", to);
+  r.set("Cache-Control", "no-store");
+  r.content_type = "text/plain; charset=utf-8";
+  r.body = "See " + to + "\n";
+  return r;
+}
+
+App::Visitor App::visitor(const Request& req) const {
+  Visitor v;
+  if (options_.store == nullptr) return v;
+  std::string token = cookie_value(req.header("cookie"), kCookie);
+  if (token.size() != 64) return v;
+  std::string hash = account::token_hash(token);
+  auto session = options_.store->find_session(hash);
+  if (!session.ok() || !session->has_value()) return v;
+  if ((*session)->expires_at <= now()) {
+    options_.store->delete_session(hash);
+    return v;
+  }
+  auto user = options_.store->get_user((*session)->user_id);
+  if (!user.ok() || !user->has_value()) return v;
+  v.user_id = (*user)->id;
+  v.email = (*user)->email;
+  v.csrf = (*session)->csrf_token;
+  v.token_hash = hash;
+  v.retention = (*user)->desired_retention;
+  return v;
+}
+
+bool App::csrf_ok(const Request& req, const Visitor& v, const std::string& form_token) const {
+  std::string given = !form_token.empty() ? form_token : req.header("x-csrf-token");
+  return v.user_id != 0 && account::equal_tokens(given, v.csrf);
+}
+
+Response App::start_session(int64_t user_id, bool as_json, const std::string& next) const {
+  std::string token = account::random_token(), csrf = account::random_token();
+  auto ok = options_.store->create_session(account::token_hash(token), {user_id, csrf, now() + kSessionSeconds}, now());
+  if (!ok.ok()) return as_json ? json(500, field_error("", "could not start a session").dump()) : plain_error(500, "could not start a session");
+  Response r = as_json ? json(200, nlohmann::json{{"csrf_token", csrf}}.dump()) : redirect(next.empty() ? "/dashboard" : next);
+  r.set("Set-Cookie", std::string(kCookie) + "=" + token + "; Path=/; HttpOnly; SameSite=Lax; Max-Age=" +
+                          std::to_string(kSessionSeconds) + (options_.secure_cookies ? "; Secure" : ""));
+  return r;
+}
+
+void App::add_practice_routes() {
+  auto bind = [this](Response (App::*fn)(const Request&) const) {
+    return [this, fn](const Request& r, const Params&) { return (this->*fn)(r); };
+  };
+  router_.add("GET", "/q/{slug}", [this](const Request& r, const Params& p) { return question(r, p); });
+  router_.add("POST", "/api/signup", bind(&App::api_signup));
+  router_.add("POST", "/api/signin", bind(&App::api_signin));
+  router_.add("POST", "/api/signout", bind(&App::signout));
+  router_.add("POST", "/signout", bind(&App::signout));
+  router_.add("POST", "/signup", [this](const Request& r, const Params&) { return form_auth(r, true); });
+  router_.add("POST", "/signin", [this](const Request& r, const Params&) { return form_auth(r, false); });
+  router_.add("GET", "/api/me", bind(&App::api_me));
+  router_.add("POST", "/api/reviews", bind(&App::api_review));
+  router_.add("GET", "/api/reviews/due", bind(&App::api_due));
+  router_.add("GET", "/api/progress", bind(&App::api_progress));
+  router_.add("POST", "/api/bookmarks", bind(&App::api_bookmark));
+  router_.add("GET", "/api/notes/{slug}", [this](const Request& r, const Params& p) { return api_note(r, p); });
+  router_.add("PUT", "/api/notes/{slug}", [this](const Request& r, const Params& p) { return api_note(r, p); });
+  router_.add("GET", "/review", bind(&App::review_page));
+  router_.add("POST", "/review", bind(&App::review_page));
+  router_.add("GET", "/dashboard", bind(&App::dashboard));
+  router_.add("GET", "/drill", bind(&App::drill));
+  router_.add("POST", "/drill", bind(&App::drill));
+  router_.add("GET", "/readiness", bind(&App::readiness));
+  router_.add("POST", "/readiness", bind(&App::readiness));
+  router_.add("GET", "/settings", bind(&App::settings));
+  router_.add("POST", "/settings", bind(&App::settings));
+}
+
+Response App::question(const Request& req, const Params& p) const {
+  const bank::Question* q = bank_.find(p.at("slug"));
+  if (q == nullptr) return error(req, 404, "There is no question '" + p.at("slug") + "'.");
+  if (!q->free && visitor(req).user_id == 0) {
+    Response r = page("/q/" + q->slug + "#locked");
+    r.set("Cache-Control", "no-store");
+    return r;
+  }
+  Response r = page("/q/" + q->slug);
+  if (!q->free) r.set("Cache-Control", "private, no-store");
+  return r;
+}
+
+Response App::api_signup(const Request& req) const {
+  if (!options_.store) return json(503, field_error("", "no database configured").dump());
+  Json body = parse_json(req.body);
+  if (!body.is_object() || !body["email"].is_string() || !body["password"].is_string()) {
+    return json(400, field_error("body", "expected {\"email\": \"...\", \"password\": \"...\"}").dump());
+  }
+  std::string email = body["email"], password = body["password"];
+  std::transform(email.begin(), email.end(), email.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (auto why = account::check_email(email); !why.empty()) return json(400, field_error("email", "email " + why).dump());
+  if (auto why = account::check_password(password); !why.empty()) return json(400, field_error("password", "password " + why).dump());
+  double retry = 0;
+  if (!by_address_->allow("signup:" + req.remote, &retry)) {
+    Response r = json(429, field_error("", "too many attempts; try again in " + std::to_string(static_cast<int>(std::ceil(retry))) + " s").dump());
+    r.set("Retry-After", std::to_string(static_cast<int>(std::ceil(retry))));
+    return r;
+  }
+  std::string hash = account::hash_password(password);
+  auto id = options_.store->create_user(email, hash, now());
+  // Never say whether the address is registered: the same answer for a taken address.
+  if (!id.ok()) return json(400, field_error("", "could not create an account with these details").dump());
+  Response r = start_session(*id, true, "");
+  r.status = r.status == 200 ? 201 : r.status;
+  return r;
+}
+
+Response App::api_signin(const Request& req) const {
+  if (!options_.store) return json(503, field_error("", "no database configured").dump());
+  Json body = parse_json(req.body);
+  if (!body.is_object() || !body["email"].is_string() || !body["password"].is_string()) {
+    return json(400, field_error("body", "expected {\"email\": \"...\", \"password\": \"...\"}").dump());
+  }
+  std::string email = body["email"], password = body["password"];
+  std::transform(email.begin(), email.end(), email.begin(), [](unsigned char c) { return std::tolower(c); });
+  double retry = 0;
+  if (!by_address_->allow("signin:" + req.remote, &retry) || !by_account_->allow(email, &retry)) {
+    Response r = json(429, field_error("", "too many sign-in attempts; try again in " + std::to_string(static_cast<int>(std::ceil(retry))) + " s").dump());
+    r.set("Retry-After", std::to_string(static_cast<int>(std::ceil(retry))));
+    return r;
+  }
+  auto user = options_.store->find_user_by_email(email);
+  // Same message and (argon2id) work whether the email is unknown or the password wrong.
+  static const std::string kDummy = account::hash_password("not a real password, only for timing");
+  bool ok = user.ok() && user->has_value() && account::verify_password((*user)->password_hash, password);
+  if (!(user.ok() && user->has_value())) account::verify_password(kDummy, password);
+  if (!ok) return json(401, field_error("", "email or password is wrong").dump());
+  return start_session((*user)->id, true, "");
+}
+
+Response App::form_auth(const Request& req, bool signup) const {
+  std::vector<std::pair<std::string, std::string>> form;
+  Site site{bank_, catalog_, registry_, assets_};
+  std::string next = req.param("next").value_or("");
+  if (next.empty() || next[0] != '/' || next.rfind("//", 0) == 0) next = "/dashboard";  // no open redirects
+  if (!parse_form(req.body, form)) return plain_error(400, "malformed form");
+  Request as_json = req;
+  as_json.body = nlohmann::json{{"email", form_value(form, "email")}, {"password", form_value(form, "password")}}.dump();
+  Response r = signup ? api_signup(as_json) : api_signin(as_json);
+  if (r.status == 200 || r.status == 201) {
+    Response go = redirect(next);
+    for (const auto& [k, v] : r.headers) {
+      if (k == "Set-Cookie") go.set(k, v);
+    }
+    return go;
+  }
+  Json err = parse_json(r.body);
+  std::string message = err.is_object() && err["errors"].is_array() && !err["errors"].empty() ? err["errors"][0].value("message", "") : "";
+  Response page_r;
+  page_r.status = r.status;
+  page_r.body = auth_page(site, signup, message, next);
+  return page_r;
+}
+
+Response App::signout(const Request& req) const {
+  Visitor v = visitor(req);
+  bool api = req.path.rfind("/api/", 0) == 0;
+  std::vector<std::pair<std::string, std::string>> form;
+  parse_form(req.body, form);
+  if (v.user_id == 0) return api ? json(401, field_error("", "not signed in").dump()) : redirect("/");
+  if (!csrf_ok(req, v, form_value(form, "csrf"))) return api ? json(403, field_error("csrf", "missing or wrong CSRF token").dump()) : plain_error(403, "missing or wrong CSRF token");
+  options_.store->delete_session(v.token_hash);
+  Response r = api ? json(200, "{}") : redirect("/");
+  r.set("Set-Cookie", std::string(kCookie) + "=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
+  return r;
+}
+
+Response App::api_me(const Request& req) const {
+  Visitor v = visitor(req);
+  if (v.user_id == 0) return json(200, nlohmann::json{{"signed_in", false}}.dump());
+  nlohmann::json j = {{"signed_in", true}, {"email", v.email}, {"csrf_token", v.csrf}, {"desired_retention", v.retention}};
+  if (auto slug = req.param("slug")) {
+    auto card = options_.store->get_card(v.user_id, *slug);
+    if (card.ok() && card->has_value()) j["card"] = {{"due", (*card)->due}, {"stability", (*card)->stability}, {"reps", (*card)->reps}};
+    auto marks = options_.store->bookmarks(v.user_id);
+    j["bookmarked"] = marks.ok() && std::find(marks->begin(), marks->end(), *slug) != marks->end();
+  }
+  return json(200, j.dump());
+}
+
+std::optional<std::string> App::grade(const Visitor& v, const std::string& slug, int grade_value, std::string& err) const {
+  if (bank_.find(slug) == nullptr) {
+    err = "slug '" + slug + "' is not a question";
+    return std::nullopt;
+  }
+  if (grade_value < 1 || grade_value > 4) {
+    err = "grade must be 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy)";
+    return std::nullopt;
+  }
+  practice::Fsrs fsrs(v.retention);
+  auto existing = options_.store->get_card(v.user_id, slug);
+  if (!existing.ok()) {
+    err = existing.error().message;
+    return std::nullopt;
+  }
+  auto g = static_cast<practice::Grade>(grade_value);
+  practice::Schedule s;
+  store::Card card{slug, 0, 0, 0, now(), 1, 0};
+  if (existing->has_value()) {
+    const store::Card& c = **existing;
+    double elapsed = static_cast<double>(now() - c.last_review) / 86400.0;
+    s = fsrs.next({c.stability, c.difficulty}, elapsed, g);
+    card.reps = c.reps + 1;
+    card.lapses = c.lapses + (g == practice::Grade::kAgain ? 1 : 0);
+  } else {
+    s = fsrs.first(g);
+  }
+  card.stability = s.memory.stability;
+  card.difficulty = s.memory.difficulty;
+  card.due = now() + static_cast<int64_t>(s.interval_days) * 86400;
+  auto saved = options_.store->record_review(v.user_id, card, grade_value, now());
+  if (!saved.ok()) {
+    err = saved.error().message;
+    return std::nullopt;
+  }
+  return nlohmann::json{{"slug", slug}, {"due", card.due}, {"interval_days", s.interval_days},
+                        {"stability", s.memory.stability}, {"difficulty", s.memory.difficulty}}.dump();
+}
+
+Response App::api_review(const Request& req) const {
+  if (!options_.store) return json(503, field_error("", "no database configured").dump());
+  Visitor v = visitor(req);
+  if (v.user_id == 0) return json(401, field_error("", "sign in to save reviews").dump());
+  if (!csrf_ok(req, v)) return json(403, field_error("csrf", "missing or wrong X-CSRF-Token").dump());
+  Json body = parse_json(req.body);
+  if (!body.is_object() || !body["slug"].is_string() || !body["grade"].is_number_integer()) {
+    return json(400, field_error("body", "expected {\"slug\": \"...\", \"grade\": 1..4}").dump());
+  }
+  std::string err;
+  auto result = grade(v, body["slug"], body["grade"].get<int>(), err);
+  if (!result) return json(400, field_error(err.rfind("grade", 0) == 0 ? "grade" : "slug", err).dump());
+  return json(200, *result);
+}
+
+Response App::api_due(const Request& req) const {
+  Visitor v = visitor(req);
+  if (v.user_id == 0) return json(401, field_error("", "sign in to see your reviews").dump());
+  auto cards = options_.store->cards(v.user_id);
+  if (!cards.ok()) return json(500, field_error("", cards.error().message).dump());
+  nlohmann::json due = nlohmann::json::array();
+  for (const auto& c : *cards) {
+    if (c.due > now()) continue;
+    const bank::Question* q = bank_.find(c.slug);
+    due.push_back({{"slug", c.slug}, {"title", q ? q->title : c.slug}, {"due", c.due}});
+  }
+  return json(200, nlohmann::json{{"due", due}, {"now", now()}}.dump());
+}
+
+std::string App::progress_json(const Visitor& v) const {
+  practice::Fsrs fsrs(v.retention);
+  struct Acc {
+    int seen = 0, due = 0, drills = 0, correct = 0;
+    double retention_sum = 0;
+  };
+  std::map<std::string, Acc> topics;
+  for (const auto& t : bank_.topics) topics[t.id];
+  auto cards = options_.store->cards(v.user_id);
+  if (cards.ok()) {
+    for (const auto& c : *cards) {
+      const bank::Question* q = bank_.find(c.slug);
+      if (!q) continue;
+      Acc& a = topics[q->topic];
+      ++a.seen;
+      a.due += c.due <= now();
+      a.retention_sum += fsrs.retrievability(c.stability, static_cast<double>(now() - c.last_review) / 86400.0);
+    }
+  }
+  auto drills = options_.store->drills(v.user_id);
+  if (drills.ok()) {
+    for (const auto& d : *drills) {
+      Acc& a = topics[d.topic];
+      ++a.drills;
+      a.correct += d.correct;
+    }
+  }
+  auto to_json = [](const Acc& a) {
+    nlohmann::json j = {{"seen", a.seen}, {"due", a.due}, {"drills", a.drills}};
+    j["retention"] = a.seen ? nlohmann::json(a.retention_sum / a.seen) : nlohmann::json(nullptr);
+    j["drill_accuracy"] = a.drills ? nlohmann::json(static_cast<double>(a.correct) / a.drills) : nlohmann::json(nullptr);
+    return j;
+  };
+  nlohmann::json out = {{"topics", nlohmann::json::object()}, {"tracks", nlohmann::json::object()}};
+  for (const auto& [id, a] : topics) out["topics"][id] = to_json(a);
+  for (const auto& track : bank_.tracks) {
+    Acc sum;
+    for (const auto& [topic, w] : track.weights) {
+      auto it = topics.find(topic);
+      if (it == topics.end()) continue;
+      sum.seen += it->second.seen;
+      sum.due += it->second.due;
+      sum.drills += it->second.drills;
+      sum.correct += it->second.correct;
+      sum.retention_sum += it->second.retention_sum;
+    }
+    out["tracks"][track.id] = to_json(sum);
+  }
+  return out.dump();
+}
+
+Response App::api_progress(const Request& req) const {
+  Visitor v = visitor(req);
+  if (v.user_id == 0) return json(401, field_error("", "sign in to see your progress").dump());
+  return json(200, progress_json(v));
+}
+
+Response App::api_bookmark(const Request& req) const {
+  Visitor v = visitor(req);
+  if (v.user_id == 0) return json(401, field_error("", "sign in to bookmark").dump());
+  if (!csrf_ok(req, v)) return json(403, field_error("csrf", "missing or wrong X-CSRF-Token").dump());
+  Json body = parse_json(req.body);
+  if (!body.is_object() || !body["slug"].is_string() || !body["on"].is_boolean()) {
+    return json(400, field_error("body", "expected {\"slug\": \"...\", \"on\": true|false}").dump());
+  }
+  if (!bank_.find(body["slug"].get<std::string>())) return json(400, field_error("slug", "is not a question").dump());
+  auto r = options_.store->set_bookmark(v.user_id, body["slug"], body["on"], now());
+  if (!r.ok()) return json(500, field_error("", r.error().message).dump());
+  auto marks = options_.store->bookmarks(v.user_id);
+  return json(200, nlohmann::json{{"bookmarks", marks.ok() ? *marks : std::vector<std::string>{}}}.dump());
+}
+
+Response App::api_note(const Request& req, const Params& p) const {
+  Visitor v = visitor(req);
+  if (v.user_id == 0) return json(401, field_error("", "sign in to keep notes").dump());
+  const std::string& slug = p.at("slug");
+  if (!bank_.find(slug)) return json(404, field_error("slug", "is not a question").dump());
+  if (req.method == "PUT") {
+    if (!csrf_ok(req, v)) return json(403, field_error("csrf", "missing or wrong X-CSRF-Token").dump());
+    Json body = parse_json(req.body);
+    if (!body.is_object() || !body["body"].is_string()) return json(400, field_error("body", "expected {\"body\": \"...\"}").dump());
+    std::string text = body["body"];
+    if (text.size() > 20000) return json(413, field_error("body", "a note holds at most 20,000 characters").dump());
+    auto r = options_.store->put_note(v.user_id, slug, text, now());
+    if (!r.ok()) return json(500, field_error("", r.error().message).dump());
+  }
+  auto note = options_.store->get_note(v.user_id, slug);
+  if (!note.ok()) return json(500, field_error("", note.error().message).dump());
+  return json(200, nlohmann::json{{"slug", slug}, {"body", note->value_or("")}}.dump());
+}
+
+}  // namespace ridge::web
