@@ -9,6 +9,7 @@
 #include "cli/bank_commands.h"
 #include "cli/calc_command.h"
 #include "cli/lab_command.h"
+#include "cli/practice_commands.h"
 #include "cli/serve_command.h"
 
 namespace {
@@ -23,7 +24,9 @@ const char* kUsage =
     "  ridge check [DIR] [--run-snippets]  prove every number, snippet and sentence of the bank\n"
     "  ridge show SLUG                   one question in the terminal, numbers worked\n"
     "  ridge serve [--port 8080] ...     the website and the JSON API (ridge serve --help)\n"
-    "  ridge lab list|test|measure       reference builds for the coding questions\n\n"
+    "  ridge lab list|test|measure       reference builds for the coding questions\n"
+    "  ridge drill [--topic T]           numeric drills in the terminal, graded within 10%\n"
+    "  ridge user add|list|remove        accounts, for operators (--db URL)\n\n"
     "Global: --data DIR (catalogs; default $RIDGE_DATA or ./data)\n";
 
 int run(std::vector<std::string> args) {
@@ -49,7 +52,8 @@ int run(std::vector<std::string> args) {
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "serve") return ridge::cli::run_serve(rest, data_dir.string());
   if (command == "lab") return ridge::cli::run_lab(rest, std::cout, std::cerr);
-  if (command == "calc" || command == "check" || command == "show") {
+  if (command == "user") return ridge::cli::run_user(rest, std::cin, std::cout, std::cerr);
+  if (command == "calc" || command == "check" || command == "show" || command == "drill") {
     auto catalog = ridge::calc_io::load_catalog(data_dir);
     if (!catalog) {
       std::cerr << "ridge: cannot load the catalogs in " << data_dir << ":\n" << ridge::calc::to_string(catalog.errors());
@@ -58,6 +62,7 @@ int run(std::vector<std::string> args) {
     const auto registry = ridge::calc::make_builtin_registry();
     if (command == "calc") return ridge::cli::run_calc(rest, registry, *catalog, std::cout, std::cerr);
     if (command == "check") return ridge::cli::run_check(rest, registry, *catalog, std::cout, std::cerr);
+    if (command == "drill") return ridge::cli::run_drill(rest, registry, *catalog, std::cin, std::cout, std::cerr);
     return ridge::cli::run_show(rest, registry, *catalog, std::cout, std::cerr);
   }
   std::cerr << "ridge: '" << command << "' is not a command\n\n" << kUsage;

@@ -92,7 +92,7 @@ test("375 px screenshots of the home page and a question", async () => {
   await page.screenshot({ path: artifacts + "/home-375.png", fullPage: true });
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(width <= 375, "no horizontal scroll at 375 px (scrollWidth " + width + ")");
-  await page.goto(server.url + "/q/llama-70b-64-users-32k-8xh100");
+  await page.goto(server.url + "/q/memory-to-run-llama-3-1-70b");
   await page.click("details.reveal > summary");
   const qwidth = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(qwidth <= 375, "no horizontal scroll on a question at 375 px (scrollWidth " + qwidth + ")");
@@ -124,4 +124,41 @@ test("a calculator's diagram follows its inputs", async () => {
   await page.waitForFunction(() => document.querySelector("#calc-diagram").complete);
   assert.ok(await img.evaluate((i) => i.naturalWidth > 0));
   await page.close();
+});
+
+test("sign up, grade a question, see it on the review page and the dashboard, take a drill", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(server.url + "/signup");
+  await page.fill("#email", "e2e-" + Date.now() + "@example.com");
+  await page.fill("#password", "correct horse battery");
+  await Promise.all([page.waitForNavigation(), page.click("form.calc button[type=submit]")]);
+  assert.match(page.url(), /\/dashboard$/);
+  // A paid question is open now; grade it Again so it is due tomorrow, and Good on a free one.
+  await page.goto(server.url + "/q/llama-70b-64-users-32k-8xh100");
+  await page.waitForSelector("#practice:not([hidden])");
+  await page.click('#practice [data-grade="3"]');
+  await page.waitForFunction(() => /next review in 2 days/.test(document.querySelector("#practice-status").textContent));
+  await page.click("#bookmark");
+  await page.waitForFunction(() => document.querySelector("#bookmark").textContent === "Remove bookmark");
+  // The dashboard counts it under its topic and lists the bookmark.
+  await page.goto(server.url + "/dashboard");
+  const seen = await page.locator('tr[data-topic="napkin-math"] td').nth(1).textContent();
+  assert.equal(seen, "1");
+  assert.match(await page.locator("body").textContent(), /Will Llama 3.1 70B serve 64 concurrent users/);
+  // Nothing is due today: the review page says so.
+  await page.goto(server.url + "/review");
+  assert.equal(await page.locator("#nothing-due").count(), 1);
+  // A drill, answered with the engine's own number, is right and counted.
+  await page.goto(server.url + "/drill?seed=3");
+  const prompt = await page.locator("#drill-prompt").textContent();
+  assert.ok(prompt.length > 20);
+  await page.fill("#answer", "1");
+  await Promise.all([page.waitForNavigation(), page.click("form.calc button[type=submit]")]);
+  assert.equal(await page.locator("#drill-verdict").count(), 1);
+  await page.goto(server.url + "/dashboard");
+  const drills = await page.locator("#by-topic tbody tr").evaluateAll((rows) =>
+    rows.reduce((n, r) => n + Number(r.children[4].textContent.replace("none", "0")), 0));
+  assert.equal(drills, 1);
+  await context.close();
 });

@@ -4,11 +4,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export async function startServer() {
+export async function startServer(options = {}) {
   const bin = process.env.RIDGE_BIN;
   if (!bin) throw new Error("RIDGE_BIN must name the ridge binary");
   const dir = mkdtempSync(join(tmpdir(), "ridge-e2e-"));
-  const child = spawn(bin, ["serve", "--port", "0", "--threads", "2", "--db", "sqlite:" + join(dir, "ridge.db")], {
+  const db = options.db || "sqlite:" + join(dir, "ridge.db");
+  const child = spawn(bin, ["serve", "--port", "0", "--threads", "2", "--db", db], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
