@@ -11,6 +11,7 @@ cmake --preset release >/dev/null
 cmake --build --preset release --target ridge >/dev/null
 ridge=build/release/ridge
 work=$(mktemp -d)
+chmod 755 "$work"  # the postgres user must reach the cluster inside it
 pid=""
 cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; tests/pg_fixture.sh stop "$work/pg" >/dev/null 2>&1 || true; rm -rf "$work"; }
 trap cleanup EXIT
@@ -24,15 +25,20 @@ run() {  # run NAME DB-URL
   local slugs
   slugs=$(curl -s "$url/api/questions" | python3 -c 'import json,sys; print(" ".join(q["slug"] for q in json.load(sys.stdin)["questions"]))')
   python3 - "$url" "$work/users.lua" $slugs <<'PY'
-import json, sys, urllib.request
+import http.client, json, sys, urllib.parse
 url, out, slugs = sys.argv[1], sys.argv[2], sys.argv[3:]
+host = urllib.parse.urlparse(url)
 lines = []
 for i in range(64):
-    body = json.dumps({"email": f"bench{i}-{id(out)}@example.com", "password": "correct horse battery"}).encode()
-    req = urllib.request.Request(url + "/api/signup", body, {"Content-Type": "application/json"})
-    with urllib.request.urlopen(req) as r:
-        cookie = r.headers["Set-Cookie"].split(";")[0]
-        csrf = json.load(r)["csrf_token"]
+    # Each user signs up from its own loopback address: sign-ups are rate limited per address.
+    conn = http.client.HTTPConnection(host.hostname, host.port, source_address=("127.0.0.%d" % (i + 2), 0))
+    body = json.dumps({"email": f"bench{i}@example.com", "password": "correct horse battery"})
+    conn.request("POST", "/api/signup", body, {"Content-Type": "application/json"})
+    r = conn.getresponse()
+    if r.status != 201:
+        sys.exit(f"signup {i}: {r.status} {r.read()}")
+    cookie = r.getheader("Set-Cookie").split(";")[0]
+    csrf = json.loads(r.read())["csrf_token"]
     lines.append('{"%s", "%s"}' % (cookie, csrf))
 with open(out, "w") as f:
     f.write("users = {" + ", ".join(lines) + "}\n")
