@@ -141,7 +141,7 @@ TEST(Loader, UnknownIdsListTheKnownOnes) {
 TEST(Loader, BadDirectivesAreReportedAtTheirLine) {
   expect_error(parse(replace(good(), "```calc id=kv\n", "```calc\n")), "calc block needs an id", 14);
   expect_error(parse(replace(good(), "## Decision table", "```diagram rooflne gpu=h100-sxm\n```\n\n## Decision table")),
-               "diagram kind 'rooflne'", 26);
+               "'rooflne' is not a diagram kind", 26);
   expect_error(parse(replace(good(), "fit model=", "fitt model=")), "'fitt' is not a calculator", 15);
 }
 

@@ -1,9 +1,500 @@
+// `ridge lab`: the reference builds of the coding questions. Lists them, runs their
+// tests and measure programs (built by CMake next to the ridge binary), and compiles a
+// user's implementation against a build's header and tests.
 #include "cli/lab_command.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#ifndef RIDGE_SOURCE_DIR
+#define RIDGE_SOURCE_DIR "."
+#endif
 
 namespace ridge::cli {
 
-int run_lab(const std::vector<std::string>&, std::ostream&, std::ostream& err) {
-  err << "ridge lab: no builds yet\n";
+namespace {
+
+namespace fs = std::filesystem;
+
+// One reference build. The file lists mirror lab/CMakeLists.txt: `headers` are the
+// contract, `sources` the implementation that --impl replaces, `tests` the test sources.
+struct LabBuild {
+  std::string_view id;
+  std::string_view summary;
+  std::vector<std::string_view> headers;
+  std::vector<std::string_view> sources;
+  std::vector<std::string_view> tests;
+};
+
+const std::vector<LabBuild>& lab_builds() {
+  static const std::vector<LabBuild> builds{
+      {"rate-limiter", "token bucket: capacity and rate apart, lazy refill on an injected steady clock, retry-after",
+       {"token_bucket.h", "clock.h"}, {"token_bucket.cc"}, {"token_bucket_test.cc"}},
+      {"batcher", "dynamic batching: size and max-wait triggers, one worker, per-batch failures",
+       {"batcher.h"}, {"batcher.cc"}, {"batcher_test.cc"}},
+      {"work-queue", "bounded queue and worker pool: backpressure, close wakes all, task exceptions reported",
+       {"bounded_queue.h", "worker_pool.h"}, {"bounded_queue.cc", "worker_pool.cc"},
+       {"bounded_queue_test.cc", "worker_pool_test.cc"}},
+      {"hash-ring", "consistent hashing with virtual nodes on a stable FNV-1a + fmix64 hash",
+       {"hash_ring.h", "stable_hash.h"}, {"stable_hash.cc", "hash_ring.cc"}, {"stable_hash_test.cc", "hash_ring_test.cc"}},
+      {"sampler", "temperature, top-k, top-p; stable softmax; chi-square test at a fixed seed",
+       {"sampler.h"}, {"sampler.cc"}, {"sampler_test.cc"}},
+      {"straggler", "late ranks: median + k x MAD, k from the target false-positive rate",
+       {"straggler_detector.h", "normal_quantile.h"}, {"normal_quantile.cc", "straggler_detector.cc"},
+       {"normal_quantile_test.cc", "straggler_detector_test.cc"}},
+      {"jobs-api", "job state machine, idempotency keys, 202 cancel, cursor pagination under inserts",
+       {"job_service.h", "job_state.h"}, {"job_state.cc", "job_service.cc"}, {"job_state_test.cc", "job_service_test.cc"}},
+      {"tsdb", "sealed segments, sparse min/max index pruning, whole-segment TTL compaction",
+       {"segment_store.h", "segment.h"}, {"segment.cc", "segment_store.cc"}, {"segment_test.cc", "segment_store_test.cc"}},
+      {"intervals", "merge GPU idle intervals per rank; windows when all ranks were idle",
+       {"intervals.h"}, {"intervals.cc"}, {"intervals_test.cc"}},
+      {"retry", "exponential backoff with full jitter and a deadline; injected clock and RNG",
+       {"retry.h"}, {"retry.cc"}, {"retry_test.cc"}},
+      {"kv-versioned", "versioned key-value store: reads at a version, tombstones, compaction",
+       {"versioned_kv.h"}, {"versioned_kv.cc"}, {"versioned_kv_test.cc"}},
+      {"trace-parse", "Chrome trace JSON to per-kernel time and GPU idle gaps",
+       {"trace_summary.h"}, {"trace_summary.cc"}, {"trace_summary_test.cc"}},
+  };
+  return builds;
+}
+
+const char* kUsage =
+    "Usage:\n"
+    "  ridge lab list                          the builds, one line each\n"
+    "  ridge lab test ID [-- GTEST_FLAGS]      run a build's tests\n"
+    "  ridge lab test ID --impl FILE.cc        compile your implementation of ID's header with its tests, run them\n"
+    "  ridge lab measure ID [--json]           run a build's measure program\n"
+    "  ridge lab measure --all [--json]        every measure program (--json: one object keyed by id)\n"
+    "Exit status: 0 ok, 1 tests failed or the implementation did not build, 2 bad input.\n";
+
+std::string accepted_ids() {
+  std::string s;
+  for (const auto& b : lab_builds()) s += (s.empty() ? "" : ", ") + std::string(b.id);
+  return s;
+}
+
+const LabBuild* find_build(std::string_view id) {
+  for (const auto& b : lab_builds()) {
+    if (b.id == id) return &b;
+  }
+  return nullptr;
+}
+
+int unknown_id(const std::string& id, std::ostream& err) {
+  err << "ridge lab: '" << id << "' is not a lab build; accepted: " << accepted_ids() << "\n";
+  return 2;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string command_line(const std::vector<std::string>& argv) {
+  std::string cmd;
+  for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + shell_quote(a);
+  return cmd;
+}
+
+// Runs argv through the shell. With `stream` set, output goes there as it arrives;
+// `captured` receives it too. Returns the exit status (127 if it could not start).
+int run_process(const std::vector<std::string>& argv, bool merge_stderr, std::ostream* stream, std::string* captured) {
+  const std::string cmd = command_line(argv) + (merge_stderr ? " 2>&1" : "");
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return 127;
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) {
+    if (stream != nullptr) {
+      stream->write(buf.data(), static_cast<std::streamsize>(n));
+      stream->flush();
+    }
+    if (captured != nullptr) captured->append(buf.data(), n);
+  }
+  const int status = pclose(pipe);
+  if (status == -1) return 127;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+// Where CMake put the built binaries: ${CMAKE_BINARY_DIR}/lab/<id>/, next to this
+// executable (${CMAKE_BINARY_DIR}/ridge). RIDGE_LAB_BIN overrides the lab/ directory.
+fs::path lab_bin_dir() {
+  if (const char* env = std::getenv("RIDGE_LAB_BIN"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "lab";
+  return exe.parent_path() / "lab";
+}
+
+// The source tree's lab/ (headers and tests). RIDGE_SOURCE_DIR in the environment
+// overrides the tree this binary was built from.
+fs::path lab_source_dir() {
+  if (const char* env = std::getenv("RIDGE_SOURCE_DIR"); env != nullptr && *env != '\0') return fs::path(env) / "lab";
+  return fs::path(RIDGE_SOURCE_DIR) / "lab";
+}
+
+fs::path built_binary(const LabBuild& b, std::string_view kind) {
+  return lab_bin_dir() / std::string(b.id) / (std::string(b.id) + "-" + std::string(kind));
+}
+
+int missing_binary(const LabBuild& b, std::string_view kind, const fs::path& path, std::ostream& err) {
+  std::string target = "lab_" + std::string(b.id) + "_" + std::string(kind);
+  std::replace(target.begin(), target.end(), '-', '_');
+  err << "ridge lab: the " << kind << " program of '" << b.id << "' is not built (looked for " << path.string()
+      << "); build it with: cmake --build <build dir> --target " << target << "\n";
+  return 1;
+}
+
+int list_builds(std::ostream& out) {
+  std::size_t width = 0;
+  for (const auto& b : lab_builds()) width = std::max(width, b.id.size());
+  for (const auto& b : lab_builds()) {
+    out << "  " << b.id << std::string(width - b.id.size() + 2, ' ') << b.summary << "\n";
+  }
+  out << "\n" << kUsage;
+  return 0;
+}
+
+int run_tests(const LabBuild& b, const std::vector<std::string>& gtest_flags, std::ostream& out, std::ostream& err) {
+  const fs::path bin = built_binary(b, "test");
+  if (!fs::exists(bin)) return missing_binary(b, "test", bin, err);
+  std::vector<std::string> argv{bin.string()};
+  argv.insert(argv.end(), gtest_flags.begin(), gtest_flags.end());
+  const int rc = run_process(argv, true, &out, nullptr);
+  return rc == 0 ? 0 : 1;
+}
+
+// ---- --impl: compile the user's file against the build's header and tests ----
+
+struct Compiled {
+  int rc;
+  std::string output;
+};
+
+std::string first_lines(const std::string& text, std::size_t from_line, std::size_t count) {
+  std::istringstream in(text);
+  std::string line, out;
+  std::size_t i = 0, shown = 0;
+  while (std::getline(in, line)) {
+    if (i >= from_line && shown < count) {
+      out += "    " + line + "\n";
+      ++shown;
+    }
+    ++i;
+  }
+  const std::size_t total = i;
+  if (total > from_line + shown) out += "    ... (" + std::to_string(total - from_line - shown) + " more lines)\n";
+  return out;
+}
+
+// The compiler's first errors: from the first line that names an error (or the
+// "In function ..." line just before it), 25 lines.
+std::string first_errors(const std::string& output) {
+  std::istringstream in(output);
+  std::string line, previous;
+  std::size_t i = 0, start = 0;
+  while (std::getline(in, line)) {
+    if (line.find("error:") != std::string::npos) {
+      start = i > 0 && previous.find(": In ") != std::string::npos ? i - 1 : i;
+      break;
+    }
+    previous = line;
+    ++i;
+  }
+  return first_lines(output, start, 25);
+}
+
+// Names quoted in linker messages such as "undefined reference to `ns::f(int)'".
+std::vector<std::string> linker_names(const std::string& output, std::string_view marker) {
+  std::set<std::string> names;
+  std::size_t pos = 0;
+  while ((pos = output.find(marker, pos)) != std::string::npos) {
+    pos += marker.size();
+    const std::size_t open = output.find_first_of("`'", pos);
+    const std::size_t close = open == std::string::npos ? open : output.find('\'', open + 1);
+    if (open == std::string::npos || close == std::string::npos) break;
+    names.insert(output.substr(open + 1, close - open - 1));
+    pos = close;
+  }
+  return {names.begin(), names.end()};
+}
+
+bool includes_header(const fs::path& file, std::string_view header) {
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find("#include") != std::string::npos && line.find(std::string(header)) != std::string::npos) return true;
+  }
+  return false;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "ridge-lab-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+int test_impl(const LabBuild& b, const std::vector<std::string>& impl_files, const std::vector<std::string>& gtest_flags,
+              std::ostream& out, std::ostream& err) {
+  for (const auto& f : impl_files) {
+    std::error_code ec;
+    if (!fs::is_regular_file(f, ec)) {
+      err << "ridge lab: --impl '" << f << "': no such file\n";
+      return 2;
+    }
+    const std::string ext = fs::path(f).extension().string();
+    if (ext != ".cc" && ext != ".cpp" && ext != ".cxx") {
+      err << "ridge lab: --impl '" << f << "': expected a C++ source file; accepted: .cc, .cpp, .cxx\n";
+      return 2;
+    }
+  }
+  const fs::path src = lab_source_dir() / std::string(b.id);
+  if (!fs::exists(src / std::string(b.headers.front()))) {
+    err << "ridge lab: cannot find the lab sources at " << src.string()
+        << "; set RIDGE_SOURCE_DIR to the ridge source tree\n";
+    return 1;
+  }
+  TempDir tmp;
+  if (tmp.path().empty()) {
+    err << "ridge lab: cannot create a temporary directory\n";
+    return 1;
+  }
+  const char* cxx_env = std::getenv("CXX");
+  const std::string cxx = cxx_env != nullptr && *cxx_env != '\0' ? cxx_env : "g++";
+  const std::vector<std::string> flags{"-std=c++20", "-O1", "-g", "-pthread", "-I" + src.string(),
+                                       "-I" + lab_source_dir().string(),
+                                       "-DRIDGE_SOURCE_DIR=\"" + lab_source_dir().parent_path().string() + "\""};
+  auto compile = [&](const std::string& source, const fs::path& object) {
+    std::vector<std::string> argv{cxx};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.insert(argv.end(), {"-c", source, "-o", object.string()});
+    Compiled c;
+    c.rc = run_process(argv, true, nullptr, &c.output);
+    return c;
+  };
+
+  std::string contract;
+  for (const auto& h : b.headers) contract += (contract.empty() ? "" : ", ") + ("lab/" + std::string(b.id) + "/" + std::string(h));
+  out << "ridge lab: compiling " << impl_files.size() << " file(s) against " << contract << "\n";
+  for (const auto& f : impl_files) {
+    bool any = false;
+    for (const auto& h : b.headers) any = any || includes_header(f, h);
+    if (!any) {
+      out << "  note: " << f << " includes none of " << contract
+          << ": its definitions are not checked against the declarations until the link\n";
+    }
+  }
+
+  std::vector<std::string> objects;
+  for (std::size_t i = 0; i < impl_files.size(); ++i) {
+    const fs::path object = tmp.path() / ("impl" + std::to_string(i) + ".o");
+    const Compiled c = compile(impl_files[i], object);
+    if (c.rc == 127 && c.output.find("not found") != std::string::npos) {
+      err << "ridge lab: cannot run the compiler '" << cxx << "' (set CXX)\n";
+      return 1;
+    }
+    if (c.rc != 0) {
+      err << "ridge lab: " << impl_files[i] << " does not compile against " << contract << ". First errors:\n"
+          << first_errors(c.output);
+      return 1;
+    }
+    objects.push_back(object.string());
+  }
+
+  // The build's test sources, two at a time.
+  out << "ridge lab: compiling the tests of '" << b.id << "' (" << b.tests.size() << " file(s))\n";
+  std::vector<std::future<Compiled>> jobs;
+  for (std::size_t i = 0; i < b.tests.size(); ++i) {
+    const fs::path object = tmp.path() / ("test" + std::to_string(i) + ".o");
+    const std::string source = (src / std::string(b.tests[i])).string();
+    jobs.push_back(std::async(std::launch::async, compile, source, object));
+    objects.push_back(object.string());
+    if (jobs.size() >= 2 || i + 1 == b.tests.size()) {
+      for (auto& j : jobs) {
+        const Compiled c = j.get();
+        if (c.rc != 0) {
+          err << "ridge lab: the tests of '" << b.id << "' do not compile (is the source tree intact?):\n"
+              << first_errors(c.output);
+          return 1;
+        }
+      }
+      jobs.clear();
+    }
+  }
+
+  const fs::path binary = tmp.path() / (std::string(b.id) + "-test");
+  std::vector<std::string> link{cxx};
+  link.insert(link.end(), objects.begin(), objects.end());
+  link.insert(link.end(), {"-o", binary.string(), "-lgtest", "-lgtest_main", "-pthread"});
+  Compiled linked;
+  linked.rc = run_process(link, true, nullptr, &linked.output);
+  if (linked.rc != 0) {
+    const auto missing = linker_names(linked.output, "undefined reference to");
+    const auto twice = linker_names(linked.output, "multiple definition of");
+    if (!missing.empty()) {
+      err << "ridge lab: your implementation breaks the interface of " << contract
+          << ": the tests call these, and your file does not define them (check names, parameter types, const):\n";
+      for (const auto& m : missing) err << "    " << m << "\n";
+    } else if (!twice.empty()) {
+      err << "ridge lab: these are defined more than once (in your file and in the header, or twice in your files):\n";
+      for (const auto& m : twice) err << "    " << m << "\n";
+    } else {
+      err << "ridge lab: linking failed:\n" << first_lines(linked.output, 0, 25);
+    }
+    return 1;
+  }
+
+  out << "ridge lab: running the tests of '" << b.id << "' against your implementation\n";
+  std::vector<std::string> argv{binary.string()};
+  argv.insert(argv.end(), gtest_flags.begin(), gtest_flags.end());
+  return run_process(argv, true, &out, nullptr) == 0 ? 0 : 1;
+}
+
+int command_test(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (args.empty()) {
+    err << "ridge lab test: which build? accepted: " << accepted_ids() << "\n";
+    return 2;
+  }
+  const LabBuild* b = find_build(args[0]);
+  if (b == nullptr) return unknown_id(args[0], err);
+  std::vector<std::string> impl_files, gtest_flags;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--") {
+      gtest_flags.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+      break;
+    }
+    if (args[i] == "--impl") {
+      if (i + 1 >= args.size()) {
+        err << "ridge lab test: --impl needs a file: --impl FILE.cc\n";
+        return 2;
+      }
+      impl_files.push_back(args[++i]);
+    } else if (args[i].rfind("--impl=", 0) == 0) {
+      impl_files.push_back(args[i].substr(7));
+    } else {
+      err << "ridge lab test: unexpected '" << args[i] << "'; accepted: --impl FILE.cc, -- GTEST_FLAGS\n";
+      return 2;
+    }
+  }
+  if (impl_files.empty()) return run_tests(*b, gtest_flags, out, err);
+  return test_impl(*b, impl_files, gtest_flags, out, err);
+}
+
+int command_measure(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  bool all = false, as_json = false;
+  std::string id;
+  for (const auto& a : args) {
+    if (a == "--all") {
+      all = true;
+    } else if (a == "--json") {
+      as_json = true;
+    } else if (a.rfind("--", 0) == 0) {
+      err << "ridge lab measure: unknown flag '" << a << "'; accepted: --all, --json\n";
+      return 2;
+    } else if (id.empty()) {
+      id = a;
+    } else {
+      err << "ridge lab measure: one build at a time, or --all; got '" << id << "' and '" << a << "'\n";
+      return 2;
+    }
+  }
+  if (all == !id.empty()) {
+    err << "ridge lab measure: name a build or --all; accepted ids: " << accepted_ids() << "\n";
+    return 2;
+  }
+  std::vector<const LabBuild*> chosen;
+  if (all) {
+    for (const auto& b : lab_builds()) chosen.push_back(&b);
+  } else {
+    const LabBuild* b = find_build(id);
+    if (b == nullptr) return unknown_id(id, err);
+    chosen.push_back(b);
+  }
+  for (const LabBuild* b : chosen) {
+    const fs::path bin = built_binary(*b, "measure");
+    if (!fs::exists(bin)) return missing_binary(*b, "measure", bin, err);
+  }
+
+  if (!as_json) {
+    int status = 0;
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+      if (i > 0) out << "\n";
+      if (run_process({built_binary(*chosen[i], "measure").string()}, false, &out, nullptr) != 0) {
+        err << "ridge lab: the measure program of '" << chosen[i]->id << "' failed\n";
+        status = 1;
+      }
+    }
+    return status;
+  }
+  nlohmann::ordered_json collected = nlohmann::ordered_json::object();
+  int status = 0;
+  for (const LabBuild* b : chosen) {
+    std::string text;
+    if (run_process({built_binary(*b, "measure").string(), "--json"}, false, nullptr, &text) != 0) {
+      err << "ridge lab: the measure program of '" << b->id << "' failed\n";
+      status = 1;
+      continue;
+    }
+    auto parsed = nlohmann::ordered_json::parse(text, nullptr, false);
+    if (parsed.is_discarded()) {
+      err << "ridge lab: the measure program of '" << b->id << "' did not print one JSON object\n";
+      status = 1;
+      continue;
+    }
+    if (!all) {
+      out << parsed.dump(2) << "\n";
+      return status;
+    }
+    collected[std::string(b->id)] = std::move(parsed);
+  }
+  out << collected.dump(2) << "\n";
+  return status;
+}
+
+}  // namespace
+
+int run_lab(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (args.empty()) {
+    err << "ridge lab: which command?\n" << kUsage;
+    return 2;
+  }
+  const std::string& command = args[0];
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "--help" || command == "-h" || command == "help") {
+    out << kUsage;
+    return 0;
+  }
+  if (command == "list") return list_builds(out);
+  if (command == "test") return command_test(rest, out, err);
+  if (command == "measure") return command_measure(rest, out, err);
+  err << "ridge lab: '" << command << "' is not a lab command; accepted: list, test, measure\n" << kUsage;
   return 2;
 }
 
