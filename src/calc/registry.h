@@ -50,5 +50,6 @@ void register_memory_calculators(Registry& r);
 void register_compute_calculators(Registry& r);
 void register_serving_calculators(Registry& r);
 void register_cluster_calculators(Registry& r);
+void register_gpu_calculators(Registry& r);
 
 }  // namespace ridge::calc
