@@ -99,6 +99,7 @@ std::vector<Figure> find_figures(std::string_view s) {
       continue;
     }
     if (i > 0 && (is_word_char(s[i - 1]) || s[i - 1] == '.' || s[i - 1] == '^' || s[i - 1] == '-' || s[i - 1] == '/')) {
+      ++i;  // always move: a '$' glued to a word ("a$5") is not a word character (found by fuzzing)
       while (i < s.size() && (is_word_char(s[i]) || s[i] == '.' || s[i] == ',')) ++i;
       continue;
     }

@@ -180,6 +180,11 @@ TEST(Lint, FindsFiguresButNotNamesOrCounts) {
   EXPECT_EQ(texts, (std::vector<std::string>{"80GB", "3.35 TB/s", "$2.50", "40%", "2 B"}));
 }
 
+TEST(Lint, ADollarGluedToAWordEnds) {
+  // Found by fuzz_question: "x$5" looped forever in find_figures.
+  EXPECT_TRUE(find_figures("x$5 and y$").empty());
+}
+
 TEST(Snippets, OutputComparisonIgnoresTrailingSpace) {
   EXPECT_TRUE(outputs_match("a\nb\n", "a  \nb\n\n"));
   EXPECT_FALSE(outputs_match("a\nb\n", "a\nc\n"));
