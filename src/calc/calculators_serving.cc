@@ -87,6 +87,7 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
                            num(tp) + " ÷ " + q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
                        batch * context * kv_token * replication / tp / gpu.memory_bandwidth, Unit::kSeconds);
   const double efficiency = in.number("bandwidth-efficiency"), overhead = in.number("step-overhead");
+  double floor_s = weight_s + kv_s;
   double step;
   if (efficiency < 1 || overhead > 0) {
     d.assume("bandwidth reached: " + format_significant(efficiency * 100, 3) + "% of peak; fixed overhead " +
@@ -108,7 +109,8 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
   d.result("weight_read_seconds", weight_s, Unit::kSeconds);
   d.result("kv_read_seconds", kv_s, Unit::kSeconds);
   d.result("kv_replication", replication, Unit::kNone);
-  d.result("step_seconds_floor", step, Unit::kSeconds);
+  d.result("step_seconds_floor", floor_s, Unit::kSeconds);
+  d.result("step_seconds", step, Unit::kSeconds);
   d.result("tokens_per_second", tps, Unit::kTokensPerSecond);
   d.result("allreduces_per_step", allreduces, Unit::kCount);
   if (resident > gpu.memory_bytes) {
@@ -143,7 +145,7 @@ Result<Derivation> cost(const Inputs& in, const Catalog&) {
 void register_serving_calculators(Registry& r) {
   r.add({"decode", "Bandwidth floor of one decode step: weight and KV reads, tokens per second", decode_params(),
          {"weight_bytes_per_gpu", "weight_read_seconds", "kv_read_seconds", "step_seconds_floor", "tokens_per_second",
-          "allreduces_per_step", "kv_replication"},
+          "allreduces_per_step", "kv_replication", "step_seconds"},
          "--model llama-3.1-70b --gpu h100-sxm --tp 8 --batch 1 --context 4096", decode});
   r.add({"cost", "Dollars per million tokens from an hourly price and a throughput", cost_params(),
          {"usd_per_million_tokens"}, "--usd-per-hour 2.50 --tokens-per-second 1000", cost});
