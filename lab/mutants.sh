@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Every build's tests must be able to fail. For each build, take the reference
+# implementation, plant one classic bug with sed (the bug the interview asks about),
+# and run `ridge lab test ID --impl MUTANT`: the tests must fail. A mutant identical to
+# the reference (the sed no longer matches after a refactor) is itself a failure.
+set -u
+ridge="$1"
+lab="$(cd "$(dirname "$0")" && pwd)"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# mutant ID NAME FILE SED-EXPRESSION [OTHER-IMPL-FILES...]
+mutant() {
+  local id="$1" name="$2" file="$3" expr="$4"
+  shift 4
+  local src="$lab/$id/$file" dst="$tmp/$id-$name-$file"
+  sed "$expr" "$src" > "$dst"
+  if cmp -s "$src" "$dst"; then
+    echo "FAIL: $id/$name: the sed expression no longer changes $file"
+    fail=1
+    return
+  fi
+  local impl=(--impl "$dst")
+  for other in "$@"; do impl+=(--impl "$lab/$id/$other"); done
+  local out
+  out=$("$ridge" lab test "$id" "${impl[@]}" 2>&1)
+  local rc=$?
+  if [[ $rc -eq 1 && ( "$out" == *"FAILED"* ) ]]; then
+    echo "ok: $id/$name is caught: $(printf '%s\n' "$out" | grep -m1 -E '^\[  FAILED  \]|^FAILED' )"
+  else
+    echo "FAIL: $id/$name survived (exit $rc):"
+    printf '%s\n' "$out" | tail -20
+    fail=1
+  fi
+}
+
+mutant rate-limiter retry-after-rounded-down token_bucket.cc \
+  's|(deficit + rate_ - 1) / rate_|deficit / rate_|'
+mutant batcher batch-function-runs-under-the-lock batcher.cc \
+  's|^    lock.unlock();  // the batch function runs unlocked.*$||; s|^    lock.lock();$||'
+mutant work-queue try-push-off-by-one bounded_queue.cc \
+  's|if (tasks_.size() >= capacity_) return PushResult::kFull;|if (tasks_.size() > capacity_) return PushResult::kFull;|' \
+  worker_pool.cc
+mutant hash-ring no-wrap-around hash_ring.cc \
+  's|if (it == points_.end()) it = points_.begin();|if (it == points_.end()) it = points_.end() - 1;|' \
+  stable_hash.cc
+mutant sampler temperature-ignored sampler.cc \
+  's|static_cast<double>(logits\[i\]) / params.temperature|static_cast<double>(logits[i])|'
+mutant straggler on-threshold-is-late straggler_detector.cc \
+  's|if (arrivals_us\[i\] > r.threshold_us)|if (arrivals_us[i] >= r.threshold_us)|' \
+  normal_quantile.cc
+mutant jobs-api cursor-repeats-last-item job_service.cc \
+  's|jobs_.upper_bound(after)|jobs_.lower_bound(after)|' \
+  job_state.cc
+mutant tsdb compaction-drops-straddling-segment segment_store.cc \
+  's|return s->max_time() < cutoff;|return s->min_time() < cutoff;|' \
+  segment.cc
+mutant intervals touching-not-merged intervals.cc \
+  's|i.start_us <= r.intervals.back().end_us|i.start_us < r.intervals.back().end_us|'
+mutant retry sleeps-past-the-deadline retry.cc \
+  's|if (clock.now() + sleep >= deadline_at) {|if (false) {|'
+mutant kv-versioned future-version-reads-latest versioned_kv.cc \
+  's|if (v > version_) return ReadStatus::kFutureVersion;|if (false) return ReadStatus::kFutureVersion;|'
+mutant trace-parse streams-not-merged trace_summary.cc \
+  's|if (!merged.empty() \&\& b.start <= merged.back().end) {|if (false) {|'
+
+exit $fail
