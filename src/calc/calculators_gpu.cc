@@ -242,20 +242,29 @@ Result<Derivation> bank_conflicts(const Inputs& in, const Catalog&) {
                      ", the fewest the warp's " + num(static_cast<double>(warp_bytes)) + " bytes need.");
   } else {
     d.set_conclusion(num(conflict) + "-way bank conflict: " + num(conflict) + " wavefronts where " + num(ideal_wf) +
-                     " would do, the access runs " + format_significant(conflict / ideal_wf, 3) +
-                     "× slower. Padding each row by one 4-byte word spreads a column over all 32 banks.");
+                     " would do, so the access takes " + format_significant(conflict / ideal_wf, 3) + "× as long." +
+                     (row_walk ? std::string()
+                               : std::string(" Padding each row by one element (the +1 in tile[32][33]) or an odd "
+                                             "width spreads a column over the banks.")));
   }
   return d;
 }
 
 // ---------------------------------------------------------------- occupancy
 
-// Per compute capability, as cuda_occupancy.h (CUDA 13.0: cudaOccMaxBlocksPerMultiprocessor,
-// cudaOccAlignUpShmemSizeVoltaPlus) and the CUDA C++ Programming Guide's "Technical
-// Specifications per Compute Capability" table give them. Shared memory per SM is the
-// largest carveout; the per-block maximum is that less the 1 KB the driver reserves per
-// block (Ampere, Hopper and Blackwell tuning guides: 164/163 KB on A100, 100/99 KB on 8.6
-// and 8.9, 228/227 KB on H100 and B200).
+// Per compute capability, as cuda_occupancy.h (CUDA 13.0: cudaOccMaxBlocksPerMultiprocessor
+// for the block limits, cudaOccAlignUpShmemSizeVoltaPlus for the carveouts) and the CUDA C++
+// Programming Guide's "Technical Specifications per Compute Capability" table (warps per SM:
+// 2,048 threads on 8.0, 9.0 and 10.0, 1,536 on 8.6 and 8.9) give them. Shared memory per SM is
+// the largest carveout; a block may have that less the 1 KB the driver reserves per block.
+// The tuning guides say so per architecture: Ampere, "A100 supports shared memory capacity of
+// 0, 8, 16, 32, 64, 100, 132 or 164 KB per SM ... 8.6 ... 0, 8, 16, 32, 64 or 100 KB" (quoted
+// in numba/numba#7897); Ada, "a single thread block [may] address up to 99 KB ... The 1 KB ...
+// is reserved for system use"; Blackwell, "Both the NVIDIA H100 GPU and the NVIDIA B200 GPU
+// support shared memory capacities of 0, 8, 16, 32, 64, 100, 132, 164, 196 and 228 KB per SM.
+// CUDA reserves 1 KB of shared memory per thread block. Hence, the B200 GPU enables a single
+// thread block to address up to 227 KB" (quoted in NVIDIA/cudnn-frontend#1164). A B200's
+// device properties (pytorch/ao#4002): 2,048 threads and 228 KB per SM, 65,536 registers.
 struct SmLimits {
   const char* cc;
   const char* chips;

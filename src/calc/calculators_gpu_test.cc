@@ -248,7 +248,9 @@ Derivation occ(const std::string& cc, const std::string& threads, const std::str
 TEST(GpuOccupancy, BestPracticesGuideRegisterExample) {
   // CUDA C++ Best Practices Guide, "Calculating Occupancy": on compute capability 7.0, 128-
   // thread blocks at 37 registers reach 75% with 12 blocks; 320-thread blocks at 37 registers
-  // fit only four blocks (63%). 8.0 has the same register file, warp slots and granularity.
+  // fit only four blocks (63%). (Cited from the guide as remembered: the search tool did not
+  // return that page's text, so the figures are re-derived by hand here.) 8.0 has the same
+  // register file, warp slots and granularity as 7.0.
   // By hand: 37 × 32 = 1,184 → 1,280 per warp; floor(16,384 ÷ 1,280) = 12 per sub-partition,
   // × 4 = 48 warps; 48 ÷ 4 = 12 blocks, 48 of 64 warps = 75%.
   Derivation a = occ("8.0", "128", "37");

@@ -98,6 +98,19 @@ Response App::review_page(const Request& req) const {
     }
   }
   if (due == 0) body += "<p id=\"nothing-due\">Nothing is due. Grade questions as you read them and they come back here when FSRS schedules them.</p>";
+  // What is scheduled next, soonest first.
+  std::string upcoming;
+  if (cards.ok()) {
+    for (const auto& c : *cards) {
+      if (c.due <= now()) continue;
+      const bank::Question* q = bank_.find(c.slug);
+      if (!q) continue;
+      int64_t days = (c.due - now() + 86399) / 86400;
+      upcoming += "<li data-slug=\"" + e(q->slug) + "\"><a href=\"/q/" + e(q->slug) + "\">" + e(q->title) + "</a> <span class=\"muted\">in " +
+                  std::to_string(days) + " day" + (days == 1 ? "" : "s") + "</span></li>";
+    }
+  }
+  if (!upcoming.empty()) body += "<h2>Coming up</h2><ol id=\"upcoming\" class=\"questions\">" + upcoming + "</ol>";
   body = "<p class=\"muted\">" + std::to_string(due) + " due · keys: space reveals, 1 to 4 grade</p>" + body;
   Response r;
   r.body = layout(site, "Reviews", "Questions due for review", notice + body);

@@ -119,6 +119,7 @@ struct Server::Impl {
       connections.insert(&conn);
     }
     beast::error_code ec;
+    bool linger = false;  // the client may still be sending what we refused
     for (;;) {
       // Idle: wait for the first bytes of the next request.
       if (buffer.size() == 0) {
@@ -137,11 +138,14 @@ struct Server::Impl {
       co_await http::async_read(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
       Response res;
       bool keep_alive = false;
+      linger = false;
       unsigned version = 11;
       if (ec == http::error::body_limit) {
         res = app.plain_error(413, "request body larger than " + std::to_string(options.body_limit) + " bytes");
+        linger = true;
       } else if (ec == http::error::header_limit) {
         res = app.plain_error(431, "request headers larger than " + std::to_string(options.header_limit) + " bytes");
+        linger = true;
       } else if (ec == beast::error::timeout || ec == http::error::end_of_stream || ec == asio::error::eof ||
                  ec == asio::error::connection_reset || ec == asio::error::operation_aborted) {
         --in_flight;
@@ -176,6 +180,18 @@ struct Server::Impl {
       connections.erase(&conn);
     }
     stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    if (linger) {
+      // Lingering close: read and drop what the client is still sending (bounded in bytes and
+      // time), so closing does not reset the connection before it has read our 413 or 431.
+      std::array<char, 16384> scratch;
+      size_t drained = 0;
+      stream.expires_after(std::chrono::seconds(2));
+      while (drained < (8u << 20)) {
+        size_t n = co_await stream.async_read_some(asio::buffer(scratch), asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) break;
+        drained += n;
+      }
+    }
     stream.close();
   }
 

@@ -146,9 +146,10 @@ test("sign up, grade a question, see it on the review page and the dashboard, ta
   const seen = await page.locator('tr[data-topic="napkin-math"] td').nth(1).textContent();
   assert.equal(seen, "1");
   assert.match(await page.locator("body").textContent(), /Will Llama 3.1 70B serve 64 concurrent users/);
-  // Nothing is due today: the review page says so.
+  // Nothing is due today; the review page lists it as coming up in 2 days.
   await page.goto(server.url + "/review");
   assert.equal(await page.locator("#nothing-due").count(), 1);
+  assert.match(await page.locator('#upcoming li[data-slug="llama-70b-64-users-32k-8xh100"]').textContent(), /in 2 days/);
   // A drill, answered with the engine's own number, is right and counted.
   await page.goto(server.url + "/drill?seed=3");
   const prompt = await page.locator("#drill-prompt").textContent();

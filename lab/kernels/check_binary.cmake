@@ -1,0 +1,18 @@
+# ctest kernels.compile: kernel_bench exists and carries sm_90 machine code and compute_90
+# PTX. Run as: cmake -DBINARY=path -DCUOBJDUMP=path-or-empty -P check_binary.cmake
+if(NOT EXISTS "${BINARY}")
+  message(FATAL_ERROR "kernels.compile: ${BINARY} does not exist")
+endif()
+if(NOT CUOBJDUMP)
+  message(STATUS "kernels.compile: ${BINARY} exists (cuobjdump not found: contents not checked)")
+  return()
+endif()
+execute_process(COMMAND "${CUOBJDUMP}" --list-elf "${BINARY}" OUTPUT_VARIABLE elf RESULT_VARIABLE elf_rc ERROR_VARIABLE elf_err)
+execute_process(COMMAND "${CUOBJDUMP}" --list-ptx "${BINARY}" OUTPUT_VARIABLE ptx RESULT_VARIABLE ptx_rc ERROR_VARIABLE ptx_err)
+if(NOT elf_rc EQUAL 0 OR NOT elf MATCHES "sm_90")
+  message(FATAL_ERROR "kernels.compile: no sm_90 machine code in ${BINARY}:\n${elf}${elf_err}")
+endif()
+if(NOT ptx_rc EQUAL 0 OR NOT ptx MATCHES "sm_90")
+  message(FATAL_ERROR "kernels.compile: no compute_90 PTX in ${BINARY}:\n${ptx}${ptx_err}")
+endif()
+message(STATUS "kernels.compile: ${BINARY} has sm_90 code and PTX:\n${elf}${ptx}")
