@@ -31,17 +31,9 @@ Result<Derivation> fit(const Inputs& in, const Catalog& catalog) {
   if (!model) return model.errors();
   const ModelArch& m = **model;
   const Accelerator& gpu = *in.gpu();
-  Dtype wd = in.dtype("weights-dtype");
-  // The cache follows the weights' dtype unless told otherwise; int4 and fp6 are weight-only
-  // formats, so their cache defaults to bf16.
-  Dtype kvd = in.has("kv-dtype") ? in.dtype("kv-dtype")
-                                 : (wd == Dtype::kInt4 || wd == Dtype::kFp6 ? Dtype::kBf16 : wd);
-  if (auto ok = check_storage(gpu, wd, "weights-dtype"); !ok) return ok.errors();
-  if (auto ok = check_storage(gpu, kvd, "kv-dtype"); !ok) return ok.errors();
-  if (kvd == Dtype::kInt4 || kvd == Dtype::kFp6) {
-    return FieldError{"kv-dtype", std::string(dtype_name(kvd)), "is not a KV-cache format serving engines use",
-                      "fp32, bf16, fp16, fp8, int8, fp4"};
-  }
+  auto dtypes = serving_dtypes(in, gpu);
+  if (!dtypes) return dtypes.errors();
+  const Dtype wd = dtypes->weights, kvd = dtypes->kv;
   const double gpus = in.number("gpus");
   const double context = in.number("context");
   const double reserve = in.number("reserve");

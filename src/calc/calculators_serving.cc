@@ -36,13 +36,9 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
   if (!model) return model.errors();
   const ModelArch& m = **model;
   const Accelerator& gpu = *in.gpu();
-  Dtype wd = in.dtype("weights-dtype");
-  // The cache follows the weights' dtype unless told otherwise; int4 and fp6 are weight-only
-  // formats, so their cache defaults to bf16.
-  Dtype kvd = in.has("kv-dtype") ? in.dtype("kv-dtype")
-                                 : (wd == Dtype::kInt4 || wd == Dtype::kFp6 ? Dtype::kBf16 : wd);
-  if (auto ok = check_storage(gpu, wd, "weights-dtype"); !ok) return ok.errors();
-  if (auto ok = check_storage(gpu, kvd, "kv-dtype"); !ok) return ok.errors();
+  auto dtypes = serving_dtypes(in, gpu);
+  if (!dtypes) return dtypes.errors();
+  const Dtype wd = dtypes->weights, kvd = dtypes->kv;
   const double tp = in.number("tp"), batch = in.number("batch"), context = in.number("context");
   const auto tp_int = static_cast<int64_t>(tp);
   if (m.heads % tp_int != 0) {

@@ -115,6 +115,18 @@ Result<bool> check_storage(const Accelerator& gpu, Dtype dtype, const std::strin
   return true;
 }
 
+Result<ServingDtypes> serving_dtypes(const Inputs& in, const Accelerator& gpu) {
+  Dtype wd = in.dtype("weights-dtype");
+  Dtype kvd = in.has("kv-dtype") ? in.dtype("kv-dtype") : (wd == Dtype::kInt4 || wd == Dtype::kFp6 ? Dtype::kBf16 : wd);
+  if (auto ok = check_storage(gpu, wd, "weights-dtype"); !ok) return ok.errors();
+  if (auto ok = check_storage(gpu, kvd, "kv-dtype"); !ok) return ok.errors();
+  if (kvd == Dtype::kInt4 || kvd == Dtype::kFp6) {
+    return FieldError{"kv-dtype", std::string(dtype_name(kvd)), "is not a KV-cache format serving engines use",
+                      "fp32, bf16, fp16, fp8, int8, fp4"};
+  }
+  return ServingDtypes{wd, kvd};
+}
+
 ParamSpec attention_param() {
   ParamSpec s;
   s.name = "attention";

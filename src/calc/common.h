@@ -41,6 +41,15 @@ Result<bool> check_storage(const Accelerator& gpu, Dtype dtype, const std::strin
 double kv_replication(const ModelArch& m, double tp, const std::string& attention, Derivation& d);
 ParamSpec attention_param();
 
+// The weights' and the cache's storage dtypes of a serving calculator (fit, decode): the
+// cache follows the weights unless --kv-dtype says otherwise (int4 and fp6 weights, which
+// are weight-only formats, default to a bf16 cache); both checked against the chip.
+struct ServingDtypes {
+  Dtype weights;
+  Dtype kv;
+};
+Result<ServingDtypes> serving_dtypes(const Inputs& in, const Accelerator& gpu);
+
 // Adds the model's lines to inputs and assumptions.
 void describe_model(Derivation& d, const ModelArch& m, const std::string& raw_name);
 void describe_gpu(Derivation& d, const Accelerator& gpu);

@@ -34,6 +34,16 @@ std::string form_value(const std::vector<std::pair<std::string, std::string>>& f
   return {};
 }
 
+// {"email", "password"} from a JSON body; the email in lower case.
+bool read_credentials(const std::string& body_text, std::string& email, std::string& password) {
+  Json body = Json::parse(body_text, nullptr, false);
+  if (!body.is_object() || !body["email"].is_string() || !body["password"].is_string()) return false;
+  email = body["email"];
+  password = body["password"];
+  std::transform(email.begin(), email.end(), email.begin(), [](unsigned char c) { return std::tolower(c); });
+  return true;
+}
+
 Json field_error(const std::string& field, const std::string& message) {
   return {{"errors", Json::array({{{"field", field}, {"message", message}}})}};
 }
@@ -142,12 +152,10 @@ Response App::question(const Request& req, const Params& p) const {
 
 Response App::api_signup(const Request& req) const {
   if (!options_.store) return json(503, field_error("", "no database configured").dump());
-  Json body = parse_json(req.body);
-  if (!body.is_object() || !body["email"].is_string() || !body["password"].is_string()) {
+  std::string email, password;
+  if (!read_credentials(req.body, email, password)) {
     return json(400, field_error("body", "expected {\"email\": \"...\", \"password\": \"...\"}").dump());
   }
-  std::string email = body["email"], password = body["password"];
-  std::transform(email.begin(), email.end(), email.begin(), [](unsigned char c) { return std::tolower(c); });
   if (auto why = account::check_email(email); !why.empty()) return json(400, field_error("email", "email " + why).dump());
   if (auto why = account::check_password(password); !why.empty()) return json(400, field_error("password", "password " + why).dump());
   double retry = 0;
@@ -167,12 +175,10 @@ Response App::api_signup(const Request& req) const {
 
 Response App::api_signin(const Request& req) const {
   if (!options_.store) return json(503, field_error("", "no database configured").dump());
-  Json body = parse_json(req.body);
-  if (!body.is_object() || !body["email"].is_string() || !body["password"].is_string()) {
+  std::string email, password;
+  if (!read_credentials(req.body, email, password)) {
     return json(400, field_error("body", "expected {\"email\": \"...\", \"password\": \"...\"}").dump());
   }
-  std::string email = body["email"], password = body["password"];
-  std::transform(email.begin(), email.end(), email.begin(), [](unsigned char c) { return std::tolower(c); });
   double retry = 0;
   if (!by_address_->allow("signin:" + req.remote, &retry) || !by_account_->allow(email, &retry)) {
     Response r = json(429, field_error("", "too many sign-in attempts; try again in " + std::to_string(static_cast<int>(std::ceil(retry))) + " s").dump());
