@@ -2,6 +2,7 @@
 // rates scaled to another fleet, and the pipeline bubble.
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "calc/common.h"
 
@@ -255,6 +256,88 @@ void register_cluster_calculators(Registry& r) {
   r.add({"replicas", "Serving replicas for a peak request rate at a per-replica throughput", replicas_params(),
          {"tokens_per_second_needed", "replicas"}, "--qps 100 --output-tokens 500 --tokens-per-second 2000",
          replicas});
+}
+
+}  // namespace ridge::calc
+
+// ---- lab figures: a measured number from the lab's reference builds, for the coding
+// questions to quote by reference instead of by hand.
+
+namespace ridge::calc {
+namespace {
+
+std::vector<ParamSpec> lab_params() {
+  ParamSpec build;
+  build.name = "build";
+  build.type = ParamType::kChoice;
+  build.choices = {"rate-limiter", "batcher", "work-queue", "hash-ring", "sampler", "straggler",
+                   "jobs-api", "tsdb", "intervals", "retry", "kv-versioned", "trace-parse"};
+  build.required = true;
+  build.example = "hash-ring";
+  build.help = "the lab build whose measure program produced the figure";
+  ParamSpec figure;
+  figure.name = "figure";
+  figure.type = ParamType::kText;
+  figure.required = true;
+  figure.example = "points_150.max_over_mean_8";
+  figure.help = "dotted path of the figure in the build's measure output (ridge lab measure ID --json)";
+  return {build, figure};
+}
+
+Result<Derivation> lab_figure(const Inputs& in, const Catalog& catalog) {
+  if (catalog.lab_figures_json.empty()) {
+    return FieldError{"build", in.text("build"), "has no recorded figures: data/lab-figures.json is missing",
+                      "run `ridge lab measure --all --json` and save it there"};
+  }
+  auto root = nlohmann::json::parse(catalog.lab_figures_json, nullptr, false);
+  const std::string& build = in.text("build");
+  const std::string& path = in.text("figure");
+  if (root.is_discarded() || !root.contains("builds") || !root["builds"].contains(build)) {
+    return FieldError{"build", build, "has no figures in data/lab-figures.json", "a build measured there"};
+  }
+  const nlohmann::json* node = &root["builds"][build]["figures"];
+  std::string walked;
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t dot = path.find('.', pos);
+    std::string key = path.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
+    if (!node->is_object() || !node->contains(key)) {
+      std::string keys;
+      if (node->is_object()) {
+        for (const auto& [k, v] : node->items()) keys += (keys.empty() ? "" : ", ") + (walked.empty() ? k : walked + "." + k);
+      }
+      return FieldError{"figure", path, "is not a figure of " + build, keys.empty() ? "a dotted path" : keys};
+    }
+    node = &(*node)[key];
+    walked += (walked.empty() ? "" : ".") + key;
+    if (dot == std::string::npos) break;
+    pos = dot + 1;
+  }
+  if (!node->is_number()) {
+    std::string keys;
+    if (node->is_object()) {
+      for (const auto& [k, v] : node->items()) keys += (keys.empty() ? "" : ", ") + walked + "." + k;
+    }
+    return FieldError{"figure", path, "is not a number", keys.empty() ? "a path to a number" : keys};
+  }
+  double value = node->get<double>();
+  Derivation d("lab", "Measured by lab/" + build);
+  d.add_input("build", build, build);
+  d.add_input("figure", path, path);
+  d.assume("measured on " + root.value("measured", std::string("?")) + ", " + root.value("machine", std::string("?")) +
+           ": " + root.value("command", std::string("?")));
+  d.assume(root["builds"][build].value("title", std::string()));
+  d.assume(root.value("note", std::string()));
+  d.step(path, "the " + build + " measure program", format_significant(value, 6), value, Unit::kNone);
+  d.result("value", value, Unit::kNone);
+  return d;
+}
+
+}  // namespace
+
+void register_lab_calculators(Registry& r) {
+  r.add({"lab", "A figure measured by one of the lab's reference builds (data/lab-figures.json)", lab_params(),
+         {"value"}, "--build hash-ring --figure points_150.max_over_mean_8", lab_figure});
 }
 
 }  // namespace ridge::calc

@@ -296,6 +296,19 @@ TEST(Checkpoint, RestartAndAChosenInterval) {
   EXPECT_NEAR(result(d, "optimal_interval_seconds"), 1138.42, 0.01);
 }
 
+TEST(Lab, MeasuredFiguresByPath) {
+  // data/lab-figures.json, recorded from the hash-ring measure program: 150 virtual nodes
+  // per replica keep the busiest of 8 replicas within 10% of the mean.
+  Derivation d = run("lab", {{"build", "hash-ring"}, {"figure", "points_150.max_over_mean_8"}});
+  EXPECT_GT(result(d, "value"), 1.0);
+  EXPECT_LT(result(d, "value"), 1.1);
+  Errors e = errors_of("lab", {{"build", "hash-ring"}, {"figure", "points_150.nope"}});
+  ASSERT_EQ(e[0].field, "figure");
+  EXPECT_NE(e[0].accepted.find("points_150.max_over_mean_8"), std::string::npos);
+  EXPECT_EQ(errors_of("lab", {{"build", "hash-ring"}, {"figure", "points_150"}})[0].message, "is not a number");
+  EXPECT_EQ(errors_of("lab", {{"build", "nope"}, {"figure", "x"}})[0].field, "build");
+}
+
 TEST(Registry, EveryCalculatorRunsOnItsExample) {
   for (const auto& c : testing::registry().all()) {
     // The example string is "--a b --c d"; split it into a Given.

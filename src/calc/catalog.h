@@ -18,6 +18,9 @@ struct Catalog {
   // Returns the text of a config.json at `path`, or an error naming it. Empty when the
   // face has no files to offer (the web API).
   std::function<Result<std::string>(const std::string& path)> read_config;
+  // data/lab-figures.json: the lab's measured figures (`ridge lab measure --all --json`),
+  // kept as its text; empty when absent.
+  std::string lab_figures_json;
 
   const ModelArch* find_model(std::string_view id) const;
   std::string model_list() const;

@@ -109,6 +109,7 @@ std::string type_name(ParamType type) {
     case ParamType::kConfig: return "path";
     case ParamType::kGpu: return "gpu";
     case ParamType::kDtype: return "dtype";
+    case ParamType::kText: return "text";
   }
   return "?";
 }
@@ -131,6 +132,7 @@ std::string accepted_range(const ParamSpec& spec, const Catalog& catalog) {
     case ParamType::kGpu: return catalog.hardware.id_list();
     case ParamType::kDtype: return dtype_list();
     case ParamType::kConfig: return "a path to a config.json";
+    case ParamType::kText: return "text";
     case ParamType::kNumber:
     case ParamType::kCount: break;
   }
@@ -253,6 +255,13 @@ Result<Inputs> parse_inputs(const std::vector<ParamSpec>& specs,
         in.numbers_[spec.name] = v;
         break;
       }
+      case ParamType::kText:
+        if (value.size() > 200) {
+          errors.push_back({spec.name, value.substr(0, 40) + "...", "is longer than 200 characters", "a short text"});
+        } else {
+          in.texts_[spec.name] = value;
+        }
+        break;
       case ParamType::kChoice:
         if (std::find(spec.choices.begin(), spec.choices.end(), value) == spec.choices.end()) {
           errors.push_back({spec.name, value, "is not one of the choices", accepted_range(spec, catalog)});

@@ -23,6 +23,7 @@ enum class ParamType {
   kConfig,   // a path to a config.json
   kGpu,      // an id from data/hardware.toml
   kDtype,    // fp32, bf16, fp8, ...
+  kText,     // free text the calculator validates itself (a figure's path)
 };
 
 struct ParamSpec {

@@ -58,6 +58,11 @@ calc::Result<calc::Catalog> load_catalog(const fs::path& dir) {
     catalog.models.emplace(id, std::move(arch).value());
   }
   if (!errors.empty()) return errors;
+  if (fs::exists(dir / "lab-figures.json", ec)) {
+    auto lab = read_text_file(dir / "lab-figures.json", "data");
+    if (!lab) return lab.errors();
+    catalog.lab_figures_json = std::move(lab).value();
+  }
   catalog.read_config = [](const std::string& path) { return read_text_file(path, "config"); };
   return catalog;
 }
