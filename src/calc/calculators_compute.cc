@@ -267,6 +267,7 @@ Result<Derivation> prefill(const Inputs& in, const Catalog& catalog) {
                           num(flops) + " ÷ (" + num(gpus) + " × " + q(*peak, Unit::kFlopPerSecond) + " × " + num(eff) + ")",
                           flops / (gpus * *peak * eff), Unit::kSeconds);
   d.result("prefill_flops", flops, Unit::kFlop);
+  d.result("tokens_per_second", prompt / seconds, Unit::kTokensPerSecond);
   d.result("seconds", seconds, Unit::kSeconds);
   return d;
 }
@@ -321,7 +322,7 @@ void register_compute_calculators(Registry& r) {
          {"gpus", "gpus_power_of_two"}, "--params 70B --tokens 15T --days 30 --gpu h100-sxm --mfu 0.4", fleet});
   r.add({"mfu", "Model FLOPs utilization from parameters, tokens and GPU time", mfu_params(),
          {"achieved_flops_per_gpu", "mfu"}, "--params 405B --tokens 15.6T --gpu h100-sxm --gpu-hours 30.84e6", mfu});
-  r.add({"prefill", "Compute-bound time to process a prompt", prefill_params(), {"prefill_flops", "seconds"},
+  r.add({"prefill", "Compute-bound time to process a prompt", prefill_params(), {"prefill_flops", "seconds", "tokens_per_second"},
          "--model llama-3.1-70b --gpu h100-sxm --gpus 8 --prompt 8192", prefill});
 }
 

@@ -22,6 +22,9 @@ TEST(Units, ExplicitTargetsPickUnitAndDecimals) {
   EXPECT_EQ(*format_as(327680, Unit::kBytes, "int", 0), "327,680");
   EXPECT_FALSE(format_as(1.0, Unit::kSeconds, "GB", 1).has_value());
   EXPECT_EQ(*format_as(3.7908e25, Unit::kFlop, "sci", 2), "3.79e25");
+  EXPECT_EQ(*format_as(0.104346, Unit::kNone, "%", 1), "10.4%");
+  EXPECT_EQ(*format_as(1.39776e6, Unit::kWatts, "MW", 2), "1.40 MW");
+  EXPECT_EQ(*format_as(250e6, Unit::kBytesPerSecond, "MB/s", 0), "250 MB/s");
 }
 
 TEST(Units, OtherUnits) {
