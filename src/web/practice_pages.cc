@@ -60,6 +60,13 @@ std::string mac_hex(const std::string& message) {
 
 }  // namespace
 
+std::optional<Response> App::read_post_form(const Request& req, const Visitor& v,
+                                            std::vector<std::pair<std::string, std::string>>& form) const {
+  if (!parse_form(req.body, form)) return plain_error(400, "malformed form");
+  if (!csrf_ok(req, v, value_of(form, "csrf"))) return plain_error(403, "missing or wrong CSRF token");
+  return std::nullopt;
+}
+
 Response App::review_page(const Request& req) const {
   Site site{bank_, catalog_, registry_, assets_};
   Visitor v = visitor(req);
@@ -67,8 +74,7 @@ Response App::review_page(const Request& req) const {
   std::string notice;
   if (req.method == "POST") {
     std::vector<std::pair<std::string, std::string>> form;
-    if (!parse_form(req.body, form)) return plain_error(400, "malformed form");
-    if (!csrf_ok(req, v, value_of(form, "csrf"))) return plain_error(403, "missing or wrong CSRF token");
+    if (auto refused = read_post_form(req, v, form)) return *refused;
     std::string err;
     int g = std::atoi(value_of(form, "grade").c_str());
     auto result = grade(v, value_of(form, "slug"), g, err);
@@ -170,8 +176,7 @@ Response App::drill(const Request& req) const {
   Visitor v = visitor(req);
   std::vector<std::pair<std::string, std::string>> form = req.query;
   if (req.method == "POST") {
-    if (!parse_form(req.body, form)) return plain_error(400, "malformed form");
-    if (!csrf_ok(req, v, value_of(form, "csrf"))) return plain_error(403, "missing or wrong CSRF token");
+    if (auto refused = read_post_form(req, v, form)) return *refused;
   }
   std::string topic = value_of(form, "topic");
   auto topics = practice::drill_topics();
@@ -226,8 +231,7 @@ Response App::readiness(const Request& req) const {
   if (v.user_id == 0) return redirect("/signin?next=/readiness");
   std::vector<std::pair<std::string, std::string>> form;
   if (req.method == "POST") {
-    if (!parse_form(req.body, form)) return plain_error(400, "malformed form");
-    if (!csrf_ok(req, v, value_of(form, "csrf"))) return plain_error(403, "missing or wrong CSRF token");
+    if (auto refused = read_post_form(req, v, form)) return *refused;
   }
   std::string action = value_of(form, "action");
   std::string body;
@@ -362,8 +366,7 @@ Response App::settings(const Request& req) const {
   std::string message;
   if (req.method == "POST") {
     std::vector<std::pair<std::string, std::string>> form;
-    if (!parse_form(req.body, form)) return plain_error(400, "malformed form");
-    if (!csrf_ok(req, v, value_of(form, "csrf"))) return plain_error(403, "missing or wrong CSRF token");
+    if (auto refused = read_post_form(req, v, form)) return *refused;
     std::string action = value_of(form, "action");
     auto user = options_.store->get_user(v.user_id);
     if (!user.ok() || !user->has_value()) return plain_error(500, "account not found");
