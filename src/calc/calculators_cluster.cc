@@ -144,13 +144,8 @@ Result<Derivation> interruptions(const Inputs& in, const Catalog&) {
 }
 
 std::vector<ParamSpec> bubble_params() {
-  ParamSpec schedule;
-  schedule.name = "schedule";
-  schedule.type = ParamType::kChoice;
-  schedule.choices = {"1f1b", "gpipe", "interleaved"};
-  schedule.default_value = "1f1b";
-  schedule.example = "1f1b";
-  schedule.help = "gpipe and 1f1b share the bubble; interleaved divides it by the virtual stages";
+  ParamSpec schedule = choice("schedule", {"1f1b", "gpipe", "interleaved"}, "1f1b",
+                              "gpipe and 1f1b share the bubble; interleaved divides it by the virtual stages");
   return {
       count("stages", Unit::kCount, "pipeline stages p", 1, 4096, "", true, "8"),
       count("microbatches", Unit::kCount, "microbatches per step m", 1, 1e6, "", true, "32"),
@@ -267,14 +262,10 @@ namespace ridge::calc {
 namespace {
 
 std::vector<ParamSpec> lab_params() {
-  ParamSpec build;
-  build.name = "build";
-  build.type = ParamType::kChoice;
-  build.choices = {"rate-limiter", "batcher", "work-queue", "hash-ring", "sampler", "straggler",
-                   "jobs-api", "tsdb", "intervals", "retry", "kv-versioned", "trace-parse"};
-  build.required = true;
-  build.example = "hash-ring";
-  build.help = "the lab build whose measure program produced the figure";
+  ParamSpec build = choice("build",
+                           {"hash-ring", "rate-limiter", "batcher", "work-queue", "sampler", "straggler", "jobs-api",
+                            "tsdb", "intervals", "retry", "kv-versioned", "trace-parse"},
+                           "", "the lab build whose measure program produced the figure");
   ParamSpec figure;
   figure.name = "figure";
   figure.type = ParamType::kText;

@@ -27,17 +27,6 @@ constexpr uint64_t kLineBytes = 128;
 constexpr uint64_t kBanks = 32;
 constexpr uint64_t kBankBytes = 4;
 
-ParamSpec choice(std::string name, std::vector<std::string> choices, std::string default_value,
-                 std::string help) {
-  ParamSpec s;
-  s.name = std::move(name);
-  s.type = ParamType::kChoice;
-  s.choices = std::move(choices);
-  s.default_value = std::move(default_value);
-  s.example = s.default_value;
-  s.help = std::move(help);
-  return s;
-}
 
 ParamSpec element_bytes_param() {
   return choice("element-bytes", {"1", "2", "4", "8", "16"}, "4",

@@ -114,13 +114,9 @@ Result<Derivation> fit(const Inputs& in, const Catalog& catalog) {
 }
 
 std::vector<ParamSpec> training_memory_params() {
-  ParamSpec optimizer;
-  optimizer.name = "optimizer";
-  optimizer.type = ParamType::kChoice;
-  optimizer.choices = {"adam", "sgd"};
-  optimizer.default_value = "adam";
-  optimizer.example = "adam";
-  optimizer.help = "adam: bf16 weights and grads, fp32 master, m and v (16 B/param); sgd: fp32 master and momentum (12 B/param)";
+  ParamSpec optimizer = choice("optimizer", {"adam", "sgd"}, "adam",
+                               "adam: bf16 weights and grads, fp32 master, m and v (16 B/param); "
+                               "sgd: fp32 master and momentum (12 B/param)");
   return {
       count("params", Unit::kCount, "parameter count (or give --model)", 1, 1e15, "", false, "70B"),
       model_param(),

@@ -36,6 +36,18 @@ ParamSpec optional_zero(std::string name, Unit unit, std::string help, double ma
   return s;
 }
 
+ParamSpec choice(std::string name, std::vector<std::string> choices, std::string default_value, std::string help) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = ParamType::kChoice;
+  s.choices = std::move(choices);
+  s.default_value = std::move(default_value);
+  s.required = s.default_value.empty();
+  s.example = s.default_value.empty() ? s.choices.front() : s.default_value;
+  s.help = std::move(help);
+  return s;
+}
+
 ParamSpec gpu_param(bool required) {
   ParamSpec s;
   s.name = "gpu";
@@ -128,15 +140,9 @@ Result<ServingDtypes> serving_dtypes(const Inputs& in, const Accelerator& gpu) {
 }
 
 ParamSpec attention_param() {
-  ParamSpec s;
-  s.name = "attention";
-  s.type = ParamType::kChoice;
-  s.choices = {"tp", "dp"};
-  s.default_value = "tp";
-  s.example = "tp";
-  s.help = "tp: attention split across the GPUs by head (KV replicated when there are fewer KV heads than GPUs); "
-           "dp: attention data parallel, one KV copy per sequence";
-  return s;
+  return choice("attention", {"tp", "dp"}, "tp",
+                "tp: attention split across the GPUs by head (KV replicated when there are fewer KV heads than GPUs); "
+                "dp: attention data parallel, one KV copy per sequence");
 }
 
 double kv_replication(const ModelArch& m, double tp, const std::string& attention, Derivation& d) {

@@ -16,6 +16,8 @@ ParamSpec count(std::string name, Unit unit, std::string help, double min, doubl
                 std::string default_value = "", bool required = false, std::string example = "");
 // A non-negative quantity with a default of 0 (zero allowed).
 ParamSpec optional_zero(std::string name, Unit unit, std::string help, double max);
+// One of `choices`; an empty default makes it required.
+ParamSpec choice(std::string name, std::vector<std::string> choices, std::string default_value, std::string help);
 ParamSpec gpu_param(bool required = true);
 ParamSpec model_param(bool required = false);
 ParamSpec config_param();

@@ -95,7 +95,6 @@ struct Server::Impl {
   std::vector<std::unique_ptr<asio::io_context>> contexts;
   std::vector<std::unique_ptr<tcp::acceptor>> acceptors;
   std::atomic<bool> stopping{false};
-  std::atomic<int> in_flight{0};
 
   // Connections waiting for their next request: closed at once on shutdown.
   struct Connection {
@@ -130,7 +129,6 @@ struct Server::Impl {
         buffer.commit(n);
       }
       conn.busy = true;
-      ++in_flight;
       http::request_parser<http::string_body> parser;
       parser.header_limit(static_cast<std::uint32_t>(options.header_limit));
       parser.body_limit(options.body_limit);
@@ -148,7 +146,6 @@ struct Server::Impl {
         linger = true;
       } else if (ec == beast::error::timeout || ec == http::error::end_of_stream || ec == asio::error::eof ||
                  ec == asio::error::connection_reset || ec == asio::error::operation_aborted) {
-        --in_flight;
         break;
       } else if (ec) {
         res = app.plain_error(400, "malformed request: " + ec.message());
@@ -171,7 +168,6 @@ struct Server::Impl {
       std::string_view body = res.head_only || res.status == 304 ? std::string_view() : res.view();
       std::array<asio::const_buffer, 2> buffers = {asio::buffer(head), asio::buffer(body.data(), body.size())};
       co_await asio::async_write(stream, buffers, asio::redirect_error(asio::use_awaitable, ec));
-      --in_flight;
       conn.busy = false;
       if (ec || !keep_alive) break;
     }
