@@ -276,17 +276,18 @@ std::vector<ParamSpec> lab_params() {
 }
 
 Result<Derivation> lab_figure(const Inputs& in, const Catalog& catalog) {
-  if (catalog.lab_figures_json.empty()) {
+  if (!catalog.lab_figures) {
     return FieldError{"build", in.text("build"), "has no recorded figures: data/lab-figures.json is missing",
                       "run `ridge lab measure --all --json` and save it there"};
   }
-  auto root = nlohmann::json::parse(catalog.lab_figures_json, nullptr, false);
+  const nlohmann::json& root = *catalog.lab_figures;
   const std::string& build = in.text("build");
   const std::string& path = in.text("figure");
-  if (root.is_discarded() || !root.contains("builds") || !root["builds"].contains(build)) {
+  const nlohmann::json& builds = root.at("builds");  // the loader checked it is there
+  if (!builds.contains(build) || !builds.at(build).contains("figures")) {
     return FieldError{"build", build, "has no figures in data/lab-figures.json", "a build measured there"};
   }
-  const nlohmann::json* node = &root["builds"][build]["figures"];
+  const nlohmann::json* node = &builds.at(build).at("figures");
   std::string walked;
   size_t pos = 0;
   while (pos <= path.size()) {
@@ -317,7 +318,7 @@ Result<Derivation> lab_figure(const Inputs& in, const Catalog& catalog) {
   d.add_input("figure", path, path);
   d.assume("measured on " + root.value("measured", std::string("?")) + ", " + root.value("machine", std::string("?")) +
            ": " + root.value("command", std::string("?")));
-  d.assume(root["builds"][build].value("title", std::string()));
+  d.assume(builds.at(build).value("title", std::string()));
   d.assume(root.value("note", std::string()));
   d.step(path, "the " + build + " measure program", format_significant(value, 6), value, Unit::kNone);
   d.result("value", value, Unit::kNone);

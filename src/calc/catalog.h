@@ -5,6 +5,8 @@
 
 #include <functional>
 #include <map>
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "calc/hardware.h"
@@ -19,8 +21,8 @@ struct Catalog {
   // face has no files to offer (the web API).
   std::function<Result<std::string>(const std::string& path)> read_config;
   // data/lab-figures.json: the lab's measured figures (`ridge lab measure --all --json`),
-  // kept as its text; empty when absent.
-  std::string lab_figures_json;
+  // parsed once when the catalog loads; null when absent.
+  std::shared_ptr<const nlohmann::json> lab_figures;
 
   const ModelArch* find_model(std::string_view id) const;
   std::string model_list() const;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 
@@ -61,7 +62,12 @@ calc::Result<calc::Catalog> load_catalog(const fs::path& dir) {
   if (fs::exists(dir / "lab-figures.json", ec)) {
     auto lab = read_text_file(dir / "lab-figures.json", "data");
     if (!lab) return lab.errors();
-    catalog.lab_figures_json = std::move(lab).value();
+    auto parsed = nlohmann::json::parse(*lab, nullptr, false);
+    if (parsed.is_discarded() || !parsed.is_object() || !parsed.contains("builds")) {
+      return calc::FieldError{"data", (dir / "lab-figures.json").string(),
+                              "is not a lab figures file", "the output of `ridge lab measure --all --json` under \"builds\""};
+    }
+    catalog.lab_figures = std::make_shared<const nlohmann::json>(std::move(parsed));
   }
   catalog.read_config = [](const std::string& path) { return read_text_file(path, "config"); };
   return catalog;
