@@ -23,6 +23,10 @@ std::vector<Figure> find_figures(std::string_view prose);
 // link destinations are ignored. Appends one diagnostic per problem.
 void lint_prose(std::string_view prose, int first_line, const std::string& file, std::vector<Diagnostic>& diags);
 
+// Hand arithmetic: two numbers joined by an operator (×, x, *, /, ÷, +, −, =, ≈) in prose or
+// inline code. Formulas in symbols and shapes written glued (128×128) are allowed.
+void lint_arithmetic(std::string_view prose, int first_line, const std::string& file, std::vector<Diagnostic>& diags);
+
 // Em dashes anywhere in the file, code included.
 void lint_em_dashes(std::string_view text, const std::string& file, std::vector<Diagnostic>& diags);
 

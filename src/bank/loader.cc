@@ -1,11 +1,15 @@
 #include "bank/loader.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <toml++/toml.h>
 
 #include "bank/lint.h"
+#include "calc/expr.h"
 #include "bank/markdown.h"
 #include "diagram/diagrams.h"
 
@@ -107,6 +111,70 @@ void check_ids(const std::vector<std::string>& ids, const std::set<std::string, 
 
 std::string escape(std::string_view s) { return calc::html_escape(s); }
 
+// {{id.key}} for an expr block: the result with its unit, or nullopt.
+std::optional<calc::Quantity> lookup_reference(std::string_view ref,
+                                               const std::map<std::string, const calc::Derivation*>& results) {
+  size_t dot = ref.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  auto it = results.find(std::string(ref.substr(0, dot)));
+  if (it == results.end() || it->second == nullptr) return std::nullopt;
+  const calc::NamedResult* r = it->second->find(ref.substr(dot + 1));
+  if (r == nullptr) return std::nullopt;
+  return calc::Quantity{r->value, r->unit};
+}
+
+// Significant digits of a literal as written ("22.76" -> 4, "1000" -> 1, "0.186" -> 3).
+int significant_digits(std::string_view text) {
+  std::string digits;
+  bool seen_dot = false;
+  for (char c : text) {
+    if (c == '.') seen_dot = true;
+    if (c == 'e' || c == 'E') break;
+    if (std::isdigit(static_cast<unsigned char>(c))) digits += c;
+  }
+  size_t a = digits.find_first_not_of('0');
+  if (a == std::string::npos) return 0;
+  digits = digits.substr(a);
+  if (!seen_dot) digits = digits.substr(0, digits.find_last_not_of('0') + 1);
+  return static_cast<int>(digits.size());
+}
+
+bool same_to_3_digits(double a, double b) {
+  if (a == 0 || b == 0) return false;
+  double scale = std::pow(10.0, std::floor(std::log10(std::fabs(a))) - 2);
+  return std::llround(a / scale) == std::llround(b / scale);
+}
+
+// A literal (`written`, or any literal when `written` is empty and the value has three or
+// more significant digits) equal to an earlier result to three significant digits was
+// retyped by hand: say which reference to use instead.
+void check_retyped(double value, const std::string& written,
+                   const std::map<std::string, const calc::Derivation*>& results, const std::string& file, int line,
+                   const std::string& id, std::vector<Diagnostic>& diags) {
+  if (!written.empty() && significant_digits(written) < 3) return;
+  // Powers of two are sizes chosen on purpose (a context, a GPU count), not copies.
+  if (value >= 1 && value == std::floor(value) && std::fmod(std::log2(value), 1.0) == 0) return;
+  if (written.empty()) {
+    // expr literals come in base units; a round constant (8, 1e6, 730) is not a copy.
+    double m = std::fabs(value);
+    if (m == 0) return;
+    double scaled = m / std::pow(10.0, std::floor(std::log10(m)) - 2);
+    if (std::fabs(scaled - std::round(scaled / 10) * 10) < 1e-6) return;  // two significant digits or fewer
+  }
+  for (const auto& [rid, d] : results) {
+    if (d == nullptr) continue;
+    for (const auto& r : d->results()) {
+      if (r.unit == calc::Unit::kBool) continue;
+      double base = calc::Quantity{r.value, r.unit}.value;
+      if (same_to_3_digits(value, base)) {
+        diags.push_back({file, line, "calc " + id + ": the literal " + (written.empty() ? calc::format_significant(value, 4) : written) +
+                                         " equals an earlier result: use {{" + rid + "." + r.key + "}}"});
+        return;
+      }
+    }
+  }
+}
+
 // Citation markers survive md4c as plain text and are turned into links afterwards.
 constexpr std::string_view kCiteOpen = "@@cite:";
 constexpr std::string_view kSourceOpen = "@@src:";
@@ -155,6 +223,55 @@ std::string link_citations(std::string html, const std::vector<SourceEntry>& sou
     }
   }
   return html;
+}
+
+// The words of a text, lower-cased, letters and digits only, for the seed-overlap check.
+std::vector<std::string> words_of(std::string_view text) {
+  std::vector<std::string> words;
+  std::string w;
+  for (char c : text) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || (static_cast<unsigned char>(c) & 0x80)) {
+      w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!w.empty()) {
+      words.push_back(std::move(w));
+      w.clear();
+    }
+  }
+  if (!w.empty()) words.push_back(std::move(w));
+  return words;
+}
+
+constexpr size_t kSharedRun = 12;
+
+std::string run_at(const std::vector<std::string>& words, size_t i) {
+  std::string run;
+  for (size_t k = i; k < i + kSharedRun; ++k) run += (k > i ? " " : "") + words[k];
+  return run;
+}
+
+// Every run of 12 words in the seed pages.
+std::set<std::string> seed_runs(const fs::path& dir) {
+  std::set<std::string> runs;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".txt") continue;
+    std::vector<std::string> words = words_of(read_file(entry.path()));
+    for (size_t i = 0; i + kSharedRun <= words.size(); ++i) runs.insert(run_at(words, i));
+  }
+  return runs;
+}
+
+void check_seed_overlap(std::string_view text, const std::string& file, const std::set<std::string>& runs,
+                        std::vector<Diagnostic>& diags) {
+  std::vector<std::string> words = words_of(text);
+  for (size_t i = 0; i + kSharedRun <= words.size(); ++i) {
+    std::string run = run_at(words, i);
+    if (runs.count(run)) {
+      diags.push_back({file, 1, "shares a run of 12 words with the seed pages (\"" + run +
+                                    "\"): say it in our own words"});
+      return;
+    }
+  }
 }
 
 }  // namespace
@@ -220,16 +337,17 @@ bool parse_question(std::string_view text, const std::string& file, const KnownI
   if (!fm) return false;
 
   FieldReader r{*fm, file, 1, diags};
-  static const std::set<std::string, std::less<>> kKeys = {"title", "topic", "difficulty", "tracks", "concepts", "companies",
-                                                           "free", "must_know", "tldr", "updated"};
+  static const std::set<std::string, std::less<>> kKeys = {"title", "summary", "topic", "difficulty", "tracks", "concepts",
+                                                           "companies", "free", "must_know", "tldr", "updated"};
   for (const auto& [k, v] : *fm) {
     if (!kKeys.count(k.str())) {
       diags.push_back({file, line_of(&v, 1), "front matter: unknown key '" + std::string(k.str()) +
-                                                 "'; accepted: title, topic, difficulty, tracks, concepts, companies, free, "
-                                                 "must_know, tldr, updated"});
+                                                 "'; accepted: title, summary, topic, difficulty, tracks, concepts, "
+                                                 "companies, free, must_know, tldr, updated"});
     }
   }
   q.title = r.text("title", true);
+  q.summary = r.text("summary", false);
   q.topic = r.text("topic", true);
   int topic_line = line_of(fm->get("topic"), 1);
   if (!q.topic.empty()) check_ids({q.topic}, known.topics, "topic", file, topic_line, diags);
@@ -312,9 +430,44 @@ bool parse_question(std::string_view text, const std::string& file, const KnownI
       diags.push_back({file, cb.line, "calc block id '" + cb.id + "' is used twice"});
       continue;
     }
+    if (calc::is_expr_block(b.text)) {
+      // Arithmetic between results: references are resolved by the expr engine itself, so
+      // its steps show which result each number came from.
+      cb.call = std::string(b.text.substr(0, b.text.find_last_not_of(" \n") + 1));
+      auto lookup = [&](std::string_view ref) -> std::optional<calc::Quantity> {
+        return lookup_reference(ref, results);
+      };
+      std::vector<calc::Quantity> literals;
+      auto d = calc::evaluate_expr_collecting(b.text, lookup, &literals);
+      if (d) {
+        cb.derivation = std::move(d).value();
+      } else {
+        for (const auto& e : d.errors()) diags.push_back({file, b.line, "calc " + cb.id + ": " + e.to_string()});
+      }
+      if (options.lint) {
+        for (const auto& lit : literals) check_retyped(lit.value, "", results, file, b.line, cb.id, diags);
+      }
+      q.calcs.push_back(std::move(cb));
+      results[q.calcs.back().id] = q.calcs.back().derivation ? &*q.calcs.back().derivation : nullptr;
+      continue;
+    }
     std::string call_text = substitute_references(b.text, results, b.line, file, diags, /*raw=*/true);
     cb.call = std::string(call_text.substr(0, call_text.find_last_not_of(" \n") + 1));
     CalcCall call;
+    if (options.lint) {
+      // A literal input that equals an earlier result was copied by hand: pass it by reference.
+      std::istringstream args(b.text);
+      std::string arg;
+      while (args >> arg) {
+        size_t eq = arg.find('=');
+        if (eq == std::string::npos || arg.find("{{") != std::string::npos) continue;
+        std::string value = arg.substr(eq + 1);
+        char* end = nullptr;
+        double v = std::strtod(value.c_str(), &end);
+        if (end == value.c_str()) continue;
+        check_retyped(v, value.substr(0, static_cast<size_t>(end - value.c_str())), results, file, b.line, cb.id, diags);
+      }
+    }
     if (!parse_call(call_text, call, error)) {
       diags.push_back({file, b.line, "calc " + cb.id + ": " + error});
     } else if (registry.find(call.calculator) == nullptr) {
@@ -333,7 +486,12 @@ bool parse_question(std::string_view text, const std::string& file, const KnownI
   }
 
   q.tldr = substitute_references(tldr_raw, results, line_of(fm->get("tldr"), 1), file, diags);
-  if (options.lint) lint_prose(tldr_raw, line_of(fm->get("tldr"), 1), file, diags);
+  if (options.lint) {
+    lint_prose(tldr_raw, line_of(fm->get("tldr"), 1), file, diags);
+    lint_arithmetic(tldr_raw, line_of(fm->get("tldr"), 1), file, diags);
+    lint_arithmetic(q.title, line_of(fm->get("title"), 1), file, diags);
+    lint_arithmetic(q.summary, line_of(fm->get("summary"), 1), file, diags);
+  }
 
   std::string html;
   size_t calc_index = 0;
@@ -374,7 +532,10 @@ bool parse_question(std::string_view text, const std::string& file, const KnownI
           if (close != std::string::npos) q.links.emplace_back(line.substr(pos + 2, close - pos - 2), ln);
         }
       }
-      if (options.lint) lint_prose(b.text, b.line, file, diags);
+      if (options.lint) {
+        lint_prose(b.text, b.line, file, diags);
+        lint_arithmetic(b.text, b.line, file, diags);
+      }
       std::string prose = substitute_references(b.text, results, b.line, file, diags);
       q.plain_text += prose;
       html += markdown_to_html(mark_citations(prose));
@@ -576,6 +737,14 @@ LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const
     bank.questions.push_back(std::move(q));
   }
   bank.build_indexes();
+
+  if (options.lint && !options.seeds_dir.empty() && fs::is_directory(options.seeds_dir, ec)) {
+    std::set<std::string> runs = seed_runs(options.seeds_dir);
+    for (const auto& q : bank.questions) {
+      check_seed_overlap(q.title + "\n" + q.summary + "\n" + q.tldr + "\n" + q.plain_text, q.file, runs, diags);
+    }
+    if (fs::exists(root / "README.md", ec)) check_seed_overlap(read_file(root / "README.md"), rel(root / "README.md"), runs, diags);
+  }
 
   // Internal links resolve.
   for (const auto& q : bank.questions) {

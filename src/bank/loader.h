@@ -15,6 +15,9 @@ namespace ridge::bank {
 
 struct LoadOptions {
   bool lint = true;  // prose lint (ridge check); the server loads without it
+  // With lint: a folder of the product's seed pages (*.txt); a run of 12 words shared with
+  // any of them is an error (the bank says everything in its own words). Empty: no check.
+  std::string seeds_dir;
 };
 
 struct LoadResult {

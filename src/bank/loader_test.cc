@@ -238,3 +238,65 @@ TEST(Loader, WholeTreeDuplicateSlugsAndLinks) {
 
 }  // namespace
 }  // namespace ridge::bank
+
+namespace ridge::bank {
+namespace {
+
+TEST(LoaderLint, PlantedHandCalculationIsAnError) {
+  Parsed p = parse(replace(good(), "Each sequence holds", "Ten nodes give `10 × 3,739 ≈ 37,400` tokens. Each sequence holds"));
+  expect_error(p, "arithmetic worked by hand", 18);
+  Parsed prose = parse(replace(good(), "Each sequence holds", "That is 1 PB ÷ 256 per GPU. Each sequence holds"));
+  expect_error(prose, "arithmetic worked by hand", 18);
+}
+
+TEST(LoaderLint, SymbolicFormulasAndGluedShapesStayAllowed) {
+  Parsed p = parse(replace(good(), "Each sequence holds",
+                           "KV per token is `2 × L × H_kv × d × bytes`; tiles are 128×128; the H100 x 8 node. Each sequence holds"));
+  for (const auto& d : p.diags) EXPECT_EQ(d.message.find("by hand"), std::string::npos) << d.to_string();
+}
+
+TEST(LoaderLint, PlantedRetypedResultIsAnError) {
+  // 40 sequences fit (the good question's tldr); 327,680 B per token is kv_bytes_per_token.
+  Parsed p = parse(replace(good(), "batch={{kv.max_sequences}}", "batch=40 seq_bytes=327680"));
+  bool found = false;
+  for (const auto& d : p.diags) found = found || d.message.find("use {{kv.kv_bytes_per_token}}") != std::string::npos;
+  EXPECT_TRUE(found) << p.all();
+}
+
+TEST(LoaderLint, ExprBlockFeedsReferences) {
+  Parsed p = parse(replace(good(), "At that batch", "```calc id=sum\nexpr\nfleet = {{kv.max_sequences}} × 10\n```\n\n"
+                                                    "Ten nodes hold {{sum.fleet}} sequences. At that batch"));
+  ASSERT_TRUE(p.diags.empty()) << p.all();
+  EXPECT_NE(p.q.html.find("Ten nodes hold 400 sequences"), std::string::npos);
+  EXPECT_NE(p.q.html.find("kv.max_sequences × 10"), std::string::npos);  // the step shows where the number came from
+}
+
+TEST(LoaderLint, PlantedSeedSentenceIsAnError) {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / "ridge_seed_test" / "content";
+  fs::path seeds = root.parent_path() / "seeds";
+  fs::create_directories(root / "questions" / "napkin-math");
+  fs::create_directories(root / "concepts");
+  fs::create_directories(seeds);
+  std::ofstream(root / "topics.toml") << "[[topic]]\nid = \"napkin-math\"\nname = \"N\"\ndescription = \"d\"\ntarget = 1\n"
+                                          "[[track]]\nid = \"serving\"\nname = \"S\"\ndescription = \"d\"\n";
+  std::ofstream(root / "concepts" / "kv-cache.md") << "+++\ntitle = \"KV\"\n+++\n";
+  std::ofstream(seeds / "page.txt") << "Intro. The quick brown fox jumps over the lazy dog while the cat sleeps soundly nearby today.\n";
+  std::string q = replace(good(), "Each sequence holds",
+                          "The quick brown fox jumps over the lazy dog while the cat sleeps soundly. Each sequence holds");
+  q = replace(q, "concepts = [\"kv-cache\"]", "concepts = [\"kv-cache\"]");
+  std::ofstream(root / "questions" / "napkin-math" / "will-it-fit.md") << q;
+  LoadOptions options;
+  options.seeds_dir = seeds.string();
+  LoadResult r = load_bank(root, calc::testing::registry(), calc::testing::real_catalog(), options);
+  bool found = false;
+  for (const auto& d : r.errors) found = found || d.message.find("12 words with the seed pages") != std::string::npos;
+  EXPECT_TRUE(found);
+  options.seeds_dir.clear();
+  LoadResult without = load_bank(root, calc::testing::registry(), calc::testing::real_catalog(), options);
+  for (const auto& d : without.errors) EXPECT_EQ(d.message.find("seed pages"), std::string::npos) << d.to_string();
+  fs::remove_all(root.parent_path());
+}
+
+}  // namespace
+}  // namespace ridge::bank

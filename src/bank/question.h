@@ -77,6 +77,7 @@ struct Question {
   std::string slug;
   std::string file;  // path relative to the content root
   std::string title;
+  std::string summary;  // the one-line promise shown in lists
   std::string topic;
   Difficulty difficulty = Difficulty::kEasy;
   std::vector<std::string> tracks;

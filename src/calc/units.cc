@@ -76,7 +76,7 @@ struct Target {
 };
 
 // Explicit targets for references in content: {{id.key:GB:1}}.
-constexpr std::array<Target, 46> kTargets = {{
+constexpr std::array<Target, 47> kTargets = {{
     {"B", Unit::kBytes, 1, " B"},         {"kB", Unit::kBytes, 1e3, " kB"},
     {"KB", Unit::kBytes, 1e3, " KB"},     {"MB", Unit::kBytes, 1e6, " MB"},
     {"GB", Unit::kBytes, 1e9, " GB"},     {"TB", Unit::kBytes, 1e12, " TB"},
@@ -98,7 +98,7 @@ constexpr std::array<Target, 46> kTargets = {{
     {"B", Unit::kBytesPerToken, 1, " B"},
     {"min", Unit::kHours, 1.0 / 60, " min"}, {"h", Unit::kHours, 1, " h"}, {"days", Unit::kHours, 24, " days"},
     {"days", Unit::kDays, 1, " days"},    {"h", Unit::kDays, 1.0 / 24, " h"},
-    {"%", Unit::kNone, 0.01, "%"},        {"kW", Unit::kWatts, 1e3, " kW"},
+    {"%", Unit::kNone, 0.01, "%"},        {"%", Unit::kCount, 0.01, "%"},        {"kW", Unit::kWatts, 1e3, " kW"},
     {"MW", Unit::kWatts, 1e6, " MW"},     {"W", Unit::kWatts, 1, " W"},
     {"MB/s", Unit::kBytesPerSecond, 1e6, " MB/s"}, {"kB/s", Unit::kBytesPerSecond, 1e3, " kB/s"},
     {"k", Unit::kTokensPerSecond, 1e3, "k tokens/s"}, {"M", Unit::kTokensPerSecond, 1e6, "M tokens/s"},

@@ -47,7 +47,18 @@ int run_check(const std::vector<std::string>& args, const calc::Registry& regist
   }
   if (dir.empty()) dir = default_content_dir();
   auto start = std::chrono::steady_clock::now();
-  bank::LoadResult loaded = bank::load_bank(dir, registry, catalog, {/*lint=*/true});
+  bank::LoadOptions options;
+  options.lint = true;
+  // The product's seed pages sit beside the repository in a development checkout
+  // (../shared/seeds); RIDGE_SEEDS points elsewhere. No folder, no overlap check.
+  if (const char* env = std::getenv("RIDGE_SEEDS"); env != nullptr && *env != 0) {
+    options.seeds_dir = env;
+  } else {
+    std::error_code ec;
+    fs::path guess = fs::absolute(dir, ec).parent_path().parent_path() / "shared" / "seeds";
+    if (fs::is_directory(guess, ec)) options.seeds_dir = guess.string();
+  }
+  bank::LoadResult loaded = bank::load_bank(dir, registry, catalog, options);
   auto& errors = loaded.errors;
   int ran = 0, cached = 0, skipped = 0;
   if (run_snippets) {
