@@ -18,8 +18,14 @@ class RateLimiter {
 
   // Takes one token; false (and the seconds until one is free) when the bucket is empty.
   bool allow(const std::string& key, double* retry_after = nullptr);
+  // True (and the seconds until a token is free) when the bucket is empty; takes nothing.
+  // With take(), a limit that counts only failures: check before, take after a failure.
+  bool exhausted(const std::string& key, double* retry_after = nullptr);
+  // Takes one token if there is one (a failure counted).
+  void take(const std::string& key);
 
  private:
+
   struct Bucket {
     double tokens;
     int64_t updated;

@@ -1,5 +1,9 @@
 #include "account/security.h"
 
+#include <cctype>
+#include <set>
+#include <string_view>
+
 #include <sodium.h>
 
 namespace ridge::account {
@@ -53,18 +57,57 @@ bool equal_tokens(const std::string& a, const std::string& b) {
 }
 
 std::string check_email(const std::string& email) {
-  size_t at = email.find('@');
+  // The HTML standard's valid e-mail address: a local part of atext and dots, '@', then
+  // labels of letters, digits and inner hyphens (at most 63 each) joined by dots; we also
+  // ask for at least one dot in the domain (a deliverable address).
   if (email.size() > 254) return "is longer than 254 characters";
-  if (at == std::string::npos || at == 0 || at + 1 >= email.size() || email.find('.', at) == std::string::npos ||
-      email.find_first_of(" \t\r\n<>\"") != std::string::npos) {
-    return "is not an email address";
+  size_t at = email.find('@');
+  if (at == std::string::npos || at == 0 || email.find('@', at + 1) != std::string::npos) {
+    return "is not an email address (one '@' between a name and a domain)";
+  }
+  static constexpr std::string_view kLocal = ".!#$%&'*+/=?^_`{|}~-";
+  for (size_t i = 0; i < at; ++i) {
+    unsigned char c = static_cast<unsigned char>(email[i]);
+    if (!std::isalnum(c) && kLocal.find(static_cast<char>(c)) == std::string_view::npos) {
+      return "is not an email address (the part before '@' holds a character that is not allowed)";
+    }
+  }
+  std::string_view domain = std::string_view(email).substr(at + 1);
+  if (domain.find('.') == std::string_view::npos) return "is not an email address (the domain has no dot)";
+  size_t start_label = 0;
+  for (size_t i = 0; i <= domain.size(); ++i) {
+    if (i < domain.size() && domain[i] != '.') {
+      unsigned char c = static_cast<unsigned char>(domain[i]);
+      if (!std::isalnum(c) && c != '-') return "is not an email address (the domain holds a character that is not allowed)";
+      continue;
+    }
+    std::string_view label = domain.substr(start_label, i - start_label);
+    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') {
+      return "is not an email address (each part of the domain is 1 to 63 letters, digits or inner hyphens)";
+    }
+    start_label = i + 1;
   }
   return {};
 }
 
 std::string check_password(const std::string& password) {
-  if (password.size() < 10) return "must be at least 10 characters";
-  if (password.size() > 256) return "must be at most 256 characters";
+  // Length in code points (UTF-8 lead bytes), not bytes.
+  size_t chars = 0;
+  for (unsigned char c : password) chars += (c & 0xC0) != 0x80;
+  if (chars < 10) return "must be at least 10 characters";
+  if (password.size() > 256) return "must be at most 256 bytes";
+  if (password.find('\0') != std::string::npos) return "must not contain a NUL character";
+  if (password.find_first_not_of(" \t\r\n") == std::string::npos) return "must not be only spaces";
+  if (password.find_first_not_of(password[0]) == std::string::npos) return "must not be one character repeated";
+  // The most common passwords of ten or more characters (public breach-corpus top lists).
+  static const std::set<std::string, std::less<>> kCommon = {
+      "1234567890", "0123456789", "12345678910", "123456789a", "1q2w3e4r5t", "qwertyuiop", "1qaz2wsx3edc",
+      "password123", "password12", "password1!", "iloveyou123", "abcdefghij", "abc1234567", "0987654321",
+      "qwerty1234", "qwertyuiop1", "asdfghjkl;", "zxcvbnm123", "letmein123", "welcome123", "football123",
+      "1234qwerasdf", "passw0rd123", "administrator", "a123456789", "123456789q", "princess123", "sunshine123"};
+  std::string lower;
+  for (unsigned char c : password) lower += static_cast<char>(std::tolower(c));
+  if (kCommon.count(lower)) return "is one of the most common passwords; choose another";
   return {};
 }
 

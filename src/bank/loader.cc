@@ -1,6 +1,7 @@
 #include "bank/loader.h"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <optional>
 #include <fstream>
@@ -18,6 +19,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr std::array<std::string_view, 5> kConceptSections = {"What it is", "How it works", "Numbers to know",
+                                                              "The misconception", "Sources"};
 constexpr std::array<std::string_view, 6> kSections = {"Answer", "Decision table", "Signals",
                                                        "Diagram", "Follow-ups", "Sources"};
 
@@ -313,6 +316,13 @@ void parse_topics(std::string_view text, const std::string& file, Bank& bank, st
 bool parse_question(std::string_view text, const std::string& file, const KnownIds& known,
                     const calc::Registry& registry, const calc::Catalog& catalog, const LoadOptions& options,
                     Question& q, std::vector<Diagnostic>& diags) {
+  return parse_document(text, file, known, registry, catalog, options, DocKind::kQuestion, q, diags);
+}
+
+bool parse_document(std::string_view text, const std::string& file, const KnownIds& known,
+                    const calc::Registry& registry, const calc::Catalog& catalog, const LoadOptions& options,
+                    DocKind doc, Question& q, std::vector<Diagnostic>& diags) {
+  const bool is_concept = doc == DocKind::kConcept;
   size_t before = diags.size();
   q.file = file;
   q.slug = fs::path(file).stem().string();
@@ -339,11 +349,14 @@ bool parse_question(std::string_view text, const std::string& file, const KnownI
   FieldReader r{*fm, file, 1, diags};
   static const std::set<std::string, std::less<>> kKeys = {"title", "summary", "topic", "difficulty", "tracks", "concepts",
                                                            "companies", "free", "must_know", "tldr", "updated"};
+  static const std::set<std::string, std::less<>> kConceptKeys = {"title", "summary", "topic", "prerequisites",
+                                                                  "calculators", "updated"};
   for (const auto& [k, v] : *fm) {
-    if (!kKeys.count(k.str())) {
+    if (!(is_concept ? kConceptKeys : kKeys).count(k.str())) {
       diags.push_back({file, line_of(&v, 1), "front matter: unknown key '" + std::string(k.str()) +
-                                                 "'; accepted: title, summary, topic, difficulty, tracks, concepts, "
-                                                 "companies, free, must_know, tldr, updated"});
+                                                 (is_concept ? "'; accepted: title, summary, topic, prerequisites, calculators, updated"
+                                                             : "'; accepted: title, summary, topic, difficulty, tracks, concepts, "
+                                                               "companies, free, must_know, tldr, updated")});
     }
   }
   q.title = r.text("title", true);
@@ -351,20 +364,32 @@ bool parse_question(std::string_view text, const std::string& file, const KnownI
   q.topic = r.text("topic", true);
   int topic_line = line_of(fm->get("topic"), 1);
   if (!q.topic.empty()) check_ids({q.topic}, known.topics, "topic", file, topic_line, diags);
-  std::string difficulty = r.text("difficulty", true);
-  if (auto d = parse_difficulty(difficulty)) {
-    q.difficulty = *d;
-  } else if (!difficulty.empty()) {
-    diags.push_back({file, line_of(fm->get("difficulty"), 1),
-                     "difficulty '" + difficulty + "' is not one of easy, medium, hard, expert"});
+  if (is_concept) {
+    q.concepts = r.list("prerequisites", false);
+    check_ids(q.concepts, known.concepts, "prerequisite concept", file, line_of(fm->get("prerequisites"), 1), diags);
+    q.tracks = r.list("calculators", false);  // a concept's calculators to try
+    for (const auto& c : q.tracks) {
+      if (registry.find(c) == nullptr) {
+        diags.push_back({file, line_of(fm->get("calculators"), 1), "calculator '" + c + "' does not exist; accepted: " +
+                                                                       registry.name_list()});
+      }
+    }
+  } else {
+    std::string difficulty = r.text("difficulty", true);
+    if (auto d = parse_difficulty(difficulty)) {
+      q.difficulty = *d;
+    } else if (!difficulty.empty()) {
+      diags.push_back({file, line_of(fm->get("difficulty"), 1),
+                       "difficulty '" + difficulty + "' is not one of easy, medium, hard, expert"});
+    }
+    q.tracks = r.list("tracks", true);
+    check_ids(q.tracks, known.tracks, "track", file, line_of(fm->get("tracks"), 1), diags);
+    q.concepts = r.list("concepts", true);
+    check_ids(q.concepts, known.concepts, "concept", file, line_of(fm->get("concepts"), 1), diags);
+    q.free = r.boolean("free", true);
+    q.must_know = r.boolean("must_know", false);
   }
-  q.tracks = r.list("tracks", true);
-  check_ids(q.tracks, known.tracks, "track", file, line_of(fm->get("tracks"), 1), diags);
-  q.concepts = r.list("concepts", true);
-  check_ids(q.concepts, known.concepts, "concept", file, line_of(fm->get("concepts"), 1), diags);
-  q.free = r.boolean("free", true);
-  q.must_know = r.boolean("must_know", false);
-  std::string tldr_raw = r.text("tldr", true);
+  std::string tldr_raw = is_concept ? std::string() : r.text("tldr", true);
   if (const toml::node* u = fm->get("updated")) {
     if (auto d = u->as_date()) {
       std::ostringstream os;
@@ -376,7 +401,7 @@ bool parse_question(std::string_view text, const std::string& file, const KnownI
   } else {
     diags.push_back({file, 2, "front matter: 'updated' is required (a date such as 2026-11-30)"});
   }
-  if (const toml::node* companies = fm->get("companies")) {
+  if (const toml::node* companies = is_concept ? nullptr : fm->get("companies")) {
     const toml::array* a = companies->as_array();
     if (!a) {
       diags.push_back({file, line_of(companies, 1), "front matter: 'companies' must be [[companies]] tables"});
@@ -509,7 +534,12 @@ bool parse_question(std::string_view text, const std::string& file, const KnownI
         if (line.rfind("## ", 0) == 0) {
           current_section = line.substr(3);
           q.sections.push_back(current_section);
-          if (std::find(kSections.begin(), kSections.end(), current_section) == kSections.end()) {
+          if (is_concept) {
+            if (std::find(kConceptSections.begin(), kConceptSections.end(), current_section) == kConceptSections.end()) {
+              diags.push_back({file, ln, "section '" + current_section +
+                                             "' is not one of What it is, How it works, Numbers to know, The misconception, Sources"});
+            }
+          } else if (std::find(kSections.begin(), kSections.end(), current_section) == kSections.end()) {
             diags.push_back({file, ln, "section '" + current_section +
                                            "' is not one of Answer, Decision table, Signals, Diagram, Follow-ups, Sources"});
           }
@@ -614,23 +644,47 @@ bool parse_question(std::string_view text, const std::string& file, const KnownI
   }
   q.html = link_citations(std::move(html), q.sources);
 
-  // Structure: the sections a question must have, in order.
-  auto has = [&](std::string_view s) { return std::find(q.sections.begin(), q.sections.end(), s) != q.sections.end(); };
-  if (q.sections.empty() || q.sections.front() != "Answer") {
-    diags.push_back({file, body_line, "the body starts with '## Answer'"});
-  }
-  for (const char* required : {"Follow-ups", "Sources"}) {
-    if (!has(required)) diags.push_back({file, body_line, "section '## " + std::string(required) + "' is missing"});
-  }
-  if (!has("Decision table") && !has("Signals") && !has("Diagram")) {
-    diags.push_back({file, body_line, "a question needs at least one of '## Decision table', '## Signals', '## Diagram'"});
-  }
-  if (has("Sources") && q.sections.back() != "Sources") {
-    diags.push_back({file, body_line, "'## Sources' is the last section"});
-  }
-  if (has("Follow-ups") && (q.follow_ups.size() < 2 || q.follow_ups.size() > 4)) {
-    diags.push_back({file, body_line, "'## Follow-ups' holds " + std::to_string(q.follow_ups.size()) +
-                                          " '### ' questions; it needs 2 to 4"});
+  if (is_concept) {
+    // Structure of a concept: the four teaching sections in order, Sources last if present,
+    // and enough words to teach (prose only: code and calc blocks do not count).
+    std::vector<std::string> expected = {"What it is", "How it works", "Numbers to know", "The misconception"};
+    std::vector<std::string> got = q.sections;
+    if (!got.empty() && got.back() == "Sources") got.pop_back();
+    if (got != expected) {
+      diags.push_back({file, body_line, "a concept's sections are, in order: What it is, How it works, Numbers to know, "
+                                        "The misconception (then Sources when anything is cited)"});
+    }
+    size_t words = 0;
+    bool in_word = false;
+    for (char c : q.plain_text) {
+      bool w = std::isalnum(static_cast<unsigned char>(c)) || (static_cast<unsigned char>(c) & 0x80);
+      if (w && !in_word) ++words;
+      in_word = w;
+    }
+    q.word_count = static_cast<int>(words);
+    if (words < 120) {
+      diags.push_back({file, body_line, "a concept teaches in 150 to 400 words; this one has " + std::to_string(words) +
+                                            " (at least 120 are required)"});
+    }
+  } else {
+    // Structure: the sections a question must have, in order.
+    auto has = [&](std::string_view s) { return std::find(q.sections.begin(), q.sections.end(), s) != q.sections.end(); };
+    if (q.sections.empty() || q.sections.front() != "Answer") {
+      diags.push_back({file, body_line, "the body starts with '## Answer'"});
+    }
+    for (const char* required : {"Follow-ups", "Sources"}) {
+      if (!has(required)) diags.push_back({file, body_line, "section '## " + std::string(required) + "' is missing"});
+    }
+    if (!has("Decision table") && !has("Signals") && !has("Diagram")) {
+      diags.push_back({file, body_line, "a question needs at least one of '## Decision table', '## Signals', '## Diagram'"});
+    }
+    if (has("Sources") && q.sections.back() != "Sources") {
+      diags.push_back({file, body_line, "'## Sources' is the last section"});
+    }
+    if (has("Follow-ups") && (q.follow_ups.size() < 2 || q.follow_ups.size() > 4)) {
+      diags.push_back({file, body_line, "'## Follow-ups' holds " + std::to_string(q.follow_ups.size()) +
+                                            " '### ' questions; it needs 2 to 4"});
+    }
   }
   // Citations: every [^key] used is defined, and every definition is used.
   std::string all_prose = tldr_raw + "\n" + q.body_markdown;
@@ -681,24 +735,14 @@ LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const
   KnownIds known;
   for (const auto& t : bank.topics) known.topics.insert(t.id);
   for (const auto& t : bank.tracks) known.tracks.insert(t.id);
+  // Concepts: ids first (prerequisites refer to each other), bodies after companies.
+  std::vector<fs::path> concept_files;
   for (const auto& entry : fs::directory_iterator(root / "concepts", ec)) {
     if (entry.path().extension() != ".md") continue;
-    std::string id = entry.path().stem().string();
-    std::string text = read_file(entry.path());
-    Concept c{id, id};
-    if (text.rfind("+++\n", 0) == 0) {
-      size_t end = text.find("\n+++", 3);
-      if (end != std::string::npos) {
-        std::vector<Diagnostic> local;
-        if (auto t = parse_toml(std::string_view(text).substr(4, end - 3), rel(entry.path()), 1, local)) {
-          c.title = t->get("title") ? t->get("title")->value_or(std::string(id)) : id;
-        }
-        diags.insert(diags.end(), local.begin(), local.end());
-      }
-    }
-    known.concepts.insert(id);
-    bank.concepts.emplace(id, std::move(c));
+    concept_files.push_back(entry.path());
+    known.concepts.insert(entry.path().stem().string());
   }
+  std::sort(concept_files.begin(), concept_files.end());
   for (const auto& entry : fs::directory_iterator(root / "companies", ec)) {
     if (entry.path().extension() != ".toml") continue;
     std::string id = entry.path().stem().string();
@@ -710,6 +754,55 @@ LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const
     diags.insert(diags.end(), local.begin(), local.end());
     known.companies.insert(id);
     bank.companies.emplace(id, std::move(c));
+  }
+
+  std::map<std::string, Question> concept_docs;
+  for (const auto& path : concept_files) {
+    std::string id = path.stem().string();
+    Question doc;
+    Concept c{id, id};
+    c.file = rel(path);
+    // The server (no lint) serves what is written and shows a stub as "being written"; the
+    // checker holds every concept to the bar.
+    std::vector<Diagnostic> local;
+    parse_document(read_file(path), c.file, known, registry, catalog, options, DocKind::kConcept, doc, local);
+    if (options.lint) diags.insert(diags.end(), local.begin(), local.end());
+    if (!doc.title.empty()) c.title = doc.title;
+    c.summary = doc.summary;
+    c.topic = doc.topic;
+    c.updated = doc.updated;
+    c.prerequisites = doc.concepts;
+    c.calculators = doc.tracks;
+    c.html = doc.html;
+    c.stub = doc.word_count < 120;
+    bank.concepts.emplace(id, std::move(c));
+    concept_docs.emplace(id, std::move(doc));
+  }
+  // Prerequisites form no cycle (a depth-first walk that meets a concept on its own path).
+  {
+    std::map<std::string, int> state;  // 0 unseen, 1 on the path, 2 done
+    std::vector<std::string> path;
+    std::function<void(const std::string&)> visit = [&](const std::string& id) {
+      state[id] = 1;
+      path.push_back(id);
+      auto it = bank.concepts.find(id);
+      if (it != bank.concepts.end()) {
+        for (const auto& p : it->second.prerequisites) {
+          if (state[p] == 1) {
+            std::string cycle;
+            for (auto k = std::find(path.begin(), path.end(), p); k != path.end(); ++k) cycle += *k + " -> ";
+            diags.push_back({it->second.file, 1, "prerequisites form a cycle: " + cycle + p});
+          } else if (state[p] == 0 && bank.concepts.count(p)) {
+            visit(p);
+          }
+        }
+      }
+      path.pop_back();
+      state[id] = 2;
+    };
+    for (const auto& [id, c] : bank.concepts) {
+      if (options.lint && state[id] == 0) visit(id);
+    }
   }
 
   std::vector<fs::path> files;
@@ -746,8 +839,24 @@ LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const
     if (fs::exists(root / "README.md", ec)) check_seed_overlap(read_file(root / "README.md"), rel(root / "README.md"), runs, diags);
   }
 
-  // Internal links resolve.
-  for (const auto& q : bank.questions) {
+  // Every concept is used by a question (its page lists them; an unused concept teaches
+  // nothing the bank practises).
+  {
+    std::set<std::string> used;
+    for (const auto& q : bank.questions) used.insert(q.concepts.begin(), q.concepts.end());
+    for (const auto& [id, c] : bank.concepts) {
+      if (options.lint && !used.count(id)) diags.push_back({c.file, 1, "concept '" + id + "' is used by no question (tag it in a question's concepts)"});
+    }
+  }
+
+  // Internal links resolve (questions and concept pages).
+  std::vector<const Question*> linked;
+  for (const auto& q : bank.questions) linked.push_back(&q);
+  if (options.lint) {
+    for (const auto& [id, doc] : concept_docs) linked.push_back(&doc);
+  }
+  for (const Question* qp : linked) {
+    const Question& q = *qp;
     for (const auto& [target, line] : q.links) {
       std::string_view t = target;
       auto after = [&](std::string_view prefix) { return std::string(t.substr(prefix.size())); };

@@ -41,6 +41,15 @@ bool parse_question(std::string_view text, const std::string& file, const KnownI
                     const calc::Registry& registry, const calc::Catalog& catalog, const LoadOptions& options,
                     Question& out, std::vector<Diagnostic>& diags);
 
+// A concept page (content/concepts/ID.md) has the body syntax of a question with its own
+// front matter (title, summary, topic, prerequisites, calculators, updated) and sections
+// (What it is, How it works, Numbers to know, The misconception, Sources). Parsed into a
+// Question whose `concepts` are the prerequisites and `tracks` the calculators.
+enum class DocKind { kQuestion, kConcept };
+bool parse_document(std::string_view text, const std::string& file, const KnownIds& known,
+                    const calc::Registry& registry, const calc::Catalog& catalog, const LoadOptions& options,
+                    DocKind kind, Question& out, std::vector<Diagnostic>& diags);
+
 // Reads topics.toml (topics, tracks).
 void parse_topics(std::string_view text, const std::string& file, Bank& bank, std::vector<Diagnostic>& diags);
 

@@ -187,7 +187,12 @@ std::string substitute_references(std::string_view text, const std::map<std::str
       continue;
     }
     if (raw) {
+      // A time goes into a calc call with its unit, so an hours or days parameter reads a
+      // result in seconds (an expr's "2 h") correctly.
       out += calc::format_significant(r->value, 15);
+      if (r->unit == calc::Unit::kSeconds) out += "s";
+      if (r->unit == calc::Unit::kHours) out += "h";
+      if (r->unit == calc::Unit::kDays) out += "d";
       continue;
     }
     auto formatted = calc::format_as(r->value, r->unit, target, decimals);

@@ -32,6 +32,12 @@ struct Track {
 
 struct Concept {
   std::string id, title;
+  std::string summary, topic, updated;
+  std::vector<std::string> prerequisites;  // concept ids
+  std::vector<std::string> calculators;    // calculator names to try
+  std::string html;                        // the rendered page body
+  std::string file;
+  bool stub = true;                        // only a title: not yet written
 };
 
 struct Company {
@@ -97,6 +103,7 @@ struct Question {
   std::vector<SourceEntry> sources;
   std::vector<std::pair<std::string, int>> links;  // internal link targets with their lines
   std::vector<std::string> follow_ups;             // ### headings under Follow-ups
+  int word_count = 0;                              // prose words (concepts)
 };
 
 }  // namespace ridge::bank

@@ -119,7 +119,8 @@ std::string render_json(const Derivation& d, int indent) {
     display[r.key] = format_quantity(r.value, r.unit);
   }
   j["conclusion"] = d.conclusion();
-  return j.dump(indent);
+  // Inputs may hold bytes that are not UTF-8 (a path): replace them rather than throw.
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string html_escape(std::string_view text) {

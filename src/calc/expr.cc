@@ -111,6 +111,7 @@ const std::vector<NamedUnit>& named_units() {
       {"B/token", Unit::kBytesPerToken, dim(1, 0, 0, 0, -1, 0), 1},
       {"W", Unit::kWatts, dim(0, 0, 0, 0, 0, 1), 1},
       {"count", Unit::kCount, kScalar, 1},
+      {"/s", Unit::kCount, dim(0, 0, -1, 0, 0, 0), 1},  // a rate (requests/s), shown as a plain number
       {"%", Unit::kRatio, kScalar, 1},
   };
   return kNamed;
@@ -153,6 +154,7 @@ struct Node {
   enum Kind { kLiteral, kRef, kName, kBinary, kNeg, kCall, kParen } kind = kLiteral;
   std::string text;  // literal as written, reference or name, operator symbol, function name
   Val val;           // literal value
+  bool unit_only = false;  // a bare unit that multiplies the value before it
   std::vector<std::unique_ptr<Node>> kids;
 };
 using NodePtr = std::unique_ptr<Node>;
@@ -221,6 +223,7 @@ class Parser {
       return n->kids.back() ? std::move(n) : nullptr;
     }
     NodePtr base = primary();
+    if (base && base->kind != Node::kLiteral) base = with_unit(std::move(base));
     if (base && !op({{"^", "^"}}).empty()) return binary("^", std::move(base), unary());
     return base;
   }
@@ -235,6 +238,29 @@ class Parser {
     n->kids.push_back(std::move(l));
     n->kids.push_back(std::move(r));
     return n;
+  }
+
+  // A unit after a parenthesis, a reference or a name ("(4 + 4) B", "{{x.n}} tokens")
+  // multiplies it by that unit: nothing else may follow a value there.
+  NodePtr with_unit(NodePtr base) {
+    size_t save = i_;
+    skip();
+    double f = 1;
+    Dim d{};
+    if (!unit_atom(f, d)) {
+      i_ = save;
+      return base;
+    }
+    size_t unit_start = save;
+    while (unit_start < s_.size() && s_[unit_start] == ' ') ++unit_start;
+    Val v{f, d};
+    per_suffix(v);
+    auto unit = std::make_unique<Node>();
+    unit->kind = Node::kLiteral;
+    unit->val = v;
+    unit->text = std::string(s_.substr(unit_start, i_ - unit_start));
+    unit->unit_only = true;
+    return binary("×", std::move(base), std::move(unit));
   }
 
   // A unit after a number: ATOM or ATOM/ATOM (no spaces around the slash).
@@ -337,7 +363,8 @@ class Parser {
         fail("'" + digits + "' is not a number");
         return nullptr;
       }
-      if (i_ < s_.size() && s_[i_] == ',') {
+      auto digit_at = [&](size_t k) { return k < s_.size() && std::isdigit(static_cast<unsigned char>(s_[k])); };
+      if (i_ < s_.size() && s_[i_] == ',' && digit_at(i_ + 1) && digit_at(i_ + 2) && digit_at(i_ + 3) && !digit_at(i_ + 4)) {
         fail("'" + digits + ",' : write numbers without thousands separators (1000000 or 1e6)");
         return nullptr;
       }
@@ -416,7 +443,7 @@ std::optional<Eval> eval(const Node& n, Env& env, std::string& error) {
   };
   switch (n.kind) {
     case Node::kLiteral:
-      if (env.literals) env.literals->push_back({n.val.value, Unit::kNone});
+      if (env.literals && !n.unit_only) env.literals->push_back({n.val.value, Unit::kNone});
       return Eval{n.val, n.text, n.text};
     case Node::kRef: {
       std::optional<Quantity> q = (*env.lookup)(n.text);
@@ -477,6 +504,7 @@ std::optional<Eval> eval(const Node& n, Env& env, std::string& error) {
         v.value = std::pow(l->val.value, e);
         for (int k = 0; k < kDims; ++k) v.dim[k] = l->val.dim[k] * static_cast<int>(e);
       }
+      if (n.kids[1]->unit_only) return Eval{v, l->formula + " " + r->formula, l->substituted + " " + r->substituted};
       return Eval{v, l->formula + " " + o + " " + r->formula, l->substituted + " " + o + " " + r->substituted};
     }
     case Node::kCall: {
@@ -631,7 +659,7 @@ Result<Derivation> evaluate_expr_collecting(std::string_view text, const Referen
     double value = e->val.value;
     Unit unit = Unit::kCount;
     if (chosen) {
-      if (inferred && chosen->dim != e->val.dim) {
+      if (inferred && chosen->dim != e->val.dim && chosen->unit != Unit::kCount) {
         errors.push_back({name, "as " + as, "the expression is " + dim_name(e->val.dim) + ", not " + as,
                           std::string("as ") + std::string(inferred->as) + " or no 'as'"});
         continue;

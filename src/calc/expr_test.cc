@@ -80,6 +80,15 @@ TEST(Expr, DollarPrefixAndPerUnit) {
   EXPECT_EQ(result(*d, "per_m").unit, Unit::kUsd);
 }
 
+TEST(Expr, AUnitAfterAParenthesisOrAReference) {
+  auto d = evaluate_expr("expr a = (4 + 4) B\nb = {{demand.qps}} tokens\nrps = 100 / (1 s)\n", lookup());
+  ASSERT_TRUE(d.ok()) << to_string(d.errors());
+  EXPECT_DOUBLE_EQ(result(*d, "a").value, 8);
+  EXPECT_EQ(result(*d, "a").unit, Unit::kBytes);
+  EXPECT_EQ(result(*d, "b").unit, Unit::kTokens);
+  EXPECT_DOUBLE_EQ(result(*d, "rps").value, 100);  // a rate: a plain number per second
+}
+
 TEST(Expr, MismatchedUnitsAreRefusedWithTheLine) {
   auto d = evaluate_expr("expr bad = 80 GB + 3 s\n", lookup());
   ASSERT_FALSE(d.ok());
@@ -108,6 +117,13 @@ TEST(Expr, HostileInputDoesNotHangOrCrash) {
   EXPECT_FALSE(evaluate_expr("expr a = " + std::string(100000, '-') + "1", lookup()).ok());
   EXPECT_FALSE(evaluate_expr("expr a = 10 ^ 400", lookup()).ok());  // not finite
   EXPECT_FALSE(evaluate_expr("expr a = )(", lookup()).ok());
+}
+
+TEST(Expr, CommasSeparateArgumentsWithOrWithoutSpaces) {
+  auto d = evaluate_expr("expr a = max(0, 3)\nb = min(1,2)\n", lookup());
+  ASSERT_TRUE(d.ok()) << to_string(d.errors());
+  EXPECT_DOUBLE_EQ(result(*d, "a").value, 3);
+  EXPECT_DOUBLE_EQ(result(*d, "b").value, 1);
 }
 
 TEST(Expr, RecognizesTheBlockKind) {

@@ -11,32 +11,44 @@ namespace {
 
 using nlohmann::json;
 
+// A value for an error message: at most 80 characters, never throwing on bad UTF-8.
+std::string quote(const json& value) {
+  std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  return text.size() <= 80 ? text : text.substr(0, 77) + "...";
+}
+
 class ConfigReader {
  public:
   ConfigReader(const json& j, Errors& errors) : j_(j), errors_(errors) {}
 
   // First present key among `keys`; `fallback` when none is present and not required.
+  // Every size in a real config.json is far below 2^24 (16,777,216): the cap keeps every
+  // product the engine forms (layers x hidden x width x experts) inside int64 and every
+  // per-layer loop short.
+  static constexpr int64_t kMax = int64_t{1} << 24;
+
   int64_t integer(std::initializer_list<const char*> keys, bool required, int64_t fallback = 0) {
     for (const char* key : keys) {
       auto it = j_.find(key);
       if (it == j_.end() || it->is_null()) continue;
-      if (it->is_number_integer() || it->is_number_unsigned()) {
-        int64_t v = it->get<int64_t>();
-        if (v < 0 || v > (int64_t{1} << 40)) {
-          errors_.push_back({std::string("config.json:") + key, it->dump(),
-                             "is out of range", "an integer from 0 to 2^40"});
+      if (it->is_number_unsigned() || it->is_number_integer()) {
+        bool negative = it->is_number_integer() && !it->is_number_unsigned() && it->get<int64_t>() < 0;
+        uint64_t u = negative ? 0 : it->get<uint64_t>();
+        if (negative || u > static_cast<uint64_t>(kMax)) {
+          errors_.push_back({std::string("config.json:") + key, quote(*it), "is out of range",
+                             "an integer from 0 to 16,777,216 (2^24)"});
           return fallback;
         }
-        return v;
+        return static_cast<int64_t>(u);
       }
       if (it->is_number_float()) {
         double d = it->get<double>();
-        if (std::isfinite(d) && d == std::floor(d) && d >= 0 && d < 1e12) {
+        if (std::isfinite(d) && d == std::floor(d) && d >= 0 && d <= static_cast<double>(kMax)) {
           return static_cast<int64_t>(d);
         }
       }
-      errors_.push_back({std::string("config.json:") + key, it->dump(), "must be a whole number",
-                         "a non-negative integer"});
+      errors_.push_back({std::string("config.json:") + key, quote(*it), "must be a whole number",
+                         "an integer from 0 to 16,777,216 (2^24)"});
       return fallback;
     }
     if (required) {
@@ -72,12 +84,61 @@ class ConfigReader {
 
 std::string n(int64_t v) { return group_thousands(static_cast<long double>(v)); }
 
+// The deepest nesting of arrays and objects in a JSON text, counted without parsing (so a
+// hostile file cannot make the parser, or an error message's dump, recurse).
+int nesting_depth(std::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 }  // namespace
 
+
 Result<ModelArch> parse_model_config(std::string_view json_text, std::string_view id) {
-  json root = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded() || !root.is_object()) {
-    return FieldError{"config", std::string(id), "is not a JSON object (a model's config.json)", ""};
+  std::string name = std::string(id).substr(0, 80);
+  if (json_text.size() > kMaxConfigBytes) {
+    return FieldError{"config", name, "is " + group_thousands(static_cast<long double>(json_text.size())) +
+                                          " bytes; a config.json is at most 4 MiB (real ones are a few kB)", "a config.json under 4 MiB"};
+  }
+  auto starts = [&](std::string_view bom) { return json_text.substr(0, bom.size()) == bom; };
+  if (starts("\xFF\xFE") || starts("\xFE\xFF")) {
+    return FieldError{"config", name, "is UTF-16 encoded", "a config.json saved as UTF-8"};
+  }
+  if (starts("\xEF\xBB\xBF")) json_text.remove_prefix(3);  // a UTF-8 byte-order mark
+  if (int depth = nesting_depth(json_text); depth > 32) {
+    return FieldError{"config", name, "nests arrays or objects " + std::to_string(depth) + " deep",
+                      "a config.json nested at most 32 deep"};
+  }
+  json root;
+  try {
+    root = json::parse(json_text);
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e400
+    std::string why = e.what();
+    if (size_t p = why.find("parse error"); p != std::string::npos) why = why.substr(p);
+    return FieldError{"config", name, "is not valid JSON (" + why.substr(0, 160) + ")", "a model's config.json"};
+  }
+  if (!root.is_object()) {
+    return FieldError{"config", name, "is JSON but not an object (a model's config.json is {...})", ""};
   }
   const json* cfg = &root;
   ModelArch m;

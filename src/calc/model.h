@@ -72,6 +72,8 @@ struct ParamCount {
 // Parses a config.json's text. `id` names it in errors and results. Errors name the key
 // ("num_key_value_heads") and what is accepted. A nested text_config (multimodal models)
 // is read for the language model.
+// Refused before parsing: more than kMaxConfigBytes, UTF-16, nesting deeper than 32.
+inline constexpr size_t kMaxConfigBytes = 4u << 20;
 Result<ModelArch> parse_model_config(std::string_view json_text, std::string_view id);
 
 ParamCount count_params(const ModelArch& m);

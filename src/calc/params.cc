@@ -26,7 +26,8 @@ constexpr Suffix kSiSuffixes[] = {{"", 1},    {"k", 1e3},   {"M", 1e6},   {"G", 
 constexpr Suffix kTimeSuffixes[] = {{"", 1},     {"s", 1},      {"ms", 1e-3}, {"us", 1e-6},
                                     {"min", 60}, {"h", 3600},   {"d", 86400}, {"days", 86400}};
 constexpr Suffix kRatioSuffixes[] = {{"", 1}, {"%", 0.01}};
-constexpr Suffix kHourSuffixes[] = {{"", 1}, {"h", 1}};
+constexpr Suffix kHourSuffixes[] = {{"", 1}, {"h", 1}, {"s", 1.0 / 3600}, {"min", 1.0 / 60}, {"d", 24}, {"days", 24}};
+constexpr Suffix kDaySuffixes[] = {{"", 1}, {"d", 1}, {"days", 1}, {"h", 1.0 / 24}, {"s", 1.0 / 86400}};
 constexpr Suffix kPlainSuffixes[] = {{"", 1}, {"k", 1e3}, {"M", 1e6}};
 
 template <size_t N>
@@ -88,7 +89,7 @@ std::optional<double> suffix_scale(Unit unit, bool count_type, std::string_view 
       return lookup(kHourSuffixes, s);
     case Unit::kDays:
       accepted = "days";
-      return lookup(kPlainSuffixes, s == "d" || s == "days" ? "" : s);
+      return lookup(kDaySuffixes, s);
     case Unit::kRatio:
       accepted = "a fraction (0.4) or a percentage (40%)";
       return lookup(kRatioSuffixes, s);
@@ -162,7 +163,7 @@ Result<double> parse_number(const ParamSpec& spec, std::string_view text) {
   const char* end = begin + cleaned.size();
   auto [ptr, ec] = std::from_chars(begin, end, value);
   if (ec == std::errc::result_out_of_range) {
-    return FieldError{spec.name, std::string(text), "is out of range for a double", accepted};
+    return FieldError{spec.name, std::string(text), "is too large a number", accepted};
   }
   if (ec != std::errc() || ptr == begin) {
     return FieldError{spec.name, std::string(text), "is not a number", accepted};
@@ -213,16 +214,26 @@ Result<Inputs> parse_inputs(const std::vector<ParamSpec>& specs,
   Errors errors;
   Inputs in;
   std::map<std::string, std::string, std::less<>> values;
+  // Unknown names are reported with the names and values clipped, and at most a few of
+  // them, so a request full of junk gets a short answer rather than one that grows with it.
+  constexpr size_t kMaxUnknown = 5;
+  auto clip = [](const std::string& t) { return t.size() <= 80 ? t : t.substr(0, 77) + "..."; };
+  size_t unknown = 0;
   for (const auto& [name, value] : given) {
     std::string key = normalize_param_name(name);
     auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
     if (spec == specs.end()) {
-      std::string known;
-      for (const auto& s : specs) known += (known.empty() ? "" : ", ") + s.name;
-      errors.push_back({key, value, "is not a parameter of this calculator", known});
+      if (++unknown <= kMaxUnknown) {
+        std::string known;
+        for (const auto& s : specs) known += (known.empty() ? "" : ", ") + s.name;
+        errors.push_back({clip(key), clip(value), "is not a parameter of this calculator", known});
+      }
       continue;
     }
     values[key] = value;
+  }
+  if (unknown > kMaxUnknown) {
+    errors.push_back({"", "", "and " + std::to_string(unknown - kMaxUnknown) + " more unknown parameters", ""});
   }
   for (const auto& spec : specs) {
     auto it = values.find(spec.name);
@@ -320,7 +331,10 @@ Result<Inputs> parse_inputs(const std::vector<ParamSpec>& specs,
       }
     }
   }
-  if (!errors.empty()) return errors;
+  if (!errors.empty()) {
+    for (auto& e : errors) e.value = clip(e.value);  // quote at most 80 characters of a value
+    return errors;
+  }
   return in;
 }
 

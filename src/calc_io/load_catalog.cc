@@ -1,5 +1,7 @@
 #include "calc_io/load_catalog.h"
 
+#include "calc/model.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -69,7 +71,16 @@ calc::Result<calc::Catalog> load_catalog(const fs::path& dir) {
     }
     catalog.lab_figures = std::make_shared<const nlohmann::json>(std::move(parsed));
   }
-  catalog.read_config = [](const std::string& path) { return read_text_file(path, "config"); };
+  catalog.read_config = [](const std::string& path) -> calc::Result<std::string> {
+    // A config.json is a few kilobytes: refuse a large file before reading it into memory.
+    std::error_code size_ec;
+    auto size = fs::file_size(path, size_ec);
+    if (!size_ec && size > calc::kMaxConfigBytes) {
+      return calc::FieldError{"config", path.substr(0, 80), "is " + std::to_string(size) + " bytes; a config.json is at most 4 MiB",
+                              "a model's config.json"};
+    }
+    return read_text_file(path, "config");
+  };
   return catalog;
 }
 

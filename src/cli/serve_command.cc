@@ -21,8 +21,11 @@ namespace {
 
 const char* kServeUsage =
     "Usage: ridge serve [--port 8080] [--bind 127.0.0.1] [--content DIR] [--db URL] [--threads N] [--io per-thread|shared]\n"
+    "                   [--trusted-proxy CIDR[,CIDR...]]\n"
+    "--trusted-proxy: requests from these addresses (your proxy: 127.0.0.1/32, 10.0.0.0/8) are attributed\n"
+    "to the client their X-Forwarded-For names, for rate limits and connection caps.\n"
     "Each flag can also come from the environment: RIDGE_PORT, RIDGE_BIND, RIDGE_CONTENT, RIDGE_DB, RIDGE_THREADS,\n"
-    "RIDGE_IO, RIDGE_STATIC. Flags win over the environment.\n"
+    "RIDGE_IO, RIDGE_STATIC, RIDGE_TRUSTED_PROXY. Flags win over the environment.\n"
     "--db sqlite:PATH (default sqlite:ridge.db) or postgresql://user@host:port/db.\n"
     "RIDGE_SECURE_COOKIES=1 marks the session cookie Secure (behind TLS); RIDGE_SECRET shares the\n"
     "readiness-check signing key between servers.\n";
@@ -42,7 +45,7 @@ std::string default_static_dir() {
 
 int run_serve(const std::vector<std::string>& args, const std::string& data_dir) {
   std::map<std::string, std::string> settings;
-  for (const char* name : {"port", "bind", "content", "db", "threads", "io", "static"}) {
+  for (const char* name : {"port", "bind", "content", "db", "threads", "io", "static", "trusted_proxy"}) {
     std::string env = "RIDGE_" + std::string(name);
     for (auto& c : env) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     if (const char* v = std::getenv(env.c_str()); v && *v) settings[name] = v;
@@ -60,8 +63,11 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
     } else if (i + 1 < args.size()) {
       value = args[++i];
     }
-    if (name != "port" && name != "bind" && name != "content" && name != "db" && name != "threads" && name != "io" && name != "static") {
-      std::cerr << "ridge serve: '" << a << "' is not a flag; accepted: --port, --bind, --content, --db, --threads, --io, --static\n";
+    if (name == "trusted-proxy") name = "trusted_proxy";
+    if (name != "port" && name != "bind" && name != "content" && name != "db" && name != "threads" && name != "io" &&
+        name != "static" && name != "trusted_proxy") {
+      std::cerr << "ridge serve: '" << a << "' is not a flag; accepted: --port, --bind, --content, --db, --threads, --io, "
+                   "--static, --trusted-proxy\n";
       return 2;
     }
     if (value.empty()) {
@@ -100,6 +106,23 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
       return 2;
     }
   }
+  std::vector<std::string> trusted;
+  if (settings.count("trusted_proxy")) {
+    std::string list = settings["trusted_proxy"];
+    for (size_t pos = 0; pos <= list.size();) {
+      size_t comma = list.find(',', pos);
+      std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      pos = comma == std::string::npos ? list.size() + 1 : comma + 1;
+      if (item.empty()) continue;
+      if (!web::parse_cidr(item)) {
+        std::cerr << "ridge serve: --trusted-proxy '" << item.substr(0, 80)
+                  << "' is not an address block; accepted: CIDR such as 127.0.0.1/32, 10.0.0.0/8, ::1/128\n";
+        return 2;
+      }
+      trusted.push_back(item);
+    }
+  }
+  options.trusted_proxies = trusted;
   std::string db = settings.count("db") ? settings["db"] : "sqlite:ridge.db";
   auto opened = store::open_store(db);
   if (!opened.ok()) {
@@ -127,6 +150,7 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
   try {
     web::AppOptions app_options;
     app_options.store = database.get();
+    app_options.trusted_proxies = trusted;
     if (const char* secure = std::getenv("RIDGE_SECURE_COOKIES"); secure && std::string(secure) == "1") {
       app_options.secure_cookies = true;
     }

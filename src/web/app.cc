@@ -1,5 +1,7 @@
 #include "web/app.h"
 
+#include <iostream>
+
 #include <nlohmann/json.hpp>
 
 #include "diagram/diagrams.h"
@@ -42,17 +44,21 @@ calc::Given given_from(const Request& req) {
   return given;
 }
 
-ordered_json question_summary(const bank::Question& q) {
-  return {{"slug", q.slug},
-          {"title", q.title},
-          {"topic", q.topic},
-          {"difficulty", std::string(bank::difficulty_name(q.difficulty))},
-          {"tracks", q.tracks},
-          {"concepts", q.concepts},
-          {"free", q.free},
-          {"tldr", q.tldr},
-          {"updated", q.updated},
-          {"url", "/q/" + q.slug}};
+// The listing of a question. A paid question's TL;DR is part of what the payment buys:
+// it is included only for a reader who may read the answer.
+ordered_json question_summary(const bank::Question& q, bool may_read) {
+  ordered_json j = {{"slug", q.slug},
+                    {"title", q.title},
+                    {"summary", q.summary},
+                    {"topic", q.topic},
+                    {"difficulty", std::string(bank::difficulty_name(q.difficulty))},
+                    {"tracks", q.tracks},
+                    {"concepts", q.concepts},
+                    {"free", q.free}};
+  if (q.free || may_read) j["tldr"] = q.tldr;
+  j["updated"] = q.updated;
+  j["url"] = "/q/" + q.slug;
+  return j;
 }
 
 }  // namespace
@@ -68,10 +74,17 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
     system_clock_ = std::make_unique<account::SystemClock>();
     options_.clock = system_clock_.get();
   }
-  // Sign-in attempts: 10 at once per address, 5 per account, then one a minute.
-  by_address_ = std::make_unique<account::RateLimiter>(*options_.clock, 10, 1.0 / 60);
-  by_account_ = std::make_unique<account::RateLimiter>(*options_.clock, 5, 1.0 / 60);
+  // Failed sign-ins: 5 per address and account pair, then one a minute; 30 per address, then
+  // one every 10 s; 100 per account, then one a minute. Successes cost nothing.
+  // Sign-ups: 10 per address, then one every 30 s.
+  by_signup_ = std::make_unique<account::RateLimiter>(*options_.clock, 10, 1.0 / 30);
+  by_pair_ = std::make_unique<account::RateLimiter>(*options_.clock, 5, 1.0 / 60);
+  by_address_ = std::make_unique<account::RateLimiter>(*options_.clock, 30, 1.0 / 10);
+  by_account_ = std::make_unique<account::RateLimiter>(*options_.clock, 100, 1.0 / 60);
   search_ = std::make_unique<SearchIndex>(bank_);
+  for (const auto& t : options_.trusted_proxies) {
+    if (auto c = parse_cidr(t)) trusted_.push_back(*c);
+  }
   Site site{bank_, catalog_, registry_, assets_};
   auto cache = [&](std::string path, std::string body) {
     std::string etag = "\"" + content_hash(body) + "\"";
@@ -100,8 +113,6 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
     cache("/q/" + q.slug, question_page(site, q));
     if (!q.free) cache("/q/" + q.slug + "#locked", locked_question_page(site, q));
   }
-  cache("/signin", auth_page(site, false, "", ""));
-  cache("/signup", auth_page(site, true, "", ""));
   for (const auto& c : registry_.all()) {
     calc::Given example = example_values(c);
     auto d = registry_.evaluate(c.name, example, catalog_);
@@ -113,12 +124,12 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
 void App::add_routes() {
   auto cached = [this](const Request& req, const Params&) { return page(req.path.size() > 1 && req.path.back() == '/' ? req.path.substr(0, req.path.size() - 1) : req.path); };
   for (const char* pattern : {"/", "/topics", "/concepts", "/companies", "/calc", "/topics/{id}", "/tracks/{id}",
-                              "/concepts/{id}", "/companies/{id}", "/easy", "/medium", "/hard", "/expert", "/signin", "/signup"}) {
-    router_.add("GET", pattern, cached);
+                              "/concepts/{id}", "/companies/{id}", "/easy", "/medium", "/hard", "/expert"}) {
+    router_.add("GET", pattern, cached, Dispatch::kInline);
   }
   router_.add("GET", "/calc/{name}", [this](const Request& r, const Params& p) { return calc_page(r, p); });
   router_.add("GET", "/calc/{name}/diagram.svg", [this](const Request& r, const Params& p) { return calc_diagram(r, p); });
-  router_.add("GET", "/diagrams", [this](const Request& r, const Params&) { return page(r.path); });
+  router_.add("GET", "/diagrams", [this](const Request& r, const Params&) { return page(r.path); }, Dispatch::kInline);
   router_.add("GET", "/search", [this](const Request& r, const Params&) { return search(r); });
   router_.add("GET", "/api/calc", [this](const Request&, const Params&) { return api_calc_list(); });
   router_.add("GET", "/api/calc/{name}", [this](const Request& r, const Params& p) { return api_calc(r, p); });
@@ -130,7 +141,7 @@ void App::add_routes() {
     r.content_type = "text/plain; charset=utf-8";
     r.body = "ok\n";
     return r;
-  });
+  }, Dispatch::kInline);
   router_.add("GET", "/readyz", [this](const Request&, const Params&) {
     bool db = options_.store == nullptr || options_.store->ping();
     bool content = !bank_.topics.empty();
@@ -154,7 +165,17 @@ void App::add_routes() {
     }
     r.body = a->body;
     return r;
-  });
+  }, Dispatch::kInline);
+}
+
+bool App::runs_inline(const Request& req) const {
+  auto match = router_.match(req.method, req.path);
+  switch (match.dispatch) {
+    case Dispatch::kInline: return true;
+    case Dispatch::kInlineAnonymous: return req.header("cookie").find("ridge_session=") == std::string::npos;
+    case Dispatch::kWorker: return false;
+  }
+  return false;
 }
 
 Response App::page(const std::string& path) const {
@@ -208,10 +229,58 @@ Response App::handle(const Request& req) const {
   } catch (const std::exception& ex) {
     res = error(req, 500, "Something broke while answering this request.");
   }
+  // Whatever depends on the visitor is never stored by a shared cache: a response marked
+  // personal, and any answer to a request that carries a session (except static assets,
+  // which are the same for everyone).
+  bool has_session = req.header("cookie").find("ridge_session=") != std::string::npos;
+  if (res.personal || (has_session && req.path.rfind("/static/", 0) != 0)) make_personal(res);
   bool has_csp = std::any_of(res.headers.begin(), res.headers.end(), [](const auto& h) { return h.first == "Content-Security-Policy"; });
   if (res.prebuilt_headers == nullptr && !has_csp) add_standard_headers(res);
+  // Header values are checked once, here, before anything is written: a value with CR or LF
+  // (a redirect built from input) would split the response.
+  for (const auto& [k, v] : res.headers) {
+    if (!valid_header_name(k) || !valid_header_value(v)) {
+      std::cerr << "ridge: refused to send header " << k << " with a control character (" << req.method << " "
+                << req.path << ")\n";
+      res = plain_error(500, "internal error: a response header held a control character");
+      break;
+    }
+  }
   res.head_only = req.method == "HEAD";
   return res;
+}
+
+void App::make_personal(Response& res) const {
+  if (res.prebuilt_headers != nullptr) {
+    // Unfold the cached page's header block so its caching lines can be replaced.
+    std::string_view block = *res.prebuilt_headers;
+    std::vector<std::pair<std::string, std::string>> lines;
+    while (!block.empty()) {
+      size_t end = block.find("\r\n");
+      std::string_view line = block.substr(0, end);
+      block = end == std::string_view::npos ? std::string_view() : block.substr(end + 2);
+      size_t colon = line.find(": ");
+      if (colon == std::string_view::npos) continue;
+      std::string name(line.substr(0, colon)), value(line.substr(colon + 2));
+      if (name == "Content-Type") {
+        res.content_type = value;
+      } else if (name != "Content-Length" && name != "Cache-Control" && name != "ETag") {
+        lines.emplace_back(std::move(name), std::move(value));
+      }
+    }
+    for (auto& h : res.headers) {
+      if (h.first != "ETag") lines.push_back(std::move(h));
+    }
+    res.headers = std::move(lines);
+    res.prebuilt_headers = nullptr;
+  }
+  std::erase_if(res.headers, [](const auto& h) { return h.first == "Cache-Control" || h.first == "Vary" || h.first == "ETag"; });
+  res.set("Cache-Control", "private, no-store");
+  res.set("Vary", "Cookie");
+}
+
+std::string App::client_address(const Request& req) const {
+  return web::client_address(req.remote, req.header("x-forwarded-for"), trusted_);
 }
 
 void App::add_standard_headers(Response& res) const {
@@ -334,14 +403,17 @@ Response App::api_questions(const Request& req) const {
     if (k != "topic" && k != "difficulty" && k != "company") errors.push_back({k, v, "is not a filter", "topic, difficulty, company"});
   }
   if (!errors.empty()) return json_response(400, errors_json(errors).dump(2) + "\n");
+  bool signed_in = visitor(req).user_id != 0;
   ordered_json list = ordered_json::array();
   for (const auto& q : bank_.questions) {
     if (!topic.empty() && q.topic != topic) continue;
     if (!difficulty.empty() && bank::difficulty_name(q.difficulty) != difficulty) continue;
     if (!company.empty() && std::none_of(q.companies.begin(), q.companies.end(), [&](const bank::CompanyRef& c) { return c.id == company; })) continue;
-    list.push_back(question_summary(q));
+    list.push_back(question_summary(q, signed_in));
   }
-  return json_response(200, ordered_json{{"questions", list}}.dump(2) + "\n");
+  Response r = json_response(200, ordered_json{{"questions", list}}.dump(2) + "\n");
+  r.personal = signed_in;
+  return r;
 }
 
 Response App::api_question(const Request& req, const Params& p) const {
@@ -352,7 +424,7 @@ Response App::api_question(const Request& req, const Params& p) const {
   if (!q->free && visitor(req).user_id == 0) {
     return json_response(401, errors_json({{"slug", q->slug, "is readable with an account", "POST /api/signin first"}}).dump(2) + "\n");
   }
-  ordered_json j = question_summary(*q);
+  ordered_json j = question_summary(*q, true);
   ordered_json calcs = ordered_json::object();
   for (const auto& c : q->calcs) {
     if (!c.derivation) continue;

@@ -29,6 +29,10 @@ struct AppOptions {
   const account::Clock* clock = nullptr;
   // Adds Secure to the session cookie (set when served behind TLS).
   bool secure_cookies = false;
+  // Proxies whose X-Forwarded-For is believed ("10.0.0.0/8", "127.0.0.1/32", "::1/128").
+  // A request from one of them is attributed to the last address in that header that is
+  // not itself a trusted proxy; from anyone else the header is ignored.
+  std::vector<std::string> trusted_proxies;
 };
 
 class App {
@@ -38,6 +42,10 @@ class App {
   // Routes, runs the handler, and adds the headers every response carries (security,
   // caching). Never throws: a handler's exception becomes a 500 page.
   Response handle(const Request& req) const;
+
+  // True when `req` can be answered on the I/O thread: its handler only reads memory
+  // (Router's Dispatch). Everything else goes to the server's worker pool.
+  bool runs_inline(const Request& req) const;
 
   // A plain-text error with the standard headers, for failures before routing (a request
   // too large or malformed to parse).
@@ -51,6 +59,8 @@ class App {
   Response page(const std::string& path) const;
   Response error(const Request& req, int status, const std::string& message) const;
   void add_standard_headers(Response& res) const;
+  // Cache-Control: private, no-store and Vary: Cookie, replacing a cached page's headers.
+  void make_personal(Response& res) const;
 
   Response calc_page(const Request& req, const Params& p) const;
   Response search(const Request& req) const;
@@ -74,6 +84,19 @@ class App {
   Response redirect(const std::string& to) const;
   Response start_session(int64_t user_id, bool as_json, const std::string& next) const;
   Response question(const Request& req, const Params& p) const;
+  // The outcome of a sign-up or sign-in, shared by the JSON API and the forms.
+  struct AuthOutcome {
+    int status = 200;
+    std::string field, message;
+    int64_t user_id = 0;
+    int retry_after = 0;  // seconds, for 429 and 503
+  };
+  AuthOutcome sign_up(const std::string& email, const std::string& password, const std::string& remote) const;
+  AuthOutcome sign_in(const std::string& email, const std::string& password, const std::string& remote) const;
+  Response auth_json(const AuthOutcome& o) const;
+  Response auth_form(const Request& req, bool signup, int status, const std::string& message) const;
+  // The client's address: the peer, or with a trusted proxy the X-Forwarded-For hop before it.
+  std::string client_address(const Request& req) const;
   Response api_signup(const Request& req) const;
   Response api_signin(const Request& req) const;
   Response form_auth(const Request& req, bool signup) const;
@@ -104,6 +127,7 @@ class App {
   Assets assets_;
   AppOptions options_;
   std::unique_ptr<SearchIndex> search_;
+  std::vector<Cidr> trusted_;
   Router router_;
   struct Cached {
     std::string body;
@@ -112,7 +136,7 @@ class App {
   };
   std::map<std::string, Cached, std::less<>> pages_;
   std::unique_ptr<account::SystemClock> system_clock_;
-  std::unique_ptr<account::RateLimiter> by_address_, by_account_;
+  std::unique_ptr<account::RateLimiter> by_address_, by_account_, by_pair_, by_signup_;
 };
 
 }  // namespace ridge::web

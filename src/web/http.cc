@@ -1,7 +1,10 @@
 #include "web/http.h"
 
 #include <algorithm>
+#include <arpa/inet.h>
+
 #include <cctype>
+#include <cstring>
 #include <ctime>
 
 namespace ridge::web {
@@ -128,6 +131,8 @@ std::string http_date(long long unix_seconds) {
 std::string_view status_reason(int status) {
   switch (status) {
     case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
     case 204: return "No Content";
     case 301: return "Moved Permanently";
     case 302: return "Found";
@@ -137,15 +142,112 @@ std::string_view status_reason(int status) {
     case 401: return "Unauthorized";
     case 403: return "Forbidden";
     case 404: return "Not Found";
+    case 402: return "Payment Required";
     case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 411: return "Length Required";
+    case 415: return "Unsupported Media Type";
+    case 422: return "Unprocessable Content";
     case 408: return "Request Timeout";
     case 413: return "Payload Too Large";
     case 429: return "Too Many Requests";
     case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 502: return "Bad Gateway";
     case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
     default: return "Unknown";
   }
+}
+
+}  // namespace ridge::web
+
+namespace ridge::web {
+
+std::string safe_next(std::string_view next, std::string_view fallback) {
+  // A local path only: one leading '/', then printable ASCII with no backslash. This refuses
+  // "//evil", "/\\evil" and "/\t/evil" (which browsers read as another host) and every
+  // control character (CR and LF would split the Location header).
+  if (next.size() < 1 || next.size() > 512 || next[0] != '/') return std::string(fallback);
+  if (next.size() > 1 && (next[1] == '/' || next[1] == '\\')) return std::string(fallback);
+  for (unsigned char c : next) {
+    if (c <= 0x20 || c >= 0x7f || c == '\\') return std::string(fallback);
+  }
+  return std::string(next);
+}
+
+bool valid_header_value(std::string_view value) {
+  for (unsigned char c : value) {
+    if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
+  }
+  return true;
+}
+
+std::optional<Cidr> parse_cidr(std::string_view text) {
+  Cidr c;
+  std::string addr(text.substr(0, text.find('/')));
+  int max_prefix = 0;
+  if (inet_pton(AF_INET, addr.c_str(), c.bytes) == 1) {
+    c.family = AF_INET;
+    max_prefix = 32;
+  } else if (inet_pton(AF_INET6, addr.c_str(), c.bytes) == 1) {
+    c.family = AF_INET6;
+    max_prefix = 128;
+  } else {
+    return std::nullopt;
+  }
+  c.prefix = max_prefix;
+  if (size_t slash = text.find('/'); slash != std::string_view::npos) {
+    std::string_view p = text.substr(slash + 1);
+    if (p.empty() || p.size() > 3 || p.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+    c.prefix = std::stoi(std::string(p));
+    if (c.prefix > max_prefix) return std::nullopt;
+  }
+  return c;
+}
+
+bool cidr_contains(const Cidr& block, std::string_view address) {
+  unsigned char bytes[16] = {};
+  std::string a(address);
+  // An IPv4 peer on a dual-stack socket shows as ::ffff:a.b.c.d.
+  if (block.family == AF_INET && a.rfind("::ffff:", 0) == 0) a = a.substr(7);
+  if (inet_pton(block.family, a.c_str(), bytes) != 1) return false;
+  int full = block.prefix / 8, rest = block.prefix % 8;
+  if (std::memcmp(bytes, block.bytes, static_cast<size_t>(full)) != 0) return false;
+  if (rest == 0) return true;
+  unsigned char mask = static_cast<unsigned char>(0xff << (8 - rest));
+  return (bytes[full] & mask) == (block.bytes[full] & mask);
+}
+
+std::string client_address(std::string_view peer, std::string_view forwarded_for, const std::vector<Cidr>& trusted) {
+  auto is_trusted = [&](std::string_view a) {
+    return std::any_of(trusted.begin(), trusted.end(), [&](const Cidr& c) { return cidr_contains(c, a); });
+  };
+  if (trusted.empty() || !is_trusted(peer)) return std::string(peer);
+  // Walk right to left: each trusted hop vouches for the one before it.
+  std::string_view rest = forwarded_for;
+  while (!rest.empty()) {
+    size_t comma = rest.rfind(',');
+    std::string_view hop = comma == std::string_view::npos ? rest : rest.substr(comma + 1);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(0, comma);
+    while (!hop.empty() && (hop.front() == ' ' || hop.front() == '\t')) hop.remove_prefix(1);
+    while (!hop.empty() && (hop.back() == ' ' || hop.back() == '\t')) hop.remove_suffix(1);
+    if (hop.empty()) continue;
+    if (!parse_cidr(hop)) return std::string(peer);  // garbage: believe only the peer
+    if (!is_trusted(hop)) return std::string(hop);
+  }
+  return std::string(peer);
+}
+
+bool valid_header_name(std::string_view name) {
+  if (name.empty()) return false;
+  for (unsigned char c : name) {
+    if (!(std::isalnum(c) || c == '-' || c == '_')) return false;
+  }
+  return true;
 }
 
 }  // namespace ridge::web

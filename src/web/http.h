@@ -38,6 +38,10 @@ struct Response {
   // `content_type` are not used.
   const std::string* prebuilt_headers = nullptr;
   bool head_only = false;  // set by the server for HEAD: Content-Length of the body, no body
+  // The response depends on who asks (a session, a signed-in page, a paid answer). App::handle
+  // then sends "Cache-Control: private, no-store" and "Vary: Cookie", whatever the handler
+  // or a cached page's prebuilt headers said: one mechanism, which nothing overrides.
+  bool personal = false;
 
   void set(std::string name, std::string value) { headers.emplace_back(std::move(name), std::move(value)); }
   std::string_view view() const { return shared_body ? std::string_view(*shared_body) : std::string_view(body); }
@@ -60,5 +64,27 @@ bool parse_target(std::string_view target, Request& out);
 std::string http_date(long long unix_seconds);
 
 std::string_view status_reason(int status);
+
+// `next` when it is a path on this site that is safe to redirect to, else `fallback`.
+std::string safe_next(std::string_view next, std::string_view fallback = "/dashboard");
+
+// Header names are tokens; values hold no CR, LF, NUL or other control byte (tab allowed).
+// The server refuses to send a response whose headers fail these (a 500 instead).
+bool valid_header_value(std::string_view value);
+bool valid_header_name(std::string_view name);
+
+// An address block such as "10.0.0.0/8" or "::1/128" (a bare address is /32 or /128).
+struct Cidr {
+  int family = 0;  // AF_INET or AF_INET6
+  unsigned char bytes[16] = {};
+  int prefix = 0;
+};
+// nullopt when `text` is not an address or block.
+std::optional<Cidr> parse_cidr(std::string_view text);
+bool cidr_contains(const Cidr& block, std::string_view address);
+
+// The client of a request: `peer` unless it is a trusted proxy, in which case the last
+// address of `forwarded_for` (X-Forwarded-For, appended left to right) that is not trusted.
+std::string client_address(std::string_view peer, std::string_view forwarded_for, const std::vector<Cidr>& trusted);
 
 }  // namespace ridge::web

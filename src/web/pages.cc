@@ -499,11 +499,13 @@ std::string locked_question_page(const Site& site, const bank::Question& q) {
   return layout(site, q.title, "A question for signed-in users", body);
 }
 
-std::string auth_page(const Site& site, bool signup, const std::string& error, const std::string& next) {
+std::string auth_page(const Site& site, bool signup, const std::string& error, const std::string& next,
+                      const std::string& pre_token) {
   std::string action = signup ? "/signup" : "/signin";
   std::string title = signup ? "Create an account" : "Sign in";
   std::string body = "<h1>" + title + "</h1>" + (error.empty() ? "" : "<p class=\"error\" role=\"alert\" id=\"auth-error\">" + e(error) + "</p>") +
                      "<form class=\"calc\" method=\"post\" action=\"" + action + (next.empty() ? "" : "?next=" + e(url_encode(next))) + "\">"
+                     "<input type=\"hidden\" name=\"pre\" value=\"" + e(pre_token) + "\">"
                      "<div class=\"field\"><label for=\"email\">Email</label><input id=\"email\" name=\"email\" type=\"email\" autocomplete=\"email\" required></div>"
                      "<div class=\"field\"><label for=\"password\">Password</label><input id=\"password\" name=\"password\" type=\"password\" autocomplete=\"" +
                      std::string(signup ? "new-password" : "current-password") + "\" required minlength=\"" + (signup ? "10" : "1") + "\">"

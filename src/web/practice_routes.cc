@@ -22,6 +22,7 @@ using Json = nlohmann::json;
 namespace {
 
 constexpr const char* kCookie = "ridge_session";
+constexpr const char* kPreCookie = "ridge_pre";
 constexpr int64_t kSessionSeconds = 30 * 86400;
 
 
@@ -102,7 +103,7 @@ Response App::start_session(int64_t user_id, bool as_json, const std::string& ne
   std::string token = account::random_token(), csrf = account::random_token();
   auto ok = options_.store->create_session(account::token_hash(token), {user_id, csrf, now() + kSessionSeconds}, now());
   if (!ok.ok()) return as_json ? json(500, field_error("", "could not start a session").dump()) : plain_error(500, "could not start a session");
-  Response r = as_json ? json(200, nlohmann::json{{"csrf_token", csrf}}.dump()) : redirect(next.empty() ? "/dashboard" : next);
+  Response r = as_json ? json(200, nlohmann::json{{"csrf_token", csrf}}.dump()) : redirect(safe_next(next));
   r.set("Set-Cookie", std::string(kCookie) + "=" + token + "; Path=/; HttpOnly; SameSite=Lax; Max-Age=" +
                           std::to_string(kSessionSeconds) + (options_.secure_cookies ? "; Secure" : ""));
   return r;
@@ -112,11 +113,14 @@ void App::add_practice_routes() {
   auto bind = [this](Response (App::*fn)(const Request&) const) {
     return [this, fn](const Request& r, const Params&) { return (this->*fn)(r); };
   };
-  router_.add("GET", "/q/{slug}", [this](const Request& r, const Params& p) { return question(r, p); });
+  router_.add("GET", "/q/{slug}", [this](const Request& r, const Params& p) { return question(r, p); },
+              Dispatch::kInlineAnonymous);
   router_.add("POST", "/api/signup", bind(&App::api_signup));
   router_.add("POST", "/api/signin", bind(&App::api_signin));
   router_.add("POST", "/api/signout", bind(&App::signout));
   router_.add("POST", "/signout", bind(&App::signout));
+  router_.add("GET", "/signup", [this](const Request& r, const Params&) { return auth_form(r, true, 200, ""); });
+  router_.add("GET", "/signin", [this](const Request& r, const Params&) { return auth_form(r, false, 200, ""); });
   router_.add("POST", "/signup", [this](const Request& r, const Params&) { return form_auth(r, true); });
   router_.add("POST", "/signin", [this](const Request& r, const Params&) { return form_auth(r, false); });
   router_.add("GET", "/api/me", bind(&App::api_me));
@@ -142,80 +146,131 @@ Response App::question(const Request& req, const Params& p) const {
   if (q == nullptr) return error(req, 404, "There is no question '" + p.at("slug") + "'.");
   if (!q->free && visitor(req).user_id == 0) {
     Response r = page("/q/" + q->slug + "#locked");
-    r.set("Cache-Control", "no-store");
+    r.personal = true;
     return r;
   }
   Response r = page("/q/" + q->slug);
-  if (!q->free) r.set("Cache-Control", "private, no-store");
+  if (!q->free) r.personal = true;
+  return r;
+}
+
+App::AuthOutcome App::sign_up(const std::string& email, const std::string& password, const std::string& remote) const {
+  if (!options_.store) return {503, "", "no database configured"};
+  if (auto why = account::check_email(email); !why.empty()) return {400, "email", "email " + why};
+  if (auto why = account::check_password(password); !why.empty()) return {400, "password", "password " + why};
+  double retry = 0;
+  if (!by_signup_->allow(remote, &retry)) {
+    return {429, "", "too many attempts; try again in " + std::to_string(static_cast<int>(std::ceil(retry))) + " s", 0,
+            static_cast<int>(std::ceil(retry))};
+  }
+  std::string hash = account::hash_password(password);
+  auto existing = options_.store->find_user_by_email(email);
+  if (!existing.ok()) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
+  // A registered address gets the same status and body as a new one (no session, though:
+  // email verification, with the mail issue, makes the two fully alike).
+  if (existing->has_value()) return {201, "", "", 0};
+  auto id = options_.store->create_user(email, hash, now());
+  if (!id.ok()) return {201, "", "", 0};  // lost a race with the same address: same answer
+  return {201, "", "", *id};
+}
+
+App::AuthOutcome App::sign_in(const std::string& email, const std::string& password, const std::string& remote) const {
+  if (!options_.store) return {503, "", "no database configured"};
+  // Three budgets that count failures only, so a correct password is never refused because
+  // of what someone else did: the pair (this address, this account) stops a guesser; the
+  // address stops a spray over many accounts; the account's slower, larger budget bounds a
+  // distributed guesser without turning five wrong passwords into a lockout (OWASP ASVS 2.2.1).
+  std::string pair = "pair:" + remote + "|" + email, addr = "addr:" + remote, acct = "acct:" + email;
+  double retry = 0;
+  if (by_pair_->exhausted(pair, &retry) || by_address_->exhausted(addr, &retry) || by_account_->exhausted(acct, &retry)) {
+    int seconds = std::max(1, static_cast<int>(std::ceil(retry)));
+    return {429, "", "too many failed sign-ins; try again in " + std::to_string(seconds) + " s", 0, seconds};
+  }
+  auto user = options_.store->find_user_by_email(email);
+  if (!user.ok()) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
+  // Same message and (argon2id) work whether the email is unknown or the password wrong.
+  static const std::string kDummy = account::hash_password("not a real password, only for timing");
+  bool ok = user->has_value() && account::verify_password((*user)->password_hash, password);
+  if (!user->has_value()) account::verify_password(kDummy, password);
+  if (!ok) {
+    by_pair_->take(pair);
+    by_address_->take(addr);
+    by_account_->take(acct);
+    return {401, "", "email or password is wrong"};
+  }
+  return {200, "", "", (*user)->id};
+}
+
+Response App::auth_json(const AuthOutcome& o) const {
+  Response r = json(o.status, field_error(o.field, o.message).dump());
+  if (o.retry_after > 0) r.set("Retry-After", std::to_string(o.retry_after));
   return r;
 }
 
 Response App::api_signup(const Request& req) const {
-  if (!options_.store) return json(503, field_error("", "no database configured").dump());
   std::string email, password;
   if (!read_credentials(req.body, email, password)) {
     return json(400, field_error("body", "expected {\"email\": \"...\", \"password\": \"...\"}").dump());
   }
-  if (auto why = account::check_email(email); !why.empty()) return json(400, field_error("email", "email " + why).dump());
-  if (auto why = account::check_password(password); !why.empty()) return json(400, field_error("password", "password " + why).dump());
-  double retry = 0;
-  if (!by_address_->allow("signup:" + req.remote, &retry)) {
-    Response r = json(429, field_error("", "too many attempts; try again in " + std::to_string(static_cast<int>(std::ceil(retry))) + " s").dump());
-    r.set("Retry-After", std::to_string(static_cast<int>(std::ceil(retry))));
+  AuthOutcome o = sign_up(email, password, client_address(req));
+  if (o.status != 201) return auth_json(o);
+  if (o.user_id == 0) {
+    // The registered-address case: the body a new account gets, with a token bound to nothing.
+    Response r = json(201, nlohmann::json{{"csrf_token", account::random_token()}}.dump());
     return r;
   }
-  std::string hash = account::hash_password(password);
-  auto id = options_.store->create_user(email, hash, now());
-  // Never say whether the address is registered: the same answer for a taken address.
-  if (!id.ok()) return json(400, field_error("", "could not create an account with these details").dump());
-  Response r = start_session(*id, true, "");
+  Response r = start_session(o.user_id, true, "");
   r.status = r.status == 200 ? 201 : r.status;
   return r;
 }
 
 Response App::api_signin(const Request& req) const {
-  if (!options_.store) return json(503, field_error("", "no database configured").dump());
   std::string email, password;
   if (!read_credentials(req.body, email, password)) {
     return json(400, field_error("body", "expected {\"email\": \"...\", \"password\": \"...\"}").dump());
   }
-  double retry = 0;
-  if (!by_address_->allow("signin:" + req.remote, &retry) || !by_account_->allow(email, &retry)) {
-    Response r = json(429, field_error("", "too many sign-in attempts; try again in " + std::to_string(static_cast<int>(std::ceil(retry))) + " s").dump());
-    r.set("Retry-After", std::to_string(static_cast<int>(std::ceil(retry))));
-    return r;
-  }
-  auto user = options_.store->find_user_by_email(email);
-  // Same message and (argon2id) work whether the email is unknown or the password wrong.
-  static const std::string kDummy = account::hash_password("not a real password, only for timing");
-  bool ok = user.ok() && user->has_value() && account::verify_password((*user)->password_hash, password);
-  if (!(user.ok() && user->has_value())) account::verify_password(kDummy, password);
-  if (!ok) return json(401, field_error("", "email or password is wrong").dump());
-  return start_session((*user)->id, true, "");
+  AuthOutcome o = sign_in(email, password, client_address(req));
+  if (o.status != 200) return auth_json(o);
+  return start_session(o.user_id, true, "");
+}
+
+Response App::auth_form(const Request& req, bool signup, int status, const std::string& message) const {
+  // A pre-session token (double-submit): the cookie and the hidden field must match on POST,
+  // which a cross-site form cannot arrange (no login CSRF).
+  std::string pre = account::random_token();
+  Site site{bank_, catalog_, registry_, assets_};
+  Response r;
+  r.status = status;
+  r.body = auth_page(site, signup, message, safe_next(req.param("next").value_or(""), ""), pre);
+  r.set("Set-Cookie", std::string(kPreCookie) + "=" + pre + "; Path=/; HttpOnly; SameSite=Strict; Max-Age=3600" +
+                          (options_.secure_cookies ? "; Secure" : ""));
+  r.personal = true;
+  return r;
 }
 
 Response App::form_auth(const Request& req, bool signup) const {
   std::vector<std::pair<std::string, std::string>> form;
-  Site site{bank_, catalog_, registry_, assets_};
-  std::string next = req.param("next").value_or("");
-  if (next.empty() || next[0] != '/' || next.rfind("//", 0) == 0) next = "/dashboard";  // no open redirects
+  std::string next = safe_next(req.param("next").value_or(""));
   if (!parse_form(req.body, form)) return plain_error(400, "malformed form");
-  Request as_json = req;
-  as_json.body = nlohmann::json{{"email", form_value(form, "email")}, {"password", form_value(form, "password")}}.dump();
-  Response r = signup ? api_signup(as_json) : api_signin(as_json);
-  if (r.status == 200 || r.status == 201) {
-    Response go = redirect(next);
-    for (const auto& [k, v] : r.headers) {
-      if (k == "Set-Cookie") go.set(k, v);
-    }
+  std::string pre = cookie_value(req.header("cookie"), kPreCookie);
+  if (pre.empty() || !account::equal_tokens(form_value(form, "pre"), pre)) {
+    return auth_form(req, signup, 403, "This form expired or was sent from another site; please try again.");
+  }
+  std::string email = form_value(form, "email");
+  std::transform(email.begin(), email.end(), email.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::string password = form_value(form, "password");
+  AuthOutcome o = signup ? sign_up(email, password, client_address(req)) : sign_in(email, password, client_address(req));
+  if ((o.status == 200 || o.status == 201) && o.user_id != 0) {
+    Response go = start_session(o.user_id, false, next);
+    go.set("Set-Cookie", std::string(kPreCookie) + "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
     return go;
   }
-  Json err = parse_json(r.body);
-  std::string message = err.is_object() && err["errors"].is_array() && !err["errors"].empty() ? err["errors"][0].value("message", "") : "";
-  Response page_r;
-  page_r.status = r.status;
-  page_r.body = auth_page(site, signup, message, next);
-  return page_r;
+  if (o.status == 201) {
+    return auth_form(req, signup, 200, "If this address is new, the account is ready: sign in with it.");
+  }
+  Response r = auth_form(req, signup, o.status, o.message);
+  if (o.retry_after > 0) r.set("Retry-After", std::to_string(o.retry_after));
+  return r;
 }
 
 Response App::signout(const Request& req) const {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "account/clock.h"
+#include "account/security.h"
 #include "bank/loader.h"
 #include "calc/test_catalog.h"
 #include "practice/drills.h"
@@ -126,15 +127,202 @@ TEST_F(Practice, WrongPasswordsAreRateLimitedAndNeverSayWhichIsWrong) {
   Response r2 = call("POST", "/api/signin", unknown, nullptr, true, "10.0.0.3");
   EXPECT_EQ(r1.status, 401);
   EXPECT_EQ(r1.body, r2.body);  // the same answer for a registered and an unknown email
-  for (int i = 0; i < 4; ++i) call("POST", "/api/signin", wrong, nullptr, true, "10.0.0.2");
-  Response limited = call("POST", "/api/signin", wrong, nullptr, true, "10.0.0.9");  // another address, same account
+  // A guesser at one address gets five failures on this account, then waits.
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(call("POST", "/api/signin", wrong, nullptr, true, "10.0.0.2").status, 401);
+  Response limited = call("POST", "/api/signin", wrong, nullptr, true, "10.0.0.2");
   EXPECT_EQ(limited.status, 429);
   EXPECT_FALSE(header(limited, "Retry-After").empty());
-  // Even the right password waits for the bucket to refill.
-  std::string right = json{{"email", "c@example.com"}, {"password", "correct horse battery"}}.dump();
-  EXPECT_EQ(call("POST", "/api/signin", right, nullptr, true, "10.0.0.9").status, 429);
   clock_.advance(60);
-  EXPECT_EQ(call("POST", "/api/signin", right, nullptr, true, "10.0.0.9").status, 200);
+  EXPECT_EQ(call("POST", "/api/signin", wrong, nullptr, true, "10.0.0.2").status, 401);  // one more a minute
+}
+
+// Finding 6: five wrong passwords from five addresses locked the owner out; six correct
+// sign-ins in a row hit 429.
+TEST_F(Practice, Finding06_OthersFailuresNeverLockTheOwnerOut) {
+  signup("owner@example.com");
+  std::string wrong = json{{"email", "owner@example.com"}, {"password", "not the password"}}.dump();
+  std::string right = json{{"email", "owner@example.com"}, {"password", "correct horse battery"}}.dump();
+  for (int i = 0; i < 10; ++i) call("POST", "/api/signin", wrong, nullptr, true, "10.1.0." + std::to_string(i));
+  EXPECT_EQ(call("POST", "/api/signin", right, nullptr, true, "10.0.0.50").status, 200);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(call("POST", "/api/signin", right, nullptr, true, "10.0.0.50").status, 200) << i;
+}
+
+// Finding 4: 32 users signing in from one address (a proxy, an office): 22 got 429.
+TEST_F(Practice, Finding04_ManyUsersBehindOneAddressAllSignIn) {
+  for (int i = 0; i < 32; ++i) {
+    Response r = call("POST", "/api/signup", json{{"email", "user" + std::to_string(i) + "@example.com"},
+                                                  {"password", "correct horse battery"}}.dump(), nullptr, true,
+                      "10.2.0." + std::to_string(i));
+    ASSERT_EQ(r.status, 201);
+  }
+  // Ten junk attempts from the shared address first.
+  std::string junk = json{{"email", "nobody@example.com"}, {"password", "guess guess guess"}}.dump();
+  for (int i = 0; i < 10; ++i) call("POST", "/api/signin", junk, nullptr, true, "192.0.2.1");
+  for (int i = 0; i < 32; ++i) {
+    std::string body = json{{"email", "user" + std::to_string(i) + "@example.com"}, {"password", "correct horse battery"}}.dump();
+    EXPECT_EQ(call("POST", "/api/signin", body, nullptr, true, "192.0.2.1").status, 200) << i;
+  }
+}
+
+// Finding 2: next= injected a Set-Cookie and redirected off-site; the sign-in form had no CSRF token.
+TEST_F(Practice, Finding02_NextIsALocalPathAndTheFormNeedsItsToken) {
+  signup("n@example.com");
+  Response form = call("GET", "/signin?next=/x%0d%0aSet-Cookie:%20ridge_session=attacker");
+  ASSERT_EQ(form.status, 200);
+  std::string pre_cookie = header(form, "Set-Cookie");
+  ASSERT_EQ(pre_cookie.rfind("ridge_pre=", 0), 0u) << pre_cookie;
+  std::string pre = pre_cookie.substr(10, 64);
+  EXPECT_EQ(form.body.find("attacker"), std::string::npos);  // the bad next is not kept in the form
+  EXPECT_NE(form.body.find("name=\"pre\" value=\"" + pre + "\""), std::string::npos);
+  EXPECT_NE(header(form, "Cache-Control").find("no-store"), std::string::npos);
+
+  auto post = [&](const std::string& target, const std::string& body, const std::string& cookie) {
+    Request req;
+    req.method = "POST";
+    req.target = target;
+    EXPECT_TRUE(parse_target(target, req));
+    req.body = body;
+    req.remote = "10.0.0.1";
+    if (!cookie.empty()) req.headers["cookie"] = cookie;
+    return app_->handle(req);
+  };
+  std::string creds = "email=n%40example.com&password=correct+horse+battery";
+  // Without the pre-session token (a cross-site form): refused, nobody signed in.
+  Response csrf = post("/signin", creds, "");
+  EXPECT_EQ(csrf.status, 403);
+  EXPECT_EQ(header(csrf, "Location"), "");
+  for (const char* bad : {"/x%0d%0aSet-Cookie:%20ridge_session=attacker;%20Path=/", "/%5Cevil.com", "/%09/evil",
+                          "//evil.com", "https://evil.com", "/ok%00"}) {
+    Response r = post(std::string("/signin?next=") + bad, creds + "&pre=" + pre, "ridge_pre=" + pre);
+    ASSERT_EQ(r.status, 303) << bad << " " << r.body;
+    EXPECT_EQ(header(r, "Location"), "/dashboard") << bad;
+    int cookies = 0;
+    for (const auto& [k, v] : r.headers) {
+      if (k == "Set-Cookie" && v.find("attacker") != std::string::npos) ADD_FAILURE() << "injected cookie for " << bad;
+      cookies += k == "Set-Cookie";
+    }
+    EXPECT_EQ(cookies, 2);  // the session, and the cleared pre-session token
+  }
+  Response ok = post("/signin?next=/review%3Ftopic%3Dkernels", creds + "&pre=" + pre, "ridge_pre=" + pre);
+  EXPECT_EQ(header(ok, "Location"), "/review?topic=kernels");
+}
+
+TEST(SafeNext, OnlyLocalPathsPass) {
+  EXPECT_EQ(safe_next("/q/kv-cache"), "/q/kv-cache");
+  EXPECT_EQ(safe_next("/search?q=a&page=2"), "/search?q=a&page=2");
+  for (const char* bad : {"", "x", "//evil", "/\\evil", "/\t/evil", "/a\r\nSet-Cookie: x", "/a b", "http://evil"}) {
+    EXPECT_EQ(safe_next(bad), "/dashboard") << bad;
+  }
+  EXPECT_FALSE(valid_header_value("a\r\nb"));
+  EXPECT_TRUE(valid_header_value("private, no-store"));
+}
+
+// Finding 3: a paid answer went out "public, max-age=300" without Vary: Cookie.
+TEST_F(Practice, Finding03_SessionPagesAreNeverPubliclyCacheable) {
+  Client a = signup("p@example.com");
+  const bank::Question* paid = nullptr;
+  const bank::Question* open = nullptr;
+  for (const auto& q : app_->bank().questions) {
+    if (!q.free && !paid) paid = &q;
+    if (q.free && !open) open = &q;
+  }
+  ASSERT_TRUE(paid && open);
+  Response r = call("GET", "/q/" + paid->slug, "", &a);
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.prebuilt_headers, nullptr);
+  EXPECT_EQ(header(r, "Cache-Control"), "private, no-store");
+  EXPECT_EQ(header(r, "Vary"), "Cookie");
+  int cache_controls = 0;
+  for (const auto& [k, v] : r.headers) cache_controls += k == "Cache-Control";
+  EXPECT_EQ(cache_controls, 1);
+  EXPECT_EQ(header(r, "Content-Security-Policy").empty(), false);  // the cached page's other headers survive
+  Response anonymous = call("GET", "/q/" + paid->slug);
+  EXPECT_EQ(header(anonymous, "Cache-Control"), "private, no-store");
+  // A free page for a visitor with a session is private too; anonymous it stays public.
+  EXPECT_EQ(header(call("GET", "/q/" + open->slug, "", &a), "Cache-Control"), "private, no-store");
+  Response pub = call("GET", "/q/" + open->slug);
+  ASSERT_NE(pub.prebuilt_headers, nullptr);
+  EXPECT_NE(pub.prebuilt_headers->find("public"), std::string::npos);
+}
+
+// Finding 7: search snippets and /api/questions quoted paid answers.
+TEST_F(Practice, Finding07_PaidTextNeverReachesAnonymousReaders) {
+  Response list = call("GET", "/api/questions");
+  ASSERT_EQ(list.status, 200);
+  json j = json::parse(list.body);
+  int paid = 0;
+  for (const auto& q : j["questions"]) {
+    if (!q["free"].get<bool>()) {
+      ++paid;
+      EXPECT_FALSE(q.contains("tldr")) << q["slug"];
+    }
+  }
+  EXPECT_GT(paid, 0);
+  // A word that only a paid answer's body holds finds nothing through search.
+  auto lower = [](std::string t) {
+    for (auto& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return t;
+  };
+  std::string open_text;
+  for (const auto& q : app_->bank().questions) {
+    open_text += lower(q.title + " " + q.summary + " ");
+    if (q.free) open_text += lower(q.tldr + " " + q.plain_text + " ");
+  }
+  for (const auto& [id, c] : app_->bank().concepts) open_text += lower(c.title + " ");
+  std::string secret, paid_slug;
+  for (const auto& q : app_->bank().questions) {
+    if (q.free) continue;
+    std::string word;
+    for (char ch : lower(q.plain_text) + " ") {
+      if (std::isalpha(static_cast<unsigned char>(ch))) {
+        word += ch;
+        continue;
+      }
+      if (word.size() >= 9 && open_text.find(word.substr(0, word.size() - 2)) == std::string::npos) {
+        secret = word;
+        paid_slug = q.slug;
+        break;
+      }
+      word.clear();
+    }
+    if (!secret.empty()) break;
+  }
+  ASSERT_FALSE(secret.empty());
+  Response s = call("GET", "/search?q=" + secret);
+  EXPECT_EQ(s.body.find("/q/" + paid_slug), std::string::npos) << secret << " found " << paid_slug;
+}
+
+// Finding 13: weak passwords and malformed addresses were accepted.
+TEST(AccountRules, Finding13_PasswordsAndEmails) {
+  EXPECT_FALSE(account::check_password(std::string(10, ' ')).empty());
+  EXPECT_FALSE(account::check_password(std::string(10, '\0')).empty());
+  EXPECT_FALSE(account::check_password("1234567890").empty());
+  EXPECT_FALSE(account::check_password("aaaaaaaaaaaa").empty());
+  EXPECT_FALSE(account::check_password("\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9x").empty());  // 6 characters, 11 bytes
+  EXPECT_TRUE(account::check_password("correct horse battery").empty());
+  EXPECT_TRUE(account::check_password("\xC3\xA9t\xC3\xA9 \xC3\xA0 Paris 2026").empty());
+  for (const char* bad : {"a@b.", "x@y@z.com", "a@b", "@b.com", "a b@c.com", "a@-b.com", "a@b..com"}) {
+    EXPECT_FALSE(account::check_email(bad).empty()) << bad;
+  }
+  for (const char* good : {"a@b.co", "first.last+tag@sub.example.org"}) EXPECT_TRUE(account::check_email(good).empty()) << good;
+}
+
+TEST_F(Practice, Finding13_SignupDoesNotRevealARegisteredAddress) {
+  signup("taken@example.com");
+  Response again = call("POST", "/api/signup", json{{"email", "taken@example.com"}, {"password", "another long pass"}}.dump());
+  EXPECT_EQ(again.status, 201);
+  EXPECT_TRUE(json::parse(again.body).contains("csrf_token"));
+}
+
+// Finding 15: 16 KB of unknown parameters produced a 705 KB error; 201 read "Unknown".
+TEST_F(Practice, Finding15_ShortErrorsAndTrueReasons) {
+  std::string target = "/api/calc/roofline?gpu=h100-sxm";
+  for (int i = 0; target.size() < 16000; ++i) target += "&junk" + std::to_string(i) + "=" + std::string(40, 'x');
+  Response r = call("GET", target);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_LT(r.body.size(), 8000u) << r.body.size();
+  EXPECT_EQ(status_reason(201), "Created");
+  EXPECT_EQ(status_reason(402), "Payment Required");
 }
 
 TEST_F(Practice, ExpiredSessionsAreRefused) {

@@ -18,8 +18,8 @@ std::vector<std::string> split_path(const std::string& path) {
   return out;
 }
 
-void Router::add(std::string method, std::string pattern, Handler handler) {
-  routes_.push_back({std::move(method), split_path(pattern), std::move(handler)});
+void Router::add(std::string method, std::string pattern, Handler handler, Dispatch dispatch) {
+  routes_.push_back({std::move(method), split_path(pattern), std::move(handler), dispatch});
 }
 
 namespace {
@@ -62,6 +62,7 @@ Router::Match Router::match(const std::string& method, const std::string& path) 
     if (method_ok) {
       result.handler = &route.handler;
       result.params = std::move(params);
+      result.dispatch = route.dispatch;
       return result;
     }
     if (result.allow.find(route.method) == std::string::npos) {

@@ -14,15 +14,22 @@ namespace ridge::web {
 using Params = std::map<std::string, std::string>;
 using Handler = std::function<Response(const Request&, const Params&)>;
 
+// Where the server runs a route's handler: on the I/O thread (answers from memory that
+// never block: cached pages, static files, health), on the I/O thread when the request
+// carries no session cookie (pages that only read the store for signed-in visitors), or
+// on the bounded worker pool (anything that may hash, query the store or search).
+enum class Dispatch { kWorker, kInline, kInlineAnonymous };
+
 class Router {
  public:
   // `method` is GET, POST, ...; GET routes also answer HEAD.
-  void add(std::string method, std::string pattern, Handler handler);
+  void add(std::string method, std::string pattern, Handler handler, Dispatch dispatch = Dispatch::kWorker);
 
   struct Match {
     const Handler* handler = nullptr;
     Params params;
     std::string allow;  // when the path matched other methods only
+    Dispatch dispatch = Dispatch::kInline;  // no route (404, 405): answered from memory
   };
   Match match(const std::string& method, const std::string& path) const;
 
@@ -31,6 +38,7 @@ class Router {
     std::string method;
     std::vector<std::string> segments;
     Handler handler;
+    Dispatch dispatch;
   };
   std::vector<Route> routes_;
 };

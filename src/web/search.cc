@@ -2,7 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cstring>
 #include <stdexcept>
 
 #include "calc/derivation.h"
@@ -37,10 +40,14 @@ void exec(sqlite3* db, const char* sql) {
 }  // namespace
 
 std::string fts_query(const std::string& query) {
-  std::string out, word;
+  std::vector<std::string> words;
+  std::string word;
   auto flush = [&] {
     if (word.empty()) return;
-    out += (out.empty() ? "" : " AND ") + std::string("\"") + word + "\"*";
+    if (std::find(words.begin(), words.end(), word) == words.end() &&
+        words.size() < static_cast<size_t>(SearchIndex::kMaxTerms)) {
+      words.push_back(word);
+    }
     word.clear();
   };
   for (unsigned char c : query) {
@@ -51,15 +58,21 @@ std::string fts_query(const std::string& query) {
     }
   }
   flush();
+  std::string out;
+  for (size_t i = 0; i < words.size(); ++i) {
+    out += (i ? " AND " : "") + std::string("\"") + words[i] + "\"";
+    if (i + 1 == words.size() && words[i].size() >= 3) out += "*";
+  }
   return out;
 }
 
 SearchIndex::SearchIndex(const bank::Bank& bank) {
-  if (sqlite3_open(":memory:", &db_) != SQLITE_OK) throw std::runtime_error("search index: cannot open SQLite");
-  exec(db_, "CREATE VIRTUAL TABLE docs USING fts5(kind UNINDEXED, id UNINDEXED, topic UNINDEXED, "
+  sqlite3* db = nullptr;
+  if (sqlite3_open(":memory:", &db) != SQLITE_OK) throw std::runtime_error("search index: cannot open SQLite");
+  exec(db, "CREATE VIRTUAL TABLE docs USING fts5(kind UNINDEXED, id UNINDEXED, topic UNINDEXED, "
             "difficulty UNINDEXED, title, body, tokenize = 'porter unicode61')");
   sqlite3_stmt* insert = nullptr;
-  sqlite3_prepare_v2(db_, "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?)", -1, &insert, nullptr);
+  sqlite3_prepare_v2(db, "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?)", -1, &insert, nullptr);
   auto add = [&](const char* kind, const std::string& id, const std::string& topic, const std::string& difficulty,
                  const std::string& title, const std::string& body) {
     sqlite3_bind_text(insert, 1, kind, -1, SQLITE_STATIC);
@@ -71,30 +84,103 @@ SearchIndex::SearchIndex(const bank::Bank& bank) {
     sqlite3_step(insert);
     sqlite3_reset(insert);
   };
-  exec(db_, "BEGIN");
+  exec(db, "BEGIN");
   for (const auto& q : bank.questions) {
-    add("question", q.slug, q.topic, std::string(bank::difficulty_name(q.difficulty)), q.title,
-        q.tldr + "\n" + plain(q.plain_text));
+    // A paid answer's text is what the payment buys: index its title and summary only.
+    std::string body = q.free ? q.summary + "\n" + q.tldr + "\n" + plain(q.plain_text) : q.summary;
+    add("question", q.slug, q.topic, std::string(bank::difficulty_name(q.difficulty)), q.title, body);
   }
   for (const auto& [id, c] : bank.concepts) add("concept", id, "", "", c.title, c.title);
-  exec(db_, "COMMIT");
+  exec(db, "COMMIT");
   sqlite3_finalize(insert);
+  sqlite3_int64 size = 0;
+  unsigned char* bytes = sqlite3_serialize(db, "main", &size, 0);
+  if (bytes == nullptr) {
+    sqlite3_close(db);
+    throw std::runtime_error("search index: cannot serialize");
+  }
+  image_.assign(bytes, bytes + size);
+  sqlite3_free(bytes);
+  free_.push_back(db);  // the builder becomes the first reader
 }
 
-SearchIndex::~SearchIndex() { sqlite3_close(db_); }
+SearchIndex::~SearchIndex() {
+  for (sqlite3* db : free_) sqlite3_close(db);
+}
+
+sqlite3* SearchIndex::acquire() const {
+  {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    if (!free_.empty()) {
+      sqlite3* db = free_.back();
+      free_.pop_back();
+      return db;
+    }
+  }
+  // A copy of its own for this query; it joins the pool when done.
+  sqlite3* db = nullptr;
+  if (sqlite3_open(":memory:", &db) != SQLITE_OK) {
+    sqlite3_close(db);
+    return nullptr;
+  }
+  auto* copy = static_cast<unsigned char*>(sqlite3_malloc64(image_.size()));
+  if (copy == nullptr) {
+    sqlite3_close(db);
+    return nullptr;
+  }
+  std::memcpy(copy, image_.data(), image_.size());
+  if (sqlite3_deserialize(db, "main", copy, static_cast<sqlite3_int64>(image_.size()),
+                          static_cast<sqlite3_int64>(image_.size()),
+                          SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY) != SQLITE_OK) {
+    sqlite3_close(db);
+    return nullptr;
+  }
+  return db;
+}
+
+void SearchIndex::release(sqlite3* db) const {
+  if (db == nullptr) return;
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  if (free_.size() < 16) {
+    free_.push_back(db);
+  } else {
+    sqlite3_close(db);
+  }
+}
 
 std::vector<SearchHit> SearchIndex::search(const std::string& query, const std::string& topic,
-                                           const std::string& difficulty, int limit) const {
+                                           const std::string& difficulty, int limit, bool* timed_out) const {
   std::vector<SearchHit> hits;
+  if (timed_out) *timed_out = false;
   std::string match = fts_query(query);
   if (match.empty()) return hits;
-  std::lock_guard<std::mutex> lock(mutex_);
+  sqlite3* db = acquire();
+  if (db == nullptr) return hits;
+  // The budget: SQLite calls back every 1,000 virtual-machine steps; a non-zero answer
+  // interrupts the statement.
+  struct Budget {
+    std::chrono::steady_clock::time_point deadline;
+    bool hit = false;
+  } budget{std::chrono::steady_clock::now() + std::chrono::milliseconds(kBudgetMs)};
+  sqlite3_progress_handler(
+      db, 1000,
+      [](void* p) -> int {
+        auto* b = static_cast<Budget*>(p);
+        if (std::chrono::steady_clock::now() < b->deadline) return 0;
+        b->hit = true;
+        return 1;
+      },
+      &budget);
   sqlite3_stmt* stmt = nullptr;
   const char* sql =
       "SELECT kind, id, title, snippet(docs, 5, char(1), char(2), ' … ', 16), topic, difficulty FROM docs "
       "WHERE docs MATCH ?1 AND (?2 = '' OR topic = ?2) AND (?3 = '' OR difficulty = ?3) "
       "ORDER BY bm25(docs, 0, 0, 0, 0, 8.0, 1.0) LIMIT ?4";
-  if (sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr) != SQLITE_OK) return hits;
+  if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) != SQLITE_OK) {
+    sqlite3_progress_handler(db, 0, nullptr, nullptr);
+    release(db);
+    return hits;
+  }
   sqlite3_bind_text(stmt, 1, match.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(stmt, 2, topic.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(stmt, 3, difficulty.c_str(), -1, SQLITE_TRANSIENT);
@@ -110,6 +196,9 @@ std::vector<SearchHit> SearchIndex::search(const std::string& query, const std::
     hits.push_back({col(0), col(1), col(2), snippet, col(4), col(5)});
   }
   sqlite3_finalize(stmt);
+  sqlite3_progress_handler(db, 0, nullptr, nullptr);
+  release(db);
+  if (timed_out) *timed_out = budget.hit;
   return hits;
 }
 

@@ -1,7 +1,13 @@
 // Full-text search over questions and concepts: SQLite FTS5 in an in-memory database,
 // built once at start-up from the loaded bank. Ranked by bm25 (title weighted above body),
 // with highlighted snippets. SQLite is already a dependency (the store), and FTS5 gives
-// ranking, prefix queries and snippets without another library. Thread-safe.
+// ranking, prefix queries and snippets without another library.
+//
+// Thread-safe without a lock on the query path: the index is built once, serialized, and
+// each concurrent query runs on its own read-only copy taken from a small pool. A query
+// holds at most kMaxTerms distinct words, only the last is a prefix (as you type), and it
+// runs under a time budget (sqlite3_progress_handler), so no query can stall a worker.
+// Paid questions are indexed by title and summary only: their bodies never reach a snippet.
 #pragma once
 
 #include <memory>
@@ -30,18 +36,27 @@ class SearchIndex {
   SearchIndex(const SearchIndex&) = delete;
   SearchIndex& operator=(const SearchIndex&) = delete;
 
-  // Words of `query` are matched as prefixes, all required. Empty or word-less queries
-  // return nothing. Filters are exact ids; empty means any.
+  static constexpr int kMaxTerms = 8;
+  static constexpr int kBudgetMs = 250;
+
+  // Words of `query` are all required (the last one as a prefix). Empty or word-less
+  // queries return nothing. Filters are exact ids; empty means any. `timed_out`, when
+  // given, says whether the budget cut the query short (the hits are then partial).
   std::vector<SearchHit> search(const std::string& query, const std::string& topic, const std::string& difficulty,
-                                int limit = 30) const;
+                                int limit = 30, bool* timed_out = nullptr) const;
 
  private:
-  sqlite3* db_ = nullptr;
-  mutable std::mutex mutex_;
+  sqlite3* acquire() const;
+  void release(sqlite3* db) const;
+
+  std::vector<unsigned char> image_;  // the built index, serialized
+  mutable std::mutex pool_mutex_;     // guards the free list only, never held during a query
+  mutable std::vector<sqlite3*> free_;
 };
 
-// "kv cach" -> "\"kv\"* AND \"cach\"*": the query in FTS5 syntax, with no operator a user
-// could inject. Empty when the query has no word characters.
+// "kv cach" -> "\"kv\" AND \"cach\"*": the query in FTS5 syntax, with no operator a user
+// could inject; words deduplicated and capped at kMaxTerms; the last word is a prefix when
+// it has three or more characters. Empty when the query has no word characters.
 std::string fts_query(const std::string& query);
 
 }  // namespace ridge::web

@@ -5,12 +5,14 @@
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <sys/resource.h>
 
 #include <array>
 #include <atomic>
 #include <ctime>
 #include <iostream>
 #include <mutex>
+#include <map>
 #include <set>
 #include <thread>
 #include <vector>
@@ -89,9 +91,52 @@ void serialize_head(const Response& res, unsigned version, bool keep_alive, std:
 
 }  // namespace
 
+// RFC 9112: a request with a Transfer-Encoding other than a lone "chunked", HTTP/1.1
+// without exactly one Host, is refused (and the connection closed), so no body is ever read
+// as the next request. Returns the reason, or empty when the framing is sound.
+std::string framing_error(const http::request<http::string_body>& msg) {
+  int hosts = 0, encodings = 0;
+  std::string encoding;
+  for (const auto& field : msg) {
+    if (field.name() == http::field::host) ++hosts;
+    if (field.name() == http::field::transfer_encoding) {
+      ++encodings;
+      encoding = std::string(field.value());
+    }
+  }
+  if (encodings > 0) {
+    std::string lower;
+    for (char c : encoding) {
+      if (c != ' ' && c != '\t') lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    if (encodings > 1 || lower != "chunked") {
+      return "Transfer-Encoding '" + encoding.substr(0, 80) + "' is not supported; accepted: chunked";
+    }
+  }
+  if (msg.version() >= 11 && hosts != 1) {
+    return hosts == 0 ? "HTTP/1.1 requires a Host header" : "more than one Host header";
+  }
+  return {};
+}
+
+// The process's open-file limit, for the pressure check.
+size_t fd_limit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return 1u << 20;
+  return static_cast<size_t>(lim.rlim_cur);
+}
+
 struct Server::Impl {
   const App& app;
   ServerOptions options;
+  std::unique_ptr<asio::thread_pool> workers;
+  std::atomic<size_t> queued{0};
+  std::atomic<size_t> open_connections{0};
+  size_t pressure_at = 0;
+  std::vector<Cidr> trusted;
+  std::mutex per_client_mutex;
+  std::map<std::string, int> per_client;
+  std::atomic<int64_t> last_emfile_log{0};
   std::vector<std::unique_ptr<asio::io_context>> contexts;
   std::vector<std::unique_ptr<tcp::acceptor>> acceptors;
   std::atomic<bool> stopping{false};
@@ -104,9 +149,59 @@ struct Server::Impl {
   std::mutex mutex;
   std::set<Connection*> connections;
 
-  Impl(const App& a, ServerOptions o) : app(a), options(std::move(o)) {}
+  Impl(const App& a, ServerOptions o) : app(a), options(std::move(o)) {
+    for (const auto& t : options.trusted_proxies) {
+      if (auto c = parse_cidr(t)) trusted.push_back(*c);
+    }
+  }
+
+  bool is_trusted(const std::string& address) const {
+    return std::any_of(trusted.begin(), trusted.end(), [&](const Cidr& c) { return cidr_contains(c, address); });
+  }
+
+  // Counts a connection against its client; false when the client holds its cap already.
+  bool admit(const std::string& address) {
+    if (options.max_connections_per_client <= 0 || is_trusted(address)) return true;
+    std::lock_guard<std::mutex> lock(per_client_mutex);
+    int& n = per_client[address];
+    if (n >= options.max_connections_per_client) return false;
+    ++n;
+    return true;
+  }
+  void leave(const std::string& address) {
+    if (options.max_connections_per_client <= 0 || is_trusted(address)) return;
+    std::lock_guard<std::mutex> lock(per_client_mutex);
+    auto it = per_client.find(address);
+    if (it != per_client.end() && --it->second <= 0) per_client.erase(it);
+  }
+
+  asio::awaitable<Response> answer(const Request& req) {
+    if (app.runs_inline(req)) co_return app.handle(req);
+    if (queued.fetch_add(1) >= options.max_queue) {
+      queued.fetch_sub(1);
+      Response busy = app.plain_error(503, "the server is busy; try again in a second");
+      busy.set("Retry-After", "1");
+      co_return busy;
+    }
+    // The handler may block (argon2id, a store round trip, a search): it runs on a worker
+    // and this connection's I/O thread serves others meanwhile.
+    Response res = co_await asio::co_spawn(
+        workers->get_executor(), [this, &req]() -> asio::awaitable<Response> { co_return app.handle(req); },
+        asio::use_awaitable);
+    queued.fetch_sub(1);
+    co_return res;
+  }
 
   asio::awaitable<void> session(tcp::socket socket) {
+    beast::error_code addr_ec;
+    auto remote_endpoint = socket.remote_endpoint(addr_ec);
+    std::string peer = addr_ec ? std::string() : remote_endpoint.address().to_string();
+    if (!admit(peer)) {
+      // Over the per-client cap: refuse at once rather than hold a descriptor.
+      socket.close(addr_ec);
+      co_return;
+    }
+    ++open_connections;
     beast::tcp_stream stream(std::move(socket));
     beast::flat_buffer buffer;
     std::string head;
@@ -123,7 +218,8 @@ struct Server::Impl {
       // Idle: wait for the first bytes of the next request.
       if (buffer.size() == 0) {
         if (stopping) break;
-        stream.expires_after(options.idle_timeout);
+        // Under descriptor pressure an idle keep-alive connection waits much less.
+        stream.expires_after(open_connections.load() > pressure_at ? options.busy_idle_timeout : options.idle_timeout);
         size_t n = co_await stream.async_read_some(buffer.prepare(8192), asio::redirect_error(asio::use_awaitable, ec));
         if (ec) break;
         buffer.commit(n);
@@ -153,14 +249,16 @@ struct Server::Impl {
         auto& msg = parser.get();
         version = msg.version();
         keep_alive = msg.keep_alive() && !stopping;
+        std::string framing = framing_error(msg);
         Request req = to_request(msg);
-        beast::error_code peer_ec;
-        auto peer = stream.socket().remote_endpoint(peer_ec);
-        if (!peer_ec) req.remote = peer.address().to_string();
-        if (!parse_target(req.target, req)) {
+        req.remote = peer;
+        if (!framing.empty()) {
+          res = app.plain_error(400, framing);
+          keep_alive = false;  // what follows on this connection cannot be trusted
+        } else if (!parse_target(req.target, req)) {
           res = app.plain_error(400, "malformed request target (a path with valid %-escapes is expected)");
         } else {
-          res = app.handle(req);
+          res = co_await answer(req);
         }
       }
       // The read's deadline still runs and bounds the write too.
@@ -175,6 +273,8 @@ struct Server::Impl {
       std::lock_guard<std::mutex> lock(mutex);
       connections.erase(&conn);
     }
+    --open_connections;
+    leave(peer);
     stream.socket().shutdown(tcp::socket::shutdown_send, ec);
     if (linger) {
       // Lingering close: read and drop what the client is still sending (bounded in bytes and
@@ -207,7 +307,20 @@ struct Server::Impl {
       }
       if (ec) {
         if (stopping || ec == asio::error::operation_aborted) co_return;
-        continue;  // EMFILE and the like: keep accepting
+        if (ec == asio::error::no_descriptors || ec.value() == ENFILE || ec == asio::error::no_buffer_space ||
+            ec == asio::error::no_memory) {
+          // Out of descriptors: retrying at once spins a core. Log (once a second), back off,
+          // and let the shortened idle timeout free descriptors.
+          int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                              std::chrono::steady_clock::now().time_since_epoch()).count();
+          if (last_emfile_log.exchange(now_s) != now_s) {
+            std::cerr << "ridge serve: accept: " << ec.message() << " (" << open_connections.load()
+                      << " connections open); backing off\n";
+          }
+          asio::steady_timer backoff(acceptor.get_executor(), std::chrono::milliseconds(50));
+          co_await backoff.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        }
+        continue;
       }
       socket.set_option(tcp::no_delay(true), ec);
       auto executor = socket.get_executor();
@@ -243,6 +356,9 @@ int Server::run() {
   Impl& s = *impl_;
   int threads = s.options.threads > 0 ? s.options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int contexts = s.options.io == IoModel::kPerThread ? threads : 1;
+  int worker_count = s.options.workers > 0 ? s.options.workers : std::max(4, 2 * threads);
+  s.workers = std::make_unique<asio::thread_pool>(static_cast<size_t>(worker_count));
+  s.pressure_at = static_cast<size_t>(static_cast<double>(fd_limit()) * s.options.pressure_share);
   beast::error_code ec;
   auto address = asio::ip::make_address(s.options.bind, ec);
   if (ec) {
@@ -256,6 +372,9 @@ int Server::run() {
     asio::io_context probe_context;
     tcp::acceptor check(probe_context);
     check.open(address.is_v6() ? tcp::v6() : tcp::v4(), ec);
+    // SO_REUSEADDR as the real listeners have: a port held only by connections in TIME_WAIT
+    // (after a restart) is free; a port another process listens on is still refused.
+    if (!ec) check.set_option(asio::socket_base::reuse_address(true), ec);
     if (!ec) check.bind(tcp::endpoint(address, port), ec);
     if (ec) {
       std::cerr << "ridge serve: cannot listen on " << s.options.bind << ":" << port << ": " << ec.message() << "\n";
@@ -328,6 +447,7 @@ int Server::run() {
   }
   s.contexts.front()->run();
   for (auto& t : pool) t.join();
+  s.workers->join();
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "web/app.h"
 
@@ -29,6 +30,18 @@ struct ServerOptions {
   std::chrono::seconds idle_timeout{60};   // between requests on a kept-alive connection
   std::chrono::seconds shutdown_grace{10};
   bool handle_signals = true;
+  // Handlers that may block (password hashing, the store, search) run on this many worker
+  // threads (0: two per core, at least 4); at most `max_queue` wait, then 503.
+  int workers = 0;
+  size_t max_queue = 1024;
+  // Connections one client address may hold open at once (0: no cap). Not applied to
+  // trusted proxies, which carry many clients.
+  int max_connections_per_client = 128;
+  std::vector<std::string> trusted_proxies;
+  // Above this share of the process's file-descriptor limit, idle keep-alive connections
+  // get `busy_idle_timeout` instead of `idle_timeout`.
+  double pressure_share = 0.7;
+  std::chrono::seconds busy_idle_timeout{2};
   std::function<void(unsigned short port)> on_listening;  // called once the sockets accept
 };
 
