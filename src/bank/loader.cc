@@ -9,6 +9,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "bank/company_loader.h"
 #include "bank/lint.h"
 #include "calc/expr.h"
 #include "bank/markdown.h"
@@ -747,11 +748,8 @@ LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const
     if (entry.path().extension() != ".toml") continue;
     std::string id = entry.path().stem().string();
     std::vector<Diagnostic> local;
-    Company c{id, id};
-    if (auto t = parse_toml(read_file(entry.path()), rel(entry.path()), 0, local)) {
-      c.name = t->get("name") ? t->get("name")->value_or(std::string(id)) : id;
-    }
-    diags.insert(diags.end(), local.begin(), local.end());
+    Company c = parse_company(read_file(entry.path()), id, rel(entry.path()), known, local);
+    if (options.lint) diags.insert(diags.end(), local.begin(), local.end());
     known.companies.insert(id);
     bank.companies.emplace(id, std::move(c));
   }
@@ -828,6 +826,22 @@ LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const
     result.calc_blocks += static_cast<int>(q.calcs.size());
     result.snippets += static_cast<int>(q.snippets.size());
     bank.questions.push_back(std::move(q));
+  }
+  // A company page's question tags join the questions' own, with the source that justifies them.
+  for (const auto& [cid, c] : bank.companies) {
+    for (const auto& tag : c.questions) {
+      auto it = std::find_if(bank.questions.begin(), bank.questions.end(), [&](const Question& q) { return q.slug == tag.slug; });
+      if (it == bank.questions.end()) {
+        if (options.lint) diags.push_back({c.file, 1, "question tag '" + tag.slug + "' is not a question in the bank"});
+        continue;
+      }
+      const CompanySource* src = c.find_source(tag.source);
+      std::string confidence = src == nullptr ? "limited" : src->kind == "company" ? "documented" : src->kind == "candidate" ? "partial" : "limited";
+      std::string source_text = src == nullptr ? tag.source : src->title + " (" + src->url + ", read " + src->read + ")";
+      if (std::none_of(it->companies.begin(), it->companies.end(), [&](const CompanyRef& r) { return r.id == cid; })) {
+        it->companies.push_back({cid, source_text, confidence});
+      }
+    }
   }
   bank.build_indexes();
 

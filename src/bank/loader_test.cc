@@ -300,3 +300,61 @@ TEST(LoaderLint, PlantedSeedSentenceIsAnError) {
 
 }  // namespace
 }  // namespace ridge::bank
+
+#include "bank/company_loader.h"
+
+namespace ridge::bank {
+namespace {
+
+TEST(Company, APageWithSourcesRoundsAndTagsParses) {
+  std::vector<Diagnostic> diags;
+  Company c = parse_company(R"(name = "Example"
+kind = "gpu cloud"
+summary = "s"
+confidence = "partial"
+tracks = ["serving"]
+topics = ["kernels"]
+updated = 2026-12-01
+[weights]
+kernels = 2
+[[rounds]]
+name = "Coding"
+confidence = "partial"
+sources = ["r1"]
+[[sources]]
+id = "r1"
+title = "A first-hand report"
+url = "https://example.com/r1"
+read = 2026-12-01
+kind = "candidate"
+[[questions]]
+slug = "will-it-fit"
+source = "r1"
+why = "the coding round"
+)", "example", "companies/example.toml", known(), diags);
+  for (const auto& d : diags) ADD_FAILURE() << d.to_string();
+  EXPECT_EQ(c.rounds.size(), 1u);
+  EXPECT_EQ(c.weights.at("kernels"), 2);
+  EXPECT_EQ(c.questions[0].source, "r1");
+}
+
+TEST(Company, MissingSourceRoundConfidenceOrTagSourceFails) {
+  auto errors = [](const std::string& text) {
+    std::vector<Diagnostic> diags;
+    parse_company(text, "x", "companies/x.toml", known(), diags);
+    std::string all;
+    for (const auto& d : diags) all += d.message + "\n";
+    return all;
+  };
+  std::string head = "name = \"X\"\nkind = \"gpu cloud\"\nsummary = \"s\"\nconfidence = \"limited\"\nupdated = 2026-12-01\n";
+  EXPECT_NE(errors(head).find("at least one [[sources]]"), std::string::npos);
+  std::string src = "[[sources]]\nid = \"a\"\ntitle = \"t\"\nurl = \"https://e.com\"\nread = 2026-12-01\nkind = \"guide\"\n";
+  EXPECT_NE(errors(head + "[[rounds]]\nname = \"R\"\nsources = [\"a\"]\n" + src).find("has no confidence"), std::string::npos);
+  EXPECT_NE(errors(head + "[[rounds]]\nname = \"R\"\nconfidence = \"partial\"\nsources = [\"b\"]\n" + src).find("is not in [[sources]]"),
+            std::string::npos);
+  EXPECT_NE(errors(head + src + "[[questions]]\nslug = \"q\"\n").find("names no source"), std::string::npos);
+  EXPECT_NE(errors("confidence2 = 1\n" + head + src).find("unknown key"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ridge::bank

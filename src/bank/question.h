@@ -40,8 +40,31 @@ struct Concept {
   bool stub = true;                        // only a title: not yet written
 };
 
+// A company's interview loop as publicly reported (content/companies/ID.toml).
+struct CompanySource {
+  std::string id, title, url, read, kind;  // kind: company | candidate | guide | posting
+};
+struct CompanyRound {
+  std::string name, format, length, weighs, confidence;
+  std::vector<std::string> sources;  // CompanySource ids
+};
+struct CompanyQuestion {
+  std::string slug, source, why;  // source: a CompanySource id
+};
 struct Company {
   std::string id, name;
+  std::string kind, summary, confidence, updated, note, file;
+  std::vector<std::string> tracks, topics, stack;
+  std::map<std::string, int> weights;  // kernels, platform, distributed, design, cost: 0 to 3
+  std::vector<CompanyRound> rounds;
+  std::vector<CompanySource> sources;
+  std::vector<CompanyQuestion> questions;
+  const CompanySource* find_source(std::string_view source_id) const {
+    for (const auto& s : sources) {
+      if (s.id == source_id) return &s;
+    }
+    return nullptr;
+  }
 };
 
 struct CompanyRef {

@@ -226,11 +226,9 @@ std::string home_page(const Site& site) {
   for (const auto& q : site.bank.questions) {
     if (q.must_know) body += "<li>" + question_link(q) + " <span class=\"muted\">" + e(topic_name(site, q.topic)) + "</span></li>\n";
   }
-  body += "</ol></section>\n<section aria-labelledby=\"co-h\"><h2 id=\"co-h\">Company loops</h2><p>";
-  for (const auto& [id, c] : site.bank.companies) {
-    body += "<a class=\"tag\" href=\"/companies/" + e(id) + "\">" + e(c.name) + "</a> ";
-  }
-  body += "</p><p class=\"muted\">Loops are tagged only from reported sources, each with a confidence level.</p></section>\n";
+  body += "</ol></section>\n<section aria-labelledby=\"co-h\"><h2 id=\"co-h\">" + std::to_string(site.bank.companies.size()) +
+          " company loops</h2><p class=\"muted\">Each loop only as publicly reported, with its sources and a confidence level.</p>" +
+          company_table(site) + "</section>\n";
   return layout(site, "Interview preparation for AI infrastructure", "Questions with worked numbers, calculators and the hardware catalog", body);
 }
 
@@ -290,45 +288,157 @@ std::string difficulty_page(const Site& site, bank::Difficulty d) {
 }
 
 std::string concept_page(const Site& site, const bank::Concept& c) {
-  std::string body = "<h1>" + e(c.title) + "</h1><h2>Questions that use it</h2>" + question_list(site, site.bank.by_concept(c.id));
-  return layout(site, c.title, "Questions about " + c.title, body);
+  std::string body = "<article class=\"prose\"><nav aria-label=\"Breadcrumb\" class=\"muted\"><a href=\"/concepts\">Concepts</a>" +
+                     (c.topic.empty() ? std::string() : " · <a href=\"/topics/" + e(c.topic) + "\">" + e(topic_name(site, c.topic)) + "</a>") +
+                     "</nav><h1>" + e(c.title) + "</h1>";
+  if (!c.summary.empty()) body += "<p class=\"tldr\">" + e(c.summary) + "</p>";
+  if (!c.prerequisites.empty()) {
+    body += "<p><span class=\"muted\">Read first:</span> ";
+    for (size_t i = 0; i < c.prerequisites.size(); ++i) {
+      auto it = site.bank.concepts.find(c.prerequisites[i]);
+      std::string title = it == site.bank.concepts.end() ? c.prerequisites[i] : it->second.title;
+      body += (i ? ", " : "") + std::string("<a href=\"/concepts/") + e(c.prerequisites[i]) + "\">" + e(title) + "</a>";
+    }
+    body += "</p>";
+  }
+  body += c.stub ? "<p class=\"muted\">This concept page is being written.</p>" : c.html;
+  if (!c.calculators.empty()) {
+    body += "<h2>Try it</h2><p>";
+    for (const auto& calc : c.calculators) body += "<a class=\"tag\" href=\"/calc/" + e(calc) + "\">" + e(calc) + "</a> ";
+    body += "</p>";
+  }
+  body += "<h2>Questions that use it</h2>" + question_list(site, site.bank.by_concept(c.id)) + "</article>";
+  return layout(site, c.title, c.summary.empty() ? "The concept: " + c.title : c.summary, body);
 }
 
 std::string concepts_index(const Site& site) {
-  std::string body = "<h1>Concepts</h1><ul>";
-  for (const auto& [id, c] : site.bank.concepts) {
-    body += "<li><a href=\"/concepts/" + e(id) + "\">" + e(c.title) + "</a> <span class=\"muted\">" +
-            std::to_string(site.bank.by_concept(id).size()) + "</span></li>";
-  }
-  return layout(site, "Concepts", "Concepts the questions build on", body + "</ul>");
+  // Grouped by topic in the bank's topic order, ordered by name within a topic.
+  std::string body = "<h1>Concepts</h1>";
+  auto section = [&](const std::string& topic_id, const std::string& heading) {
+    std::vector<const bank::Concept*> list;
+    for (const auto& [id, c] : site.bank.concepts) {
+      if (c.topic == topic_id) list.push_back(&c);
+    }
+    if (list.empty()) return;
+    std::sort(list.begin(), list.end(), [](const bank::Concept* a, const bank::Concept* b) { return a->title < b->title; });
+    body += "<h2>" + e(heading) + "</h2><ul class=\"concepts\">";
+    for (const bank::Concept* c : list) {
+      body += "<li><a href=\"/concepts/" + e(c->id) + "\">" + e(c->title) + "</a> <span class=\"muted\">" +
+              e(c->summary) + " (" + std::to_string(site.bank.by_concept(c->id).size()) + " questions)</span></li>";
+    }
+    body += "</ul>";
+  };
+  for (const auto& t : site.bank.topics) section(t.id, t.name);
+  section("", "Not yet placed in a topic");
+  return layout(site, "Concepts", "Concepts the questions build on, by topic", body);
 }
 
+namespace {
+
+std::string confidence_tag(const std::string& confidence) {
+  return "<span class=\"tag confidence-" + e(confidence) + "\" title=\"" +
+         e(confidence == "documented" ? "from the company's own published material"
+           : confidence == "partial"  ? "from first-hand candidate reports"
+                                      : "from one report or secondary guides only") +
+         "\">" + e(confidence) + "</span>";
+}
+
+std::string weight_cell(const bank::Company& c, const std::string& key) {
+  auto it = c.weights.find(key);
+  int w = it == c.weights.end() ? 0 : it->second;
+  static const char* kLabels[] = {"not reported", "some", "much", "central"};
+  return "<td class=\"weight w" + std::to_string(w) + "\" title=\"" + kLabels[w] + "\">" + std::string(static_cast<size_t>(w), '*') +
+         (w == 0 ? "&middot;" : "") + "</td>";
+}
+
+}  // namespace
+
 std::string company_page(const Site& site, const bank::Company& c) {
-  std::string body = "<h1>" + e(c.name) + "</h1><p class=\"prose muted\">Questions tagged to this company come from "
-                     "public reports, each with its source and a confidence level. The round-by-round loop is not written yet.</p><h2>Questions</h2>";
-  const auto& idx = site.bank.by_company(c.id);
-  if (idx.empty()) {
+  std::string body = "<article class=\"prose\"><h1>" + e(c.name) + "</h1><p>" + (c.kind.empty() ? "" : "<span class=\"tag\">" + e(c.kind) + "</span> ") +
+                     (c.confidence.empty() ? "" : "confidence " + confidence_tag(c.confidence)) +
+                     (c.updated.empty() ? "" : " <span class=\"muted\">updated " + e(c.updated) + "</span>") + "</p>";
+  if (!c.summary.empty()) body += "<p>" + e(c.summary) + "</p>";
+  if (!c.note.empty()) body += "<p class=\"muted\">" + e(c.note) + "</p>";
+  if (c.sources.empty()) {
+    body += "<p class=\"muted\">This company's page is being written: nothing about its loop is published here yet.</p>";
+  }
+  if (!c.rounds.empty()) {
+    body += "<h2>The loop, round by round</h2><ol class=\"rounds\">";
+    for (const auto& r : c.rounds) {
+      body += "<li><strong>" + e(r.name) + "</strong> " + confidence_tag(r.confidence);
+      if (!r.format.empty()) body += "<br>" + e(r.format);
+      if (!r.length.empty()) body += " <span class=\"muted\">(" + e(r.length) + ")</span>";
+      if (!r.weighs.empty()) body += "<br><span class=\"muted\">Weighs:</span> " + e(r.weighs);
+      body += "<br><span class=\"muted\">Sources:</span> ";
+      for (size_t i = 0; i < r.sources.size(); ++i) {
+        body += (i ? ", " : "") + std::string("<a href=\"#src-") + e(r.sources[i]) + "\">" + e(r.sources[i]) + "</a>";
+      }
+      body += "</li>";
+    }
+    body += "</ol>";
+  } else if (!c.sources.empty()) {
+    body += "<h2>The loop</h2><p class=\"muted\">No round of this company's loop is publicly reported in a source we could verify; "
+            "we show only what is public.</p>";
+  }
+  if (!c.weights.empty()) {
+    body += "<h2>What it weighs</h2><table><thead><tr><th>kernels</th><th>platform</th><th>distributed</th><th>design</th><th>cost</th></tr></thead><tbody><tr>";
+    for (const char* k : {"kernels", "platform", "distributed", "design", "cost"}) body += weight_cell(c, k);
+    body += "</tr></tbody></table>";
+  }
+  if (!c.tracks.empty() || !c.topics.empty()) {
+    body += "<h2>What to drill</h2><p>";
+    for (const auto& t : c.tracks) body += "<a class=\"tag\" href=\"/tracks/" + e(t) + "\">" + e(t) + "</a> ";
+    for (const auto& t : c.topics) body += "<a class=\"tag\" href=\"/topics/" + e(t) + "\">" + e(topic_name(site, t)) + "</a> ";
+    body += "</p>";
+  }
+  if (!c.stack.empty()) {
+    body += "<p><span class=\"muted\">Named in its job postings:</span> ";
+    for (size_t i = 0; i < c.stack.size(); ++i) body += (i ? ", " : "") + e(c.stack[i]);
+    body += "</p>";
+  }
+  body += "<h2>Questions that match its rounds</h2>";
+  if (c.questions.empty()) {
     body += "<p class=\"muted\">No question is tagged to this company yet.</p>";
   } else {
     body += "<ol class=\"questions\">";
-    for (size_t i : idx) {
-      const auto& q = site.bank.questions[i];
-      for (const auto& ref : q.companies) {
-        if (ref.id != c.id) continue;
-        body += "<li>" + question_link(q) + " <span class=\"tag\">" + e(ref.confidence) + "</span> <span class=\"muted\">" + e(ref.source) + "</span></li>";
-      }
+    for (const auto& tag : c.questions) {
+      const bank::Question* q = site.bank.find(tag.slug);
+      if (q == nullptr) continue;
+      body += "<li>" + question_link(*q) + (tag.why.empty() ? "" : " <span class=\"muted\">" + e(tag.why) + "</span>") +
+              " <a class=\"muted\" href=\"#src-" + e(tag.source) + "\">[" + e(tag.source) + "]</a></li>";
     }
     body += "</ol>";
   }
-  return layout(site, c.name, "Interview questions reported at " + c.name, body);
+  if (!c.sources.empty()) {
+    body += "<h2>Sources</h2><ol class=\"sources\">";
+    for (const auto& s : c.sources) {
+      body += "<li id=\"src-" + e(s.id) + "\">" + e(s.title) + " <span class=\"tag\">" + e(s.kind) + "</span> <a href=\"" + e(s.url) +
+              "\" rel=\"nofollow noopener\">" + e(s.url) + "</a> <span class=\"muted\">read " + e(s.read) + "</span></li>";
+    }
+    body += "</ol>";
+  }
+  body += "</article>";
+  return layout(site, c.name, "The " + c.name + " interview loop as publicly reported, with sources and confidence levels", body);
+}
+
+std::string company_table(const Site& site) {
+  std::string body = "<table class=\"companies\"><thead><tr><th>company</th><th>kind</th><th>kernels</th><th>platform</th>"
+                     "<th>distributed</th><th>design</th><th>cost</th><th>confidence</th><th>questions</th></tr></thead><tbody>";
+  for (const auto& [id, c] : site.bank.companies) {
+    body += "<tr><td><a href=\"/companies/" + e(id) + "\">" + e(c.name) + "</a></td><td>" + e(c.kind) + "</td>";
+    for (const char* k : {"kernels", "platform", "distributed", "design", "cost"}) body += weight_cell(c, k);
+    body += "<td>" + (c.confidence.empty() ? std::string("<span class=\"muted\">being written</span>") : confidence_tag(c.confidence)) +
+            "</td><td>" + std::to_string(c.questions.size()) + "</td></tr>";
+  }
+  return body + "</tbody></table>";
 }
 
 std::string companies_index(const Site& site) {
-  std::string body = "<h1>Companies</h1><ul>";
-  for (const auto& [id, c] : site.bank.companies) {
-    body += "<li><a href=\"/companies/" + e(id) + "\">" + e(c.name) + "</a></li>";
-  }
-  return layout(site, "Companies", "Company loops", body + "</ul>");
+  std::string body = "<h1>Companies</h1><p class=\"prose\">Each loop as publicly reported, round by round. Confidence says where it "
+                     "comes from: <strong>documented</strong> (the company's own material), <strong>partial</strong> (first-hand "
+                     "candidate reports), <strong>limited</strong> (one report or secondary guides). Stars show what the sources say a "
+                     "loop weighs.</p>" + company_table(site);
+  return layout(site, "Companies", "Company interview loops with sources and confidence levels", body);
 }
 
 std::string question_page(const Site& site, const bank::Question& q) {

@@ -31,6 +31,8 @@ std::string concept_page(const Site& site, const bank::Concept& c);
 std::string concepts_index(const Site& site);
 std::string company_page(const Site& site, const bank::Company& c);
 std::string companies_index(const Site& site);
+// The table of companies: kind, what each loop weighs, confidence, tagged questions.
+std::string company_table(const Site& site);
 std::string topics_index(const Site& site);
 std::string question_page(const Site& site, const bank::Question& q);
 std::string calculators_index(const Site& site);
