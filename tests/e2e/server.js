@@ -9,7 +9,8 @@ export async function startServer(options = {}) {
   if (!bin) throw new Error("RIDGE_BIN must name the ridge binary");
   const dir = mkdtempSync(join(tmpdir(), "ridge-e2e-"));
   const db = options.db || "sqlite:" + join(dir, "ridge.db");
-  const child = spawn(bin, ["serve", "--port", "0", "--threads", "2", "--db", db], {
+  const args = ["serve", "--port", String(options.port || 0), "--threads", "2", "--db", db, ...(options.args || [])];
+  const child = spawn(bin, args, {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -1,0 +1,108 @@
+// Regression tests over a real socket for the findings of the attack on a running ridge
+// (issue 13): hostile searches cannot stall the server, header injection through `next`,
+// RFC 9112 framing, and a restart on the same port right after SIGKILL.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import net from "node:net";
+import { startServer } from "./server.js";
+
+let server;
+before(async () => { server = await startServer(); });
+after(async () => { await server.stop(); });
+
+function raw(text, url = server.url, wait = 5000) {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: hostname, port: Number(port) }, () => socket.write(text));
+    let data = "";
+    socket.on("data", (d) => { data += d; });
+    socket.on("end", () => resolve(data));
+    socket.on("close", () => resolve(data));
+    socket.on("error", () => resolve(data));
+    setTimeout(() => { socket.destroy(); resolve(data); }, wait);
+  });
+}
+
+async function timed(path) {
+  const start = performance.now();
+  const res = await fetch(server.url + path);
+  await res.text();
+  return { status: res.status, ms: performance.now() - start };
+}
+
+test("finding 1: /healthz answers within 50 ms while 100 hostile searches run", async () => {
+  const repeated = Array(40).fill("a").join("+");
+  const distinct = Array.from({ length: 100 }, (_, i) => "w" + i.toString(36)).join("+");
+  const hostile = [];
+  for (let i = 0; i < 100; ++i) {
+    hostile.push(fetch(`${server.url}/search?q=${i % 2 ? repeated : distinct}&n=${i}`).then((r) => r.text()));
+  }
+  // Probe while they run.
+  const probes = [];
+  for (let i = 0; i < 9; ++i) {
+    probes.push((await timed("/healthz")).ms);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const page = await timed("/q/prefill-vs-decode");
+  const started = performance.now();
+  await Promise.all(hostile);
+  const hostileMs = performance.now() - started;
+  probes.sort((a, b) => a - b);
+  const median = probes[Math.floor(probes.length / 2)];
+  console.log(`healthz during 100 hostile searches: median ${median.toFixed(1)} ms, worst ${probes.at(-1).toFixed(1)} ms; ` +
+              `the searches finished ${hostileMs.toFixed(0)} ms after the probes`);
+  assert.ok(median < 50, `median /healthz ${median} ms`);
+  assert.ok(probes.at(-1) < 500, `worst /healthz ${probes.at(-1)} ms`);
+  assert.equal(page.status, 200);
+  // A hostile query alone is fast: the terms are deduplicated and capped.
+  const one = await timed(`/search?q=${repeated}`);
+  assert.equal(one.status, 200);
+  assert.ok(one.ms < 1000, `one hostile search took ${one.ms} ms`);
+});
+
+test("finding 2: next cannot inject a header", async () => {
+  const res = await raw("POST /signin?next=/x%0d%0aSet-Cookie:%20ridge_session=attacker;%20Path=/ HTTP/1.1\r\nHost: t\r\n" +
+                        "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 11\r\nConnection: close\r\n\r\nemail=a%40b");
+  assert.match(res, /^HTTP\/1\.1 403 /);  // no pre-session token: refused before anything else
+  assert.doesNotMatch(res, /ridge_session=attacker/);
+  const form = await raw("GET /signin?next=/x%0d%0aSet-Cookie:%20x=y HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+  assert.match(form, /^HTTP\/1\.1 200 /);
+  assert.doesNotMatch(form, /\r\nSet-Cookie: x=y/);
+  assert.match(form, /\r\nCache-Control: private, no-store\r\n/);
+});
+
+test("finding 11: framing per RFC 9112", async () => {
+  const te = (value) => raw(`POST /api/signin HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: ${value}\r\n\r\n0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\n\r\n`);
+  for (const value of ["xchunked", "chunked, identity"]) {
+    const res = await te(value);
+    assert.match(res, /^HTTP\/1\.1 400 /, value);
+    assert.equal((res.match(/HTTP\/1\.1 /g) || []).length, 1, `the rest was not read as a request (${value})`);
+  }
+  assert.match(await raw("GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n"), /^HTTP\/1\.1 400 /);
+  assert.match(await raw("GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n"), /^HTTP\/1\.1 400 /);
+  assert.match(await raw("GET /healthz HTTP/1.0\r\n\r\n"), /^HTTP\/1\.0 200 /);  // HTTP/1.0 needs no Host
+});
+
+test("finding 15: the status line names 201", async () => {
+  const body = JSON.stringify({ email: "s15@example.com", password: "correct horse battery" });
+  const res = await raw(`POST /api/signup HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+  assert.match(res, /^HTTP\/1\.1 201 Created\r\n/);
+});
+
+test("finding 8: a restart binds the same port at once after SIGKILL", async () => {
+  const first = await startServer();
+  const port = new URL(first.url).port;
+  // A kept-alive client, so the killed server's socket lingers in TIME_WAIT.
+  const socket = net.connect({ host: "127.0.0.1", port: Number(port) });
+  await new Promise((r) => socket.on("connect", r));
+  socket.write("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n");
+  await new Promise((r) => socket.once("data", r));
+  first.child.kill("SIGKILL");
+  await first.exited;
+  socket.destroy();
+  const second = await startServer({ port });
+  assert.equal(new URL(second.url).port, port);
+  assert.equal((await fetch(second.url + "/healthz")).status, 200);
+  await second.stop();
+  await first.stop();
+});
