@@ -162,12 +162,17 @@ class PostgresStore final : public Store {
     auto up = c.run(
         "INSERT INTO cards (user_id, slug, stability, difficulty, due, last_review, reps, lapses) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
         "ON CONFLICT (user_id, slug) DO UPDATE SET stability = EXCLUDED.stability, difficulty = EXCLUDED.difficulty, "
-        "due = EXCLUDED.due, last_review = EXCLUDED.last_review, reps = EXCLUDED.reps, lapses = EXCLUDED.lapses",
+        "due = EXCLUDED.due, last_review = EXCLUDED.last_review, reps = EXCLUDED.reps, lapses = EXCLUDED.lapses "
+        "WHERE cards.reps = EXCLUDED.reps - 1 RETURNING reps",
         {s(user_id), card.slug, d(card.stability), d(card.difficulty), s(card.due), s(card.last_review), s(card.reps), s(card.lapses)});
     if (!log.ok() || !up.ok()) {
       std::string e = !log.ok() ? log.error() : up.error();
       c.run("ROLLBACK");
       return StoreError{e};
+    }
+    if (up.rows() == 0) {
+      c.run("ROLLBACK");
+      return StoreError{"the card changed since it was read", true};
     }
     auto commit = c.run("COMMIT");
     if (!commit.ok()) return StoreError{commit.error()};

@@ -125,13 +125,19 @@ class SqliteStore final : public Store {
     Stmt card(db_,
               "INSERT INTO cards (user_id, slug, stability, difficulty, due, last_review, reps, lapses) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
               "ON CONFLICT (user_id, slug) DO UPDATE SET stability = excluded.stability, difficulty = excluded.difficulty, "
-              "due = excluded.due, last_review = excluded.last_review, reps = excluded.reps, lapses = excluded.lapses");
+              "due = excluded.due, last_review = excluded.last_review, reps = excluded.reps, lapses = excluded.lapses "
+              "WHERE cards.reps = excluded.reps - 1");
     card.bind(1, user_id).bind(2, c.slug).bind(3, c.stability).bind(4, c.difficulty).bind(5, c.due).bind(6, c.last_review)
         .bind(7, static_cast<int64_t>(c.reps)).bind(8, static_cast<int64_t>(c.lapses));
     if (log.step() != SQLITE_DONE || card.step() != SQLITE_DONE) {
       std::string e = sqlite3_errmsg(db_);
       sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
       return StoreError{e};
+    }
+    if (sqlite3_changes(db_) == 0) {
+      // The card moved on since it was read (another review of it committed first).
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      return StoreError{"the card changed since it was read", true};
     }
     if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
       std::string e = sqlite3_errmsg(db_);

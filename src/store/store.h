@@ -105,6 +105,10 @@ class Store {
   virtual Result<Done> delete_sessions_of(int64_t user_id) = 0;
 
   // Practice. record_review writes the log and the new card state in one transaction.
+  // Writes the review log row and the card in one transaction, if the stored card still has
+  // card.reps - 1 repetitions (none for a first review): an optimistic check, so two
+  // reviews of one card at once cannot both read the old card. A lost race answers an error
+  // with `conflict` set and writes nothing; the caller re-reads and retries.
   virtual Result<Done> record_review(int64_t user_id, const Card& card, int grade, int64_t now) = 0;
   virtual Result<std::optional<Card>> get_card(int64_t user_id, const std::string& slug) = 0;
   virtual Result<std::vector<Card>> cards(int64_t user_id) = 0;

@@ -13,7 +13,7 @@ const App& app() {
   static const App instance = [] {
     auto loaded = bank::load_bank(std::string(RIDGE_SOURCE_DIR) + "/content", calc::testing::registry(),
                                   calc::testing::real_catalog(), {false});
-    EXPECT_TRUE(loaded.errors.empty());
+    for (const auto& d : loaded.errors) ADD_FAILURE() << d.to_string();
     AppOptions options;
     return App(std::move(loaded.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
                Assets(std::string(RIDGE_SOURCE_DIR) + "/web/static"), options);

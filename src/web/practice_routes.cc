@@ -309,30 +309,35 @@ std::optional<std::string> App::grade(const Visitor& v, const std::string& slug,
     return std::nullopt;
   }
   practice::Fsrs fsrs(v.retention);
-  auto existing = options_.store->get_card(v.user_id, slug);
-  if (!existing.ok()) {
-    err = existing.error().message;
-    return std::nullopt;
-  }
   auto g = static_cast<practice::Grade>(grade_value);
   practice::Schedule s;
   store::Card card{slug, 0, 0, 0, now(), 1, 0};
-  if (existing->has_value()) {
-    const store::Card& c = **existing;
-    double elapsed = static_cast<double>(now() - c.last_review) / 86400.0;
-    s = fsrs.next({c.stability, c.difficulty}, elapsed, g);
-    card.reps = c.reps + 1;
-    card.lapses = c.lapses + (g == practice::Grade::kAgain ? 1 : 0);
-  } else {
-    s = fsrs.first(g);
-  }
-  card.stability = s.memory.stability;
-  card.difficulty = s.memory.difficulty;
-  card.due = now() + static_cast<int64_t>(s.interval_days) * 86400;
-  auto saved = options_.store->record_review(v.user_id, card, grade_value, now());
-  if (!saved.ok()) {
-    err = saved.error().message;
-    return std::nullopt;
+  // Read, schedule, write if unchanged; on a lost race, read again (a few times at most).
+  for (int attempt = 0;; ++attempt) {
+    auto existing = options_.store->get_card(v.user_id, slug);
+    if (!existing.ok()) {
+      err = existing.error().message;
+      return std::nullopt;
+    }
+    card = store::Card{slug, 0, 0, 0, now(), 1, 0};
+    if (existing->has_value()) {
+      const store::Card& c = **existing;
+      double elapsed = static_cast<double>(now() - c.last_review) / 86400.0;
+      s = fsrs.next({c.stability, c.difficulty}, elapsed, g);
+      card.reps = c.reps + 1;
+      card.lapses = c.lapses + (g == practice::Grade::kAgain ? 1 : 0);
+    } else {
+      s = fsrs.first(g);
+    }
+    card.stability = s.memory.stability;
+    card.difficulty = s.memory.difficulty;
+    card.due = now() + static_cast<int64_t>(s.interval_days) * 86400;
+    auto saved = options_.store->record_review(v.user_id, card, grade_value, now());
+    if (saved.ok()) break;
+    if (!saved.error().conflict || attempt >= 20) {
+      err = saved.error().message;
+      return std::nullopt;
+    }
   }
   return nlohmann::json{{"slug", slug}, {"due", card.due}, {"interval_days", s.interval_days},
                         {"stability", s.memory.stability}, {"difficulty", s.memory.difficulty}}.dump();
