@@ -17,6 +17,7 @@ class Bank {
   std::vector<Track> tracks;
   std::map<std::string, Concept, std::less<>> concepts;
   std::map<std::string, Company, std::less<>> companies;
+  std::map<std::string, Course, std::less<>> courses;
   // Sorted by topic (in topics.toml order), then difficulty, then title.
   std::vector<Question> questions;
 

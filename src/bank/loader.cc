@@ -10,6 +10,7 @@
 #include <toml++/toml.h>
 
 #include "bank/company_loader.h"
+#include "bank/course_loader.h"
 #include "bank/lint.h"
 #include "calc/expr.h"
 #include "bank/markdown.h"
@@ -851,6 +852,16 @@ LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const
       check_seed_overlap(q.title + "\n" + q.summary + "\n" + q.tldr + "\n" + q.plain_text, q.file, runs, diags);
     }
     if (fs::exists(root / "README.md", ec)) check_seed_overlap(read_file(root / "README.md"), rel(root / "README.md"), runs, diags);
+  }
+
+  // Courses, once questions and concepts are known.
+  for (const auto& entry : fs::directory_iterator(root / "courses", ec)) {
+    if (entry.path().extension() != ".toml") continue;
+    std::vector<Diagnostic> local;
+    Course c = parse_course(read_file(entry.path()), entry.path().stem().string(), rel(entry.path()), bank, registry,
+                            catalog, options, local);
+    if (options.lint) diags.insert(diags.end(), local.begin(), local.end());
+    bank.courses.emplace(c.id, std::move(c));
   }
 
   // Every concept is used by a question (its page lists them; an unused concept teaches

@@ -18,6 +18,8 @@ struct LoadOptions {
   // With lint: a folder of the product's seed pages (*.txt); a run of 12 words shared with
   // any of them is an error (the bank says everything in its own words). Empty: no check.
   std::string seeds_dir;
+  // Drill template ids a course may name (ridge check passes practice's); empty: not checked.
+  std::vector<std::string> drill_templates;
 };
 
 struct LoadResult {

@@ -40,6 +40,18 @@ struct Concept {
   bool stub = true;                        // only a title: not yet written
 };
 
+// A course: one track's ordered path of modules (content/courses/ID.toml).
+struct CourseModule {
+  std::string id, title, summary;
+  std::vector<std::string> concepts, questions, drills;
+  std::string exercise, exercise_prompt;  // a calc call and what to find with it
+  std::string exercise_html;              // the exercise's derivation, rendered at load
+};
+struct Course {
+  std::string id, title, track, summary, file;
+  std::vector<CourseModule> modules;
+};
+
 // A company's interview loop as publicly reported (content/companies/ID.toml).
 struct CompanySource {
   std::string id, title, url, read, kind;  // kind: company | candidate | guide | posting

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "bank/loader.h"
+#include "practice/drills.h"
 #include "bank/snippets.h"
 #include "bank/terminal.h"
 
@@ -52,6 +53,7 @@ int run_check(const std::vector<std::string>& args, const calc::Registry& regist
   auto start = std::chrono::steady_clock::now();
   bank::LoadOptions options;
   options.lint = true;
+  options.drill_templates = practice::drill_template_ids();
   // The product's seed pages sit beside the repository in a development checkout
   // (../shared/seeds); RIDGE_SEEDS points elsewhere. No folder, no overlap check.
   if (const char* env = std::getenv("RIDGE_SEEDS"); env != nullptr && *env != 0) {

@@ -104,6 +104,12 @@ std::string unit_hint(calc::Unit u) {
 
 }  // namespace
 
+std::vector<std::string> drill_template_ids() {
+  std::vector<std::string> out;
+  for (const auto& t : kTemplates) out.push_back(t.id);
+  return out;
+}
+
 std::vector<std::string> drill_topics() {
   std::vector<std::string> out;
   for (const auto& t : kTemplates) {

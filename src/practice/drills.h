@@ -34,6 +34,9 @@ struct Graded {
   std::string message;  // why the answer could not be read, when it could not
 };
 
+// The template ids ("ridge", "kv-per-token", ...), for courses that name their drills.
+std::vector<std::string> drill_template_ids();
+
 // Topic ids the drills cover, for `ridge drill --topic`.
 std::vector<std::string> drill_topics();
 

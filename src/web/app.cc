@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "diagram/diagrams.h"
+#include "web/course_pages.h"
 #include "web/pages.h"
 
 namespace ridge::web {
@@ -109,6 +110,8 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   }
   for (const auto& [id, c] : bank_.concepts) cache("/concepts/" + id, concept_page(site, c));
   for (const auto& [id, c] : bank_.companies) cache("/companies/" + id, company_page(site, c));
+  cache("/courses", courses_index(site));
+  for (const auto& [id, c] : bank_.courses) cache("/courses/" + id, course_page(site, c, nullptr));
   for (const auto& q : bank_.questions) {
     cache("/q/" + q.slug, question_page(site, q));
     if (!q.free) cache("/q/" + q.slug + "#locked", locked_question_page(site, q));
@@ -124,7 +127,7 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
 void App::add_routes() {
   auto cached = [this](const Request& req, const Params&) { return page(req.path.size() > 1 && req.path.back() == '/' ? req.path.substr(0, req.path.size() - 1) : req.path); };
   for (const char* pattern : {"/", "/topics", "/concepts", "/companies", "/calc", "/topics/{id}", "/tracks/{id}",
-                              "/concepts/{id}", "/companies/{id}", "/easy", "/medium", "/hard", "/expert"}) {
+                              "/concepts/{id}", "/companies/{id}", "/easy", "/medium", "/hard", "/expert", "/courses"}) {
     router_.add("GET", pattern, cached, Dispatch::kInline);
   }
   router_.add("GET", "/calc/{name}", [this](const Request& r, const Params& p) { return calc_page(r, p); });
@@ -136,6 +139,8 @@ void App::add_routes() {
   router_.add("GET", "/api/questions", [this](const Request& r, const Params&) { return api_questions(r); });
   router_.add("GET", "/api/questions/{slug}", [this](const Request& r, const Params& p) { return api_question(r, p); });
   add_practice_routes();
+  router_.add("GET", "/courses/{id}", [this](const Request& r, const Params& p) { return course(r, p); },
+              Dispatch::kInlineAnonymous);
   router_.add("GET", "/healthz", [](const Request&, const Params&) {
     Response r;
     r.content_type = "text/plain; charset=utf-8";

@@ -84,6 +84,9 @@ class App {
   Response redirect(const std::string& to) const;
   Response start_session(int64_t user_id, bool as_json, const std::string& next) const;
   Response question(const Request& req, const Params& p) const;
+  Response course(const Request& req, const Params& p) const;
+  // 503, a retry hint and a log line for a failed store call.
+  Response store_unavailable(const Request& req, const std::string& why) const;
   // The outcome of a sign-up or sign-in, shared by the JSON API and the forms.
   struct AuthOutcome {
     int status = 200;

@@ -122,7 +122,7 @@ std::string layout(const Site& site, const std::string& title, const std::string
          "</head>\n<body>\n<a class=\"skip\" href=\"#main\">Skip to content</a>\n"
          "<header class=\"site\"><div class=\"bar\"><a class=\"brand\" href=\"/\">ridge</a>\n"
          "<nav class=\"main\" aria-label=\"Main\"><a href=\"/topics\">Topics</a><a href=\"/calc\">Calculators</a>"
-         "<a href=\"/concepts\">Concepts</a><a href=\"/companies\">Companies</a><a href=\"/drill\">Drill</a>"
+         "<a href=\"/courses\">Courses</a><a href=\"/concepts\">Concepts</a><a href=\"/companies\">Companies</a><a href=\"/drill\">Drill</a>"
          "<a href=\"/signin\" id=\"nav-account\">Sign in</a>"
          "<form action=\"/search\" method=\"get\" role=\"search\"><label class=\"skip\" for=\"nav-q\">Search</label>"
          "<input id=\"nav-q\" name=\"q\" type=\"search\" placeholder=\"Search questions\"><button type=\"submit\">Search</button></form>"

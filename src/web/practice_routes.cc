@@ -13,6 +13,9 @@
 #include "practice/drills.h"
 #include "practice/fsrs.h"
 #include "web/app.h"
+#include "web/course_pages.h"
+
+#include <iostream>
 #include "web/pages.h"
 
 namespace ridge::web {
@@ -139,6 +142,30 @@ void App::add_practice_routes() {
   router_.add("POST", "/readiness", bind(&App::readiness));
   router_.add("GET", "/settings", bind(&App::settings));
   router_.add("POST", "/settings", bind(&App::settings));
+}
+
+Response App::course(const Request& req, const Params& p) const {
+  auto it = bank_.courses.find(p.at("id"));
+  if (it == bank_.courses.end()) return error(req, 404, "There is no course '" + p.at("id") + "'; see /courses.");
+  Visitor v = visitor(req);
+  if (v.user_id == 0) return page("/courses/" + it->first);
+  auto cards = options_.store->cards(v.user_id);
+  if (!cards.ok()) return store_unavailable(req, cards.error().message);
+  auto progress = course_progress(it->second, *cards, now());
+  Site site{bank_, catalog_, registry_, assets_};
+  Response r;
+  r.body = course_page(site, it->second, &progress);
+  r.personal = true;
+  return r;
+}
+
+Response App::store_unavailable(const Request& req, const std::string& why) const {
+  // A store failure is the server's problem, not the user's: 503 with a retry hint, logged.
+  std::cerr << "ridge: store error on " << req.method << " " << req.path << ": " << why << "\n";
+  Response r = req.path.rfind("/api/", 0) == 0 ? json(503, field_error("", "the database is unavailable; try again in a few seconds").dump())
+                                               : error(req, 503, "The database is unavailable; try again in a few seconds.");
+  r.set("Retry-After", "5");
+  return r;
 }
 
 Response App::question(const Request& req, const Params& p) const {

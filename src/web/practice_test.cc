@@ -8,6 +8,7 @@
 #include "account/clock.h"
 #include "account/security.h"
 #include "bank/loader.h"
+#include "calc/derivation.h"
 #include "calc/test_catalog.h"
 #include "practice/drills.h"
 #include "web/app.h"
@@ -290,6 +291,29 @@ TEST_F(Practice, Finding07_PaidTextNeverReachesAnonymousReaders) {
   ASSERT_FALSE(secret.empty());
   Response s = call("GET", "/search?q=" + secret);
   EXPECT_EQ(s.body.find("/q/" + paid_slug), std::string::npos) << secret << " found " << paid_slug;
+}
+
+// Issue 19: a course shows a signed-in user's progress and where to resume.
+TEST_F(Practice, ACourseResumesWhereTheUserLeftIt) {
+  auto it = app_->bank().courses.find("kernels");
+  ASSERT_NE(it, app_->bank().courses.end());
+  const bank::Course& course = it->second;
+  ASSERT_GE(course.modules.size(), 2u);
+  Response anonymous = call("GET", "/courses/kernels");
+  EXPECT_EQ(anonymous.status, 200);
+  EXPECT_EQ(anonymous.body.find("id=\"resume\""), std::string::npos);
+  Client a = signup("course@example.com");
+  Response fresh = call("GET", "/courses/kernels", "", &a);
+  EXPECT_NE(fresh.body.find("Resume at " + calc::html_escape(course.modules[0].title)), std::string::npos);
+  EXPECT_EQ(header(fresh, "Cache-Control"), "private, no-store");
+  // Review every question of the first module as Easy: the course resumes at the second.
+  for (const auto& slug : course.modules[0].questions) {
+    ASSERT_EQ(call("POST", "/api/reviews", json{{"slug", slug}, {"grade", 4}}.dump(), &a).status, 200) << slug;
+  }
+  Response after = call("GET", "/courses/kernels", "", &a);
+  EXPECT_NE(after.body.find("1 of " + std::to_string(course.modules.size()) + " modules done"), std::string::npos);
+  EXPECT_NE(after.body.find("Resume at " + calc::html_escape(course.modules[1].title)), std::string::npos);
+  EXPECT_EQ(call("GET", "/courses/nope").status, 404);
 }
 
 // Finding 13: weak passwords and malformed addresses were accepted.
