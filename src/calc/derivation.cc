@@ -74,7 +74,8 @@ std::string render_text(const Derivation& d) {
       if (!s.substituted.empty() && s.substituted != s.formula) {
         out += indent + "= " + s.substituted + "\n";
       }
-      out += indent + "= " + format_quantity(s.value, s.unit) + "\n";
+      std::string shown = format_quantity(s.value, s.unit);
+      if (shown != s.formula) out += indent + "= " + shown + "\n";  // a given value is not repeated
     }
   }
   if (!d.results().empty()) {

@@ -347,9 +347,20 @@ Response App::search(const Request& req) const {
   if (!difficulty.empty() && !bank::parse_difficulty(difficulty)) {
     return error(req, 400, "Unknown difficulty '" + difficulty + "'; accepted: easy, medium, hard, expert.");
   }
+  int page = 1;
+  if (auto p = req.param("page")) {
+    char* end = nullptr;
+    long n = std::strtol(p->c_str(), &end, 10);
+    if (p->empty() || *end != 0 || n < 1 || n > 1000) return error(req, 400, "page '" + p->substr(0, 20) + "' is not a page number; accepted: 1 to 1000.");
+    page = static_cast<int>(n);
+  }
+  constexpr int kPerPage = 20;
+  int total = 0;
+  bool timed_out = false;
+  auto hits = search_->search_page(q, topic, difficulty, kPerPage, (page - 1) * kPerPage, &total, &timed_out);
   Site site{bank_, catalog_, registry_, assets_};
   Response r;
-  r.body = search_page(site, q, topic, difficulty, search_->search(q, topic, difficulty));
+  r.body = search_page(site, q, topic, difficulty, hits, SearchPaging{page, kPerPage, total, timed_out});
   return r;
 }
 

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "bank/loader.h"
 #include "calc/test_catalog.h"
 
@@ -221,6 +223,58 @@ TEST(Router, PatternsAndMethods) {
   EXPECT_EQ(put.allow, "GET, HEAD, POST");
   EXPECT_EQ(router.match("GET", "/q").handler, nullptr);
   EXPECT_EQ(router.match("GET", "/q/a/b").handler, nullptr);
+}
+
+}  // namespace
+}  // namespace ridge::web
+
+namespace ridge::web {
+namespace {
+
+// Issue 20: search that finds. Fixed queries and what their results must (not) hold.
+std::vector<std::string> result_titles(const std::string& body) {
+  std::vector<std::string> titles;
+  for (size_t pos = 0; (pos = body.find("<li><a href=\"/", pos)) != std::string::npos;) {
+    size_t start = body.find('>', pos + 5) + 1;
+    titles.push_back(body.substr(start, body.find('<', start) - start));
+    pos = start;
+  }
+  return titles;
+}
+
+TEST(Search, IdentifiersAreWholeAndShortWordsAreNotPrefixes) {
+  auto zero = result_titles(get("/search?q=zero-3").body);
+  ASSERT_FALSE(zero.empty());
+  EXPECT_NE(zero[0].find("ZeRO"), std::string::npos) << zero[0];
+  for (const auto& t : zero) EXPECT_EQ(t.find("emperature"), std::string::npos) << t;
+  auto mig = result_titles(get("/search?q=MIG").body);
+  ASSERT_FALSE(mig.empty());
+  for (const auto& t : mig) EXPECT_EQ(t.find("igration"), std::string::npos) << t;
+  EXPECT_EQ(fts_query("zero-3"), "\"zero 3\"");
+  EXPECT_EQ(fts_query("NCCL_ALGO ring"), "\"nccl algo\" AND \"ring\"*");
+  EXPECT_EQ(fts_query("a a a a a"), "\"a\"");  // deduplicated
+  std::string many;
+  for (int i = 0; i < 100; ++i) many += "w" + std::to_string(i) + " ";
+  std::string capped = fts_query(many);
+  EXPECT_EQ(std::count(capped.begin(), capped.end(), '"') / 2, SearchIndex::kMaxTerms);
+}
+
+TEST(Search, PagesAndTheTrueCount) {
+  Response first = get("/search?q=kv+cache");
+  ASSERT_EQ(first.status, 200);
+  size_t at = first.body.find("id=\"result-count\">");
+  ASSERT_NE(at, std::string::npos);
+  int total = std::stoi(first.body.substr(at + 18));
+  EXPECT_GT(total, 20);  // more than one page: the count is not capped at the page size
+  EXPECT_EQ(result_titles(first.body).size(), 20u);
+  EXPECT_NE(first.body.find("rel=\"next\""), std::string::npos);
+  Response last = get("/search?q=kv+cache&page=" + std::to_string((total + 19) / 20));
+  EXPECT_EQ(result_titles(last.body).size(), static_cast<size_t>(total - 20 * ((total + 19) / 20 - 1)));
+  EXPECT_EQ(get("/search?q=kv&page=0").status, 400);
+  EXPECT_EQ(get("/search?q=kv&page=x").status, 400);
+  // Snippets carry no footnote markup and no raw URL.
+  EXPECT_EQ(first.body.find("[^"), std::string::npos);
+  EXPECT_EQ(first.body.find("<span class=\"muted\">https://"), std::string::npos);
 }
 
 }  // namespace

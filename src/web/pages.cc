@@ -23,7 +23,10 @@ std::string question_link(const bank::Question& q) {
 std::string question_list(const Site& site, const std::vector<size_t>& indexes) {
   if (indexes.empty()) return "<p class=\"muted\">No questions here yet.</p>\n";
   std::string out = "<ol class=\"questions\">\n";
-  for (size_t i : indexes) out += "<li>" + question_link(site.bank.questions[i]) + "</li>\n";
+  for (size_t i : indexes) {
+    const auto& q = site.bank.questions[i];
+    out += "<li>" + question_link(q) + (q.summary.empty() ? "" : "<br><span class=\"muted summary\">" + e(q.summary) + "</span>") + "</li>\n";
+  }
   return out + "</ol>\n";
 }
 
@@ -546,7 +549,7 @@ std::string calculator_page(const Site& site, const calc::Calculator& c, const c
 }
 
 std::string search_page(const Site& site, const std::string& query, const std::string& topic,
-                        const std::string& difficulty, const std::vector<SearchHit>& hits) {
+                        const std::string& difficulty, const std::vector<SearchHit>& hits, const SearchPaging& paging) {
   std::string body = "<h1>Search</h1><form class=\"calc\" action=\"/search\" method=\"get\" role=\"search\">"
                      "<div class=\"field\"><label for=\"s-q\">Words</label><input id=\"s-q\" name=\"q\" type=\"search\" value=\"" + e(query) + "\"></div>"
                      "<div class=\"field\"><label for=\"s-topic\">Topic</label><select id=\"s-topic\" name=\"topic\"><option value=\"\">any</option>";
@@ -559,13 +562,32 @@ std::string search_page(const Site& site, const std::string& query, const std::s
   }
   body += "</select></div><div class=\"field\"><button type=\"submit\">Search</button></div></form>\n";
   if (!query.empty()) {
-    body += "<p class=\"muted\" id=\"result-count\">" + std::to_string(hits.size()) + " result" + (hits.size() == 1 ? "" : "s") + "</p><ol class=\"questions results\">";
+    int first = (paging.page - 1) * paging.per_page + 1;
+    body += "<p class=\"muted\" id=\"result-count\">" + std::to_string(paging.total) + " result" + (paging.total == 1 ? "" : "s") +
+            (paging.total > paging.per_page && !hits.empty()
+                 ? ", " + std::to_string(first) + " to " + std::to_string(first + static_cast<int>(hits.size()) - 1) + " shown"
+                 : std::string()) +
+            (paging.timed_out ? " (the search stopped at its time budget; refine the words)" : "") +
+            "</p><ol class=\"questions results\" start=\"" + std::to_string(first) + "\">";
     for (const auto& h : hits) {
       std::string href = h.kind == "question" ? "/q/" + h.id : "/concepts/" + h.id;
       body += "<li><a href=\"" + e(href) + "\">" + e(h.title) + "</a> <span class=\"tag\">" +
               e(h.kind == "question" ? h.difficulty : "concept") + "</span><br><span class=\"muted\">" + h.snippet_html + "</span></li>";
     }
     body += "</ol>";
+    int pages = (paging.total + paging.per_page - 1) / paging.per_page;
+    if (pages > 1) {
+      std::string base = "/search?q=" + url_encode(query) + (topic.empty() ? "" : "&topic=" + url_encode(topic)) +
+                         (difficulty.empty() ? "" : "&difficulty=" + url_encode(difficulty)) + "&page=";
+      body += "<nav class=\"paging\" aria-label=\"Result pages\">";
+      if (paging.page > 1) body += "<a rel=\"prev\" href=\"" + e(base + std::to_string(paging.page - 1)) + "\">Previous</a> ";
+      for (int p = 1; p <= pages; ++p) {
+        body += p == paging.page ? "<strong aria-current=\"page\">" + std::to_string(p) + "</strong> "
+                                 : "<a href=\"" + e(base + std::to_string(p)) + "\">" + std::to_string(p) + "</a> ";
+      }
+      if (paging.page < pages) body += "<a rel=\"next\" href=\"" + e(base + std::to_string(paging.page + 1)) + "\">Next</a>";
+      body += "</nav>";
+    }
   }
   return layout(site, query.empty() ? "Search" : "Search: " + query, "Search questions and concepts", body);
 }

@@ -42,8 +42,12 @@ std::string calculators_index(const Site& site);
 std::string calculator_page(const Site& site, const calc::Calculator& c, const calc::Given& values,
                             const calc::Result<calc::Derivation>* result);
 
+struct SearchPaging {
+  int page = 1, per_page = 20, total = 0;
+  bool timed_out = false;
+};
 std::string search_page(const Site& site, const std::string& query, const std::string& topic,
-                        const std::string& difficulty, const std::vector<SearchHit>& hits);
+                        const std::string& difficulty, const std::vector<SearchHit>& hits, const SearchPaging& paging);
 
 // One of each diagram kind, drawn from example parameters: for authors, and for the
 // browser test's screenshots.

@@ -14,12 +14,35 @@ namespace ridge::web {
 
 namespace {
 
-// Markdown and HTML noise out of the text that is indexed.
+// Markdown noise out of the text that is indexed and quoted in snippets: emphasis and
+// table marks, footnote markers ([^key]), link destinations and bare URLs. Identifiers keep
+// their underscores (TORCH_NCCL_DUMP_ON_TIMEOUT stays whole in a snippet; the tokenizer
+// still splits it into words).
 std::string plain(std::string_view markdown) {
   std::string out;
   out.reserve(markdown.size());
-  for (char c : markdown) {
-    if (c == '#' || c == '*' || c == '|' || c == '`' || c == '_') {
+  for (size_t i = 0; i < markdown.size(); ++i) {
+    char c = markdown[i];
+    if (markdown.compare(i, 2, "[^") == 0) {  // a footnote marker or definition key
+      size_t close = markdown.find(']', i);
+      if (close != std::string_view::npos && close - i < 64) {
+        i = close;
+        continue;
+      }
+    }
+    if (markdown.compare(i, 2, "](") == 0) {  // a link's destination: keep the text, drop the target
+      size_t close = markdown.find(')', i);
+      if (close != std::string_view::npos) {
+        i = close;
+        continue;
+      }
+    }
+    if (markdown.compare(i, 7, "http://") == 0 || markdown.compare(i, 8, "https://") == 0) {
+      while (i < markdown.size() && !std::isspace(static_cast<unsigned char>(markdown[i]))) ++i;
+      out += ' ';
+      continue;
+    }
+    if (c == '#' || c == '*' || c == '|' || c == '`' || c == '[' || c == ']' || c == '{' || c == '}') {
       out += ' ';
     } else {
       out += c;
@@ -40,28 +63,42 @@ void exec(sqlite3* db, const char* sql) {
 }  // namespace
 
 std::string fts_query(const std::string& query) {
-  std::vector<std::string> words;
+  // Terms are split on spaces; a term joined by '-', '_', '.' or '/' ("zero-3", "NCCL_ALGO")
+  // becomes a phrase of its parts, so it matches the identifier and not its words apart.
+  std::vector<std::vector<std::string>> terms;
+  std::vector<std::string> parts;
   std::string word;
-  auto flush = [&] {
-    if (word.empty()) return;
-    if (std::find(words.begin(), words.end(), word) == words.end() &&
-        words.size() < static_cast<size_t>(SearchIndex::kMaxTerms)) {
-      words.push_back(word);
-    }
+  auto end_word = [&] {
+    if (!word.empty()) parts.push_back(std::move(word));
     word.clear();
+  };
+  auto end_term = [&] {
+    end_word();
+    if (parts.empty()) return;
+    if (std::find(terms.begin(), terms.end(), parts) == terms.end() && terms.size() < static_cast<size_t>(SearchIndex::kMaxTerms)) {
+      terms.push_back(parts);
+    }
+    parts.clear();
   };
   for (unsigned char c : query) {
     if (std::isalnum(c) || c >= 0x80) {
       word += static_cast<char>(std::tolower(c));
+    } else if (c == '-' || c == '_' || c == '.' || c == '/') {
+      end_word();
     } else {
-      flush();
+      end_term();
     }
   }
-  flush();
+  end_term();
   std::string out;
-  for (size_t i = 0; i < words.size(); ++i) {
-    out += (i ? " AND " : "") + std::string("\"") + words[i] + "\"";
-    if (i + 1 == words.size() && words[i].size() >= 3) out += "*";
+  for (size_t i = 0; i < terms.size(); ++i) {
+    out += i ? " AND " : "";
+    std::string phrase;
+    for (size_t k = 0; k < terms[i].size(); ++k) phrase += (k ? " " : "") + terms[i][k];
+    out += "\"" + phrase + "\"";
+    // As-you-type: the last single word is a prefix once it has four characters ("MIG"
+    // stays a word and does not find "migration").
+    if (i + 1 == terms.size() && terms[i].size() == 1 && terms[i][0].size() >= 4) out += "*";
   }
   return out;
 }
@@ -70,27 +107,28 @@ SearchIndex::SearchIndex(const bank::Bank& bank) {
   sqlite3* db = nullptr;
   if (sqlite3_open(":memory:", &db) != SQLITE_OK) throw std::runtime_error("search index: cannot open SQLite");
   exec(db, "CREATE VIRTUAL TABLE docs USING fts5(kind UNINDEXED, id UNINDEXED, topic UNINDEXED, "
-            "difficulty UNINDEXED, title, body, tokenize = 'porter unicode61')");
+            "difficulty UNINDEXED, title, summary, body, tokenize = 'porter unicode61')");
   sqlite3_stmt* insert = nullptr;
-  sqlite3_prepare_v2(db, "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?)", -1, &insert, nullptr);
+  sqlite3_prepare_v2(db, "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?)", -1, &insert, nullptr);
   auto add = [&](const char* kind, const std::string& id, const std::string& topic, const std::string& difficulty,
-                 const std::string& title, const std::string& body) {
+                 const std::string& title, const std::string& summary, const std::string& body) {
     sqlite3_bind_text(insert, 1, kind, -1, SQLITE_STATIC);
     sqlite3_bind_text(insert, 2, id.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(insert, 3, topic.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(insert, 4, difficulty.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(insert, 5, title.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(insert, 6, body.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(insert, 6, summary.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(insert, 7, body.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_step(insert);
     sqlite3_reset(insert);
   };
   exec(db, "BEGIN");
   for (const auto& q : bank.questions) {
     // A paid answer's text is what the payment buys: index its title and summary only.
-    std::string body = q.free ? q.summary + "\n" + q.tldr + "\n" + plain(q.plain_text) : q.summary;
-    add("question", q.slug, q.topic, std::string(bank::difficulty_name(q.difficulty)), q.title, body);
+    std::string body = q.free ? q.tldr + "\n" + plain(q.plain_text) : "";
+    add("question", q.slug, q.topic, std::string(bank::difficulty_name(q.difficulty)), q.title, q.summary, body);
   }
-  for (const auto& [id, c] : bank.concepts) add("concept", id, "", "", c.title, c.title);
+  for (const auto& [id, c] : bank.concepts) add("concept", id, c.topic, "", c.title, c.summary, "");
   exec(db, "COMMIT");
   sqlite3_finalize(insert);
   sqlite3_int64 size = 0;
@@ -150,8 +188,15 @@ void SearchIndex::release(sqlite3* db) const {
 
 std::vector<SearchHit> SearchIndex::search(const std::string& query, const std::string& topic,
                                            const std::string& difficulty, int limit, bool* timed_out) const {
+  return search_page(query, topic, difficulty, limit, 0, nullptr, timed_out);
+}
+
+std::vector<SearchHit> SearchIndex::search_page(const std::string& query, const std::string& topic,
+                                                const std::string& difficulty, int limit, int offset, int* total,
+                                                bool* timed_out) const {
   std::vector<SearchHit> hits;
   if (timed_out) *timed_out = false;
+  if (total) *total = 0;
   std::string match = fts_query(query);
   if (match.empty()) return hits;
   sqlite3* db = acquire();
@@ -171,11 +216,26 @@ std::vector<SearchHit> SearchIndex::search(const std::string& query, const std::
         return 1;
       },
       &budget);
+  if (total) {
+    // The true count, for "N results" and the pages.
+    sqlite3_stmt* count = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM docs WHERE docs MATCH ?1 AND (?2 = '' OR topic = ?2) AND "
+                               "(?3 = '' OR difficulty = ?3)", -1, &count, nullptr) == SQLITE_OK) {
+      sqlite3_bind_text(count, 1, match.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text(count, 2, topic.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text(count, 3, difficulty.c_str(), -1, SQLITE_TRANSIENT);
+      if (sqlite3_step(count) == SQLITE_ROW) *total = sqlite3_column_int(count, 0);
+    }
+    sqlite3_finalize(count);
+  }
   sqlite3_stmt* stmt = nullptr;
+  // Title weighted above summary above body; the snippet comes from the body, or from the
+  // summary when the body did not match (a paid question has no indexed body).
   const char* sql =
-      "SELECT kind, id, title, snippet(docs, 5, char(1), char(2), ' … ', 16), topic, difficulty FROM docs "
+      "SELECT kind, id, title, snippet(docs, 6, char(1), char(2), ' … ', 16), topic, difficulty, "
+      "snippet(docs, 5, char(1), char(2), ' … ', 24) FROM docs "
       "WHERE docs MATCH ?1 AND (?2 = '' OR topic = ?2) AND (?3 = '' OR difficulty = ?3) "
-      "ORDER BY bm25(docs, 0, 0, 0, 0, 8.0, 1.0) LIMIT ?4";
+      "ORDER BY bm25(docs, 0, 0, 0, 0, 10.0, 4.0, 1.0) LIMIT ?4 OFFSET ?5";
   if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) != SQLITE_OK) {
     sqlite3_progress_handler(db, 0, nullptr, nullptr);
     release(db);
@@ -185,12 +245,15 @@ std::vector<SearchHit> SearchIndex::search(const std::string& query, const std::
   sqlite3_bind_text(stmt, 2, topic.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(stmt, 3, difficulty.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_int(stmt, 4, limit);
+  sqlite3_bind_int(stmt, 5, offset);
   while (sqlite3_step(stmt) == SQLITE_ROW) {
     auto col = [&](int i) {
       const unsigned char* t = sqlite3_column_text(stmt, i);
       return t ? std::string(reinterpret_cast<const char*>(t)) : std::string();
     };
-    std::string snippet = calc::html_escape(col(3));
+    std::string raw = col(3);
+    if (raw.find('\x01') == std::string::npos && !col(6).empty()) raw = col(6);
+    std::string snippet = calc::html_escape(raw);
     for (size_t pos = 0; (pos = snippet.find('\x01', pos)) != std::string::npos;) snippet.replace(pos, 1, "<mark>");
     for (size_t pos = 0; (pos = snippet.find('\x02', pos)) != std::string::npos;) snippet.replace(pos, 1, "</mark>");
     hits.push_back({col(0), col(1), col(2), snippet, col(4), col(5)});

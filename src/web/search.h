@@ -44,6 +44,9 @@ class SearchIndex {
   // given, says whether the budget cut the query short (the hits are then partial).
   std::vector<SearchHit> search(const std::string& query, const std::string& topic, const std::string& difficulty,
                                 int limit = 30, bool* timed_out = nullptr) const;
+  // One page of results from `offset`, and in `total` (when given) how many match in all.
+  std::vector<SearchHit> search_page(const std::string& query, const std::string& topic, const std::string& difficulty,
+                                     int limit, int offset, int* total, bool* timed_out = nullptr) const;
 
  private:
   sqlite3* acquire() const;
@@ -54,9 +57,10 @@ class SearchIndex {
   mutable std::vector<sqlite3*> free_;
 };
 
-// "kv cach" -> "\"kv\" AND \"cach\"*": the query in FTS5 syntax, with no operator a user
-// could inject; words deduplicated and capped at kMaxTerms; the last word is a prefix when
-// it has three or more characters. Empty when the query has no word characters.
+// "kv cache" -> "\"kv\" AND \"cache\"*", "zero-3" -> "\"zero 3\"": the query in FTS5 syntax,
+// with no operator a user could inject; terms deduplicated and capped at kMaxTerms; a term
+// joined by - _ . / is a phrase; the last single word is a prefix when it has four or more
+// characters. Empty when the query has no word characters.
 std::string fts_query(const std::string& query);
 
 }  // namespace ridge::web
