@@ -339,6 +339,7 @@ std::optional<std::string> App::grade(const Visitor& v, const std::string& slug,
   auto g = static_cast<practice::Grade>(grade_value);
   practice::Schedule s;
   store::Card card{slug, 0, 0, 0, now(), 1, 0};
+  int64_t due_in = 0;
   // Read, schedule, write if unchanged; on a lost race, read again (a few times at most).
   for (int attempt = 0;; ++attempt) {
     auto existing = options_.store->get_card(v.user_id, slug);
@@ -358,7 +359,20 @@ std::optional<std::string> App::grade(const Visitor& v, const std::string& slug,
     }
     card.stability = s.memory.stability;
     card.difficulty = s.memory.difficulty;
-    card.due = now() + static_cast<int64_t>(s.interval_days) * 86400;
+    // Learning steps (Anki's defaults, 1 min and 10 min): a new card, or one in learning
+    // (its last interval under a day), comes back the same day until it is graded Good on
+    // a step or Easy; a lapse (Again on a review card) relearns at 10 min. Then FSRS.
+    bool in_learning = !existing->has_value() || ((**existing).due - (**existing).last_review) < 86400;
+    int64_t step_seconds = 0;
+    if (g == practice::Grade::kAgain) {
+      step_seconds = in_learning ? 60 : 600;
+    } else if (in_learning && g == practice::Grade::kHard) {
+      step_seconds = existing->has_value() ? std::max<int64_t>(60, (**existing).due - (**existing).last_review) : 360;
+    } else if (!existing->has_value() && g == practice::Grade::kGood) {
+      step_seconds = 600;
+    }
+    due_in = step_seconds > 0 ? step_seconds : static_cast<int64_t>(s.interval_days) * 86400;
+    card.due = now() + due_in;
     auto saved = options_.store->record_review(v.user_id, card, grade_value, now());
     if (saved.ok()) break;
     if (!saved.error().conflict || attempt >= 20) {
@@ -366,7 +380,8 @@ std::optional<std::string> App::grade(const Visitor& v, const std::string& slug,
       return std::nullopt;
     }
   }
-  return nlohmann::json{{"slug", slug}, {"due", card.due}, {"interval_days", s.interval_days},
+  return nlohmann::json{{"slug", slug}, {"due", card.due}, {"due_in_seconds", due_in},
+                        {"interval_days", static_cast<double>(due_in) / 86400},
                         {"stability", s.memory.stability}, {"difficulty", s.memory.difficulty}}.dump();
 }
 
@@ -402,7 +417,7 @@ Response App::api_due(const Request& req) const {
 std::string App::progress_json(const Visitor& v) const {
   practice::Fsrs fsrs(v.retention);
   struct Acc {
-    int seen = 0, due = 0, drills = 0, correct = 0;
+    int seen = 0, due = 0, drills = 0, correct = 0, reviews = 0, passed = 0;
     double retention_sum = 0;
   };
   std::map<std::string, Acc> topics;
@@ -418,6 +433,18 @@ std::string App::progress_json(const Visitor& v) const {
       a.retention_sum += fsrs.retrievability(c.stability, static_cast<double>(now() - c.last_review) / 86400.0);
     }
   }
+  // Retention as measured: the share of reviews graded above Again (the FSRS prediction,
+  // which is 100% right after any review, is kept apart as predicted_recall).
+  auto reviews = options_.store->reviews(v.user_id);
+  if (reviews.ok()) {
+    for (const auto& r : *reviews) {
+      const bank::Question* q = bank_.find(r.slug);
+      if (!q) continue;
+      Acc& a = topics[q->topic];
+      ++a.reviews;
+      a.passed += r.grade > 1;
+    }
+  }
   auto drills = options_.store->drills(v.user_id);
   if (drills.ok()) {
     for (const auto& d : *drills) {
@@ -428,7 +455,9 @@ std::string App::progress_json(const Visitor& v) const {
   }
   auto to_json = [](const Acc& a) {
     nlohmann::json j = {{"seen", a.seen}, {"due", a.due}, {"drills", a.drills}};
-    j["retention"] = a.seen ? nlohmann::json(a.retention_sum / a.seen) : nlohmann::json(nullptr);
+    j["retention"] = a.reviews ? nlohmann::json(static_cast<double>(a.passed) / a.reviews) : nlohmann::json(nullptr);
+    j["reviews"] = a.reviews;
+    j["predicted_recall"] = a.seen ? nlohmann::json(a.retention_sum / a.seen) : nlohmann::json(nullptr);
     j["drill_accuracy"] = a.drills ? nlohmann::json(static_cast<double>(a.correct) / a.drills) : nlohmann::json(nullptr);
     return j;
   };
@@ -444,6 +473,8 @@ std::string App::progress_json(const Visitor& v) const {
       sum.drills += it->second.drills;
       sum.correct += it->second.correct;
       sum.retention_sum += it->second.retention_sum;
+      sum.reviews += it->second.reviews;
+      sum.passed += it->second.passed;
     }
     out["tracks"][track.id] = to_json(sum);
   }

@@ -109,13 +109,27 @@ TEST_F(Practice, ReviewsNeedASessionAndAValidCsrfToken) {
   // FSRS-6, new card rated Good: stability 2.3065, difficulty 2.1181, due in 2 days.
   EXPECT_NEAR(s["stability"].get<double>(), 2.3065, 1e-4);
   EXPECT_NEAR(s["difficulty"].get<double>(), 2.1181, 1e-4);
-  EXPECT_EQ(s["due"].get<int64_t>(), clock_.now() + 2 * 86400);
-  // Two days later it is due; Good again gives 10.96 days of stability, due in 11.
-  clock_.advance(2 * 86400);
+  // A new card graded Good takes its 10-minute learning step (Anki's default), not 2 days.
+  EXPECT_EQ(s["due"].get<int64_t>(), clock_.now() + 600);
+  EXPECT_EQ(s["due_in_seconds"], 600);
+  EXPECT_EQ(call("GET", "/api/reviews/due", "", &a).body.find("prefill-vs-decode"), std::string::npos);
+  clock_.advance(600);
   EXPECT_NE(call("GET", "/api/reviews/due", "", &a).body.find("prefill-vs-decode"), std::string::npos);
+  // Good on the step graduates it: FSRS gives the interval, in whole days.
+  json graduated = json::parse(call("POST", "/api/reviews", body, &a).body);
+  EXPECT_GE(graduated["due_in_seconds"].get<int64_t>(), 86400);
+  EXPECT_EQ(graduated["due_in_seconds"].get<int64_t>() % 86400, 0);
+  // Due again later: Good on a review card keeps it out of learning and grows the interval.
+  clock_.advance(graduated["due_in_seconds"].get<int64_t>());
   json again = json::parse(call("POST", "/api/reviews", body, &a).body);
-  EXPECT_NEAR(again["stability"].get<double>(), 10.9643, 1e-3);
-  EXPECT_EQ(again["interval_days"], 11);
+  EXPECT_GT(again["due_in_seconds"].get<int64_t>(), graduated["due_in_seconds"].get<int64_t>());
+  // Again on a review card relearns in 10 minutes.
+  clock_.advance(again["due_in_seconds"].get<int64_t>());
+  json lapse = json::parse(call("POST", "/api/reviews", json{{"slug", "prefill-vs-decode"}, {"grade", 1}}.dump(), &a).body);
+  EXPECT_EQ(lapse["due_in_seconds"], 600);
+  // Measured retention: three passes and one Again.
+  json progress = json::parse(call("GET", "/api/progress", "", &a).body);
+  EXPECT_DOUBLE_EQ(progress["topics"]["inference-serving"]["retention"].get<double>(), 0.75);
   EXPECT_EQ(call("POST", "/api/reviews", json{{"slug", "prefill-vs-decode"}, {"grade", 5}}.dump(), &a).status, 400);
   EXPECT_EQ(call("POST", "/api/reviews", json{{"slug", "no-such-question"}, {"grade", 3}}.dump(), &a).status, 400);
 }
