@@ -85,50 +85,13 @@ int run_check(const std::vector<std::string>& args, const calc::Registry& regist
   std::stable_sort(errors.begin(), errors.end(), [](const bank::Diagnostic& a, const bank::Diagnostic& b) {
     return std::tie(a.file, a.line) < std::tie(b.file, b.line);
   });
-  // A transition list: question files written before the hand-arithmetic, retyped-result
-  // and seed-overlap rules, whose findings under those three rules are reported as warnings
-  // until they are rewritten, and concept and company pages not yet written. It shrinks to nothing;
-  // every other rule stays an error.
-  std::set<std::string> baseline;
-  {
-    std::ifstream list(fs::path(dir) / "lint-baseline.txt");
-    std::string line;
-    while (std::getline(list, line)) {
-      if (!line.empty() && line[0] != '#') baseline.insert(line);
-    }
-  }
-  auto transitional = [&](const bank::Diagnostic& d) {
-    if (baseline.empty()) return false;
-    std::string rel = d.file;
-    if (size_t p = rel.find("questions/"); p != std::string::npos) rel = rel.substr(p);
-    if (size_t p = rel.find("concepts/"); p != std::string::npos) rel = rel.substr(p);
-    if (size_t p = rel.find("companies/"); p != std::string::npos) rel = rel.substr(p);
-    if (!baseline.count(rel)) return false;
-    if (rel.rfind("concepts/", 0) == 0 || rel.rfind("companies/", 0) == 0) return true;  // a page not yet written
-    return d.message.find("arithmetic worked by hand") != std::string::npos ||
-           d.message.find("equals an earlier result") != std::string::npos ||
-           d.message.find("12 words with the seed pages") != std::string::npos;
-  };
-  size_t warnings = 0;
-  std::vector<bank::Diagnostic> kept;
-  for (const auto& d : errors) {
-    if (transitional(d)) {
-      ++warnings;
-      out << d.to_string() << " (warning: listed in lint-baseline.txt)\n";
-    } else {
-      kept.push_back(d);
-    }
-  }
-  errors = std::move(kept);
   for (const auto& d : errors) err << d.to_string() << "\n";
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   out << "ridge check: " << loaded.bank.questions.size() << " questions, " << loaded.calc_blocks << " calc blocks, "
       << loaded.snippets << " snippets";
   if (run_snippets) out << " (" << ran << " run, " << cached << " cached, " << skipped << " skipped)";
   else out << " (not run; --run-snippets runs them)";
-  out << ": " << errors.size() << " error" << (errors.size() == 1 ? "" : "s");
-  if (warnings > 0) out << ", " << warnings << " warnings from files in lint-baseline.txt";
-  out << " in " << static_cast<int>(ms) << " ms\n";
+  out << ": " << errors.size() << " error" << (errors.size() == 1 ? "" : "s") << " in " << static_cast<int>(ms) << " ms\n";
   return errors.empty() ? 0 : 1;
 }
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "account/clock.h"
@@ -131,6 +132,7 @@ class App {
   AppOptions options_;
   std::unique_ptr<SearchIndex> search_;
   std::vector<Cidr> trusted_;
+  mutable std::mutex readiness_mutex_;  // one readiness submission checked and saved at a time
   Router router_;
   struct Cached {
     std::string body;

@@ -58,6 +58,13 @@ std::string mac_hex(const std::string& message) {
   return hex;
 }
 
+// A drill seed the visitor cannot see: derived from the check's nonce with the server's key,
+// so the check's answers cannot be looked up on /drill by seed.
+uint64_t hidden_seed(const std::string& nonce, int n) {
+  std::string h = mac_hex(nonce + ":" + std::to_string(n));
+  return std::strtoull(h.substr(0, 15).c_str(), nullptr, 16) % 1000000000ull;
+}
+
 }  // namespace
 
 std::optional<Response> App::read_post_form(const Request& req, const Visitor& v,
@@ -240,22 +247,23 @@ Response App::readiness(const Request& req) const {
     if (!track) return error(req, 400, "Choose a track: kernels, distributed, serving or platform.");
     uint64_t seed = fresh_seed();
     std::mt19937_64 rng(seed);
-    // Topics drawn by the track's weights: five drills and five self-graded questions.
+    std::string nonce = account::random_token().substr(0, 32);
+    // Topics drawn by the track's weights, only among those the drills cover (a track with
+    // none gets questions only): five drills and five self-graded questions.
+    auto drill_topics = practice::drill_topics();
     std::vector<std::string> pool;
     for (const auto& [topic, w] : track->weights) {
+      if (std::find(drill_topics.begin(), drill_topics.end(), topic) == drill_topics.end()) continue;
       for (int i = 0; i < w; ++i) pool.push_back(topic);
     }
-    auto drill_topics = practice::drill_topics();
     std::string items, item_list;
     int n = 0;
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < 5 && !pool.empty(); ++i) {
       std::string topic = pool[std::uniform_int_distribution<size_t>(0, pool.size() - 1)(rng)];
-      if (std::find(drill_topics.begin(), drill_topics.end(), topic) == drill_topics.end()) topic = "";
-      uint64_t dseed = rng() % 1000000000ull;
-      auto d = practice::make_drill(dseed, topic, registry_, catalog_);
+      auto d = practice::make_drill(hidden_seed(nonce, n + 1), topic, registry_, catalog_);
       if (!d) continue;
       ++n;
-      item_list += "d:" + std::to_string(dseed) + ":" + topic + ";";
+      item_list += "d:" + topic + ";";
       items += "<section class=\"card\"><h2>Drill " + std::to_string(n) + " <span class=\"tag\">" + e(d->topic) + "</span></h2><p>" +
                e(d->prompt) + "</p><label for=\"a" + std::to_string(n) + "\">Answer (" + e(d->unit_hint) + ")</label> <input id=\"a" +
                std::to_string(n) + "\" name=\"a" + std::to_string(n) + "\" type=\"text\" inputmode=\"decimal\"></section>";
@@ -278,9 +286,11 @@ Response App::readiness(const Request& req) const {
                "<label><input type=\"radio\" name=\"" + name + "\" value=\"0\" checked> missed it</label></fieldset></section>";
     }
     std::string started = std::to_string(now());
-    std::string payload = track->id + "|" + started + "|" + item_list;
+    // Bound to this visitor and used once: the user id and a nonce are inside what is signed.
+    std::string payload = track->id + "|" + started + "|" + std::to_string(v.user_id) + "|" + nonce + "|" + item_list;
     body = "<h1>Readiness check: " + e(track->name) + "</h1><p id=\"deadline\" data-deadline=\"" +
-           std::to_string(now() + kReadinessSeconds) + "\">You have 15 minutes; answers after that count as missed.</p>"
+           std::to_string(now() + kReadinessSeconds) + "\">You have 15 minutes; answers after that count as missed. "
+           "<strong id=\"countdown\" aria-live=\"polite\"></strong></p>"
            "<form method=\"post\" action=\"/readiness\">" + csrf_field(v.csrf) +
            "<input type=\"hidden\" name=\"action\" value=\"finish\"><input type=\"hidden\" name=\"payload\" value=\"" + e(payload) +
            "\"><input type=\"hidden\" name=\"mac\" value=\"" + mac_hex(payload) + "\">" + items +
@@ -288,10 +298,30 @@ Response App::readiness(const Request& req) const {
   } else if (action == "finish") {
     std::string payload = value_of(form, "payload");
     if (!account::equal_tokens(value_of(form, "mac"), mac_hex(payload))) return plain_error(400, "this readiness check was altered or comes from another server");
-    size_t p1 = payload.find('|'), p2 = payload.find('|', p1 + 1);
-    if (p1 == std::string::npos || p2 == std::string::npos) return plain_error(400, "malformed readiness payload");
-    std::string track = payload.substr(0, p1);
-    int64_t started = std::stoll(payload.substr(p1 + 1, p2 - p1 - 1));
+    std::vector<std::string> fields;
+    for (size_t a = 0, b; fields.size() < 4 && (b = payload.find('|', a)) != std::string::npos; a = b + 1) {
+      fields.push_back(payload.substr(a, b - a));
+    }
+    if (fields.size() != 4) return plain_error(400, "malformed readiness payload");
+    size_t p2 = 0;
+    for (int k = 0; k < 4; ++k) p2 = payload.find('|', p2 + (k ? 1 : 0));
+    std::string track = fields[0];
+    int64_t started = std::strtoll(fields[1].c_str(), nullptr, 10);
+    std::string nonce = fields[3];
+    if (fields[2] != std::to_string(v.user_id)) {
+      return error(req, 403, "This readiness check was started by another account.");
+    }
+    // Single use: a second submission of the same check is refused, not recorded twice.
+    std::lock_guard<std::mutex> once(readiness_mutex_);
+    if (auto history = options_.store->readiness_history(v.user_id); history.ok()) {
+      for (const auto& r : *history) {
+        if (r.detail_json.find("\"nonce\":\"" + nonce + "\"") != std::string::npos) {
+          return error(req, 409, "This readiness check was already submitted; start a new one.");
+        }
+      }
+    } else {
+      return store_unavailable(req, history.error().message);
+    }
     bool late = now() > started + kReadinessSeconds + 60;
     std::map<std::string, std::pair<double, int>> per_topic;
     std::string items = payload.substr(p2 + 1), detail_items;
@@ -306,13 +336,19 @@ Response App::readiness(const Request& req) const {
       double score = 0;
       std::string topic;
       if (item.rfind("d:", 0) == 0) {
-        size_t c = item.find(':', 2);
-        auto d = practice::make_drill(std::stoull(item.substr(2, c - 2)), item.substr(c + 1), registry_, catalog_);
+        auto d = practice::make_drill(hidden_seed(nonce, n), item.substr(2), registry_, catalog_);
         if (!d) continue;
         topic = d->topic;
-        bool correct = !late && !answer.empty() && practice::grade_drill(*d, answer).correct;
+        auto g = practice::grade_drill(*d, answer);
+        bool correct = !late && !answer.empty() && g.message.empty() && g.correct;
         score = correct ? 1 : 0;
         options_.store->record_drill(v.user_id, {d->calculator, d->topic, correct, now()});
+        // Feedback per answer, with the engine's worked chain.
+        detail_items += "<section class=\"card feedback\"><h3>Drill " + std::to_string(n) + ": " +
+                        std::string(correct ? "correct" : "missed") + "</h3><p>" + e(d->prompt) + "</p><p>You said " +
+                        (answer.empty() ? std::string("nothing") : "'" + e(answer) + "'") + "; the engine says <strong>" +
+                        e(calc::format_quantity(d->expected, d->unit)) + "</strong>.</p><details><summary>The worked chain</summary>" +
+                        calc::render_html(d->answer) + "</details></section>";
       } else {
         const bank::Question* q = bank_.find(item.substr(2));
         if (!q) continue;
@@ -324,7 +360,7 @@ Response App::readiness(const Request& req) const {
     }
     double total = 0;
     int count = 0;
-    nlohmann::json detail = {{"late", late}, {"topics", nlohmann::json::object()}};
+    nlohmann::json detail = {{"late", late}, {"nonce", nonce}, {"topics", nlohmann::json::object()}};
     std::vector<std::pair<double, std::string>> ranked;
     for (const auto& [topic, s] : per_topic) {
       total += s.first;
@@ -344,7 +380,7 @@ Response App::readiness(const Request& req) const {
       const bank::Topic* t = bank_.find_topic(ranked[i].second);
       if (t) body += "<li><a href=\"/topics/" + e(t->id) + "\">" + e(t->name) + "</a> (" + pct(ranked[i].first) + ")</li>";
     }
-    body += "</ul><p><a href=\"/dashboard\">Your progress</a></p>";
+    body += "</ul><h2>Your answers</h2>" + detail_items + "<p><a href=\"/dashboard\">Your progress</a></p>";
   } else {
     body = "<h1>Readiness check</h1><p class=\"prose\">Fifteen minutes: five numeric drills and five questions from the track's "
            "topics, weighted as the track weighs them. You get a score per topic and what to study next.</p>"

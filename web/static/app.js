@@ -150,4 +150,17 @@
     form.addEventListener("submit", function (ev) { ev.preventDefault(); update(form); });
     form.setAttribute("data-ready", "1");
   });
+
+  // The readiness check's countdown: minutes and seconds left until the deadline the server set.
+  var deadline = document.getElementById("deadline");
+  var countdown = document.getElementById("countdown");
+  if (deadline && countdown) {
+    var end = Number(deadline.getAttribute("data-deadline")) * 1000;
+    var tick = function () {
+      var left = Math.max(0, Math.round((end - Date.now()) / 1000));
+      countdown.textContent = left > 0 ? Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0") + " left" : "time is up";
+      if (left > 0) setTimeout(tick, 1000);
+    };
+    tick();
+  }
 })();
