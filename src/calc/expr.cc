@@ -423,7 +423,9 @@ class Parser {
 
 struct Env {
   const ReferenceLookup* lookup;
-  std::map<std::string, Quantity, std::less<>> names;  // earlier lines, as results
+  // Earlier lines: the value in base dimensions (so units cancel across lines, even a rate
+  // shown as a plain number per second) and as shown.
+  std::map<std::string, std::pair<Val, Quantity>, std::less<>> names;
   std::vector<std::pair<std::string, Quantity>> refs_used;
   std::vector<Quantity>* literals;
 };
@@ -462,7 +464,7 @@ std::optional<Eval> eval(const Node& n, Env& env, std::string& error) {
         error = "'" + n.text + "' is not an earlier line of this block (a result of another block is {{id.key}})";
         return std::nullopt;
       }
-      return Eval{to_val(it->second), n.text, shown(it->second)};
+      return Eval{it->second.first, n.text, shown(it->second.second)};
     }
     case Node::kParen: {
       auto inner = eval(*n.kids[0], env, error);
@@ -677,7 +679,10 @@ Result<Derivation> evaluate_expr_collecting(std::string_view text, const Referen
     ++assignments;
     d.step(name, e->formula, e->substituted, value, unit);
     d.result(name, value, unit);
-    env.names[name] = Quantity{value, unit};
+    // A result renamed with `as` to another unit (as count) is that unit from here on.
+    Val kept = e->val;
+    if (chosen && chosen->dim != e->val.dim) kept = to_val(Quantity{value, unit});
+    env.names[name] = {kept, Quantity{value, unit}};
   }
   if (assignments == 0 && errors.empty()) {
     errors.push_back({"expr", clip(text), "holds no assignment", "one NAME = EXPRESSION per line"});

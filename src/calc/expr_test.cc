@@ -89,6 +89,13 @@ TEST(Expr, AUnitAfterAParenthesisOrAReference) {
   EXPECT_DOUBLE_EQ(result(*d, "rps").value, 100);  // a rate: a plain number per second
 }
 
+TEST(Expr, UnitsCancelAcrossLines) {
+  // 120 per hour is 1/30 per second; over 10 minutes that is 20, a plain number ceil() takes.
+  auto d = evaluate_expr("expr rate = 120 / (60 min)\nb = ceil(rate × (10 min))\n", lookup());
+  ASSERT_TRUE(d.ok()) << to_string(d.errors());
+  EXPECT_DOUBLE_EQ(result(*d, "b").value, 20);
+}
+
 TEST(Expr, MismatchedUnitsAreRefusedWithTheLine) {
   auto d = evaluate_expr("expr bad = 80 GB + 3 s\n", lookup());
   ASSERT_FALSE(d.ok());
