@@ -118,9 +118,13 @@ Response App::review_page(const Request& req) const {
       if (c.due <= now()) continue;
       const bank::Question* q = bank_.find(c.slug);
       if (!q) continue;
-      int64_t days = (c.due - now() + 86399) / 86400;
+      int64_t left = c.due - now();
+      int64_t days = (left + 86399) / 86400;
+      std::string when = left < 3600    ? std::to_string(std::max<int64_t>(1, (left + 59) / 60)) + " min"
+                         : left < 86400 ? std::to_string((left + 3599) / 3600) + " h"
+                                        : std::to_string(days) + " day" + (days == 1 ? "" : "s");
       upcoming += "<li data-slug=\"" + e(q->slug) + "\"><a href=\"/q/" + e(q->slug) + "\">" + e(q->title) + "</a> <span class=\"muted\">in " +
-                  std::to_string(days) + " day" + (days == 1 ? "" : "s") + "</span></li>";
+                  when + "</span></li>";
     }
   }
   if (!upcoming.empty()) body += "<h2>Coming up</h2><ol id=\"upcoming\" class=\"questions\">" + upcoming + "</ol>";

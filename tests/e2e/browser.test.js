@@ -134,22 +134,22 @@ test("sign up, grade a question, see it on the review page and the dashboard, ta
   await page.fill("#password", "correct horse battery");
   await Promise.all([page.waitForNavigation(), page.click("form.calc button[type=submit]")]);
   assert.match(page.url(), /\/dashboard$/);
-  // A paid question is open now; grade it Again so it is due tomorrow, and Good on a free one.
+  // A paid question is open now; Good on a new card takes its 10-minute learning step.
   await page.goto(server.url + "/q/llama-70b-64-users-32k-8xh100");
   await page.waitForSelector("#practice:not([hidden])");
   await page.click('#practice [data-grade="3"]');
-  await page.waitForFunction(() => /next review in 2 days/.test(document.querySelector("#practice-status").textContent));
+  await page.waitForFunction(() => /next review in 10 min/.test(document.querySelector("#practice-status").textContent));
   await page.click("#bookmark");
   await page.waitForFunction(() => document.querySelector("#bookmark").textContent === "Remove bookmark");
   // The dashboard counts it under its topic and lists the bookmark.
   await page.goto(server.url + "/dashboard");
   const seen = await page.locator('tr[data-topic="napkin-math"] td').nth(1).textContent();
   assert.equal(seen, "1");
-  assert.match(await page.locator("body").textContent(), /Will Llama 3.1 70B serve 64 concurrent users/);
-  // Nothing is due today; the review page lists it as coming up in 2 days.
+  assert.match(await page.locator("body").textContent(), /64 simultaneous 32k-token conversations on Llama 3.1 70B/);
+  // Nothing is due yet; the review page lists it as coming up in 10 minutes.
   await page.goto(server.url + "/review");
   assert.equal(await page.locator("#nothing-due").count(), 1);
-  assert.match(await page.locator('#upcoming li[data-slug="llama-70b-64-users-32k-8xh100"]').textContent(), /in 2 days/);
+  assert.match(await page.locator('#upcoming li[data-slug="llama-70b-64-users-32k-8xh100"]').textContent(), /in 10 min/);
   // A drill, answered with the engine's own number, is right and counted.
   await page.goto(server.url + "/drill?seed=3");
   const prompt = await page.locator("#drill-prompt").textContent();

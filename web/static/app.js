@@ -1,6 +1,14 @@
 // Live calculators: a form marked data-live fetches /api/calc/NAME on every change and
 // redraws the result in place. Without JavaScript the same form submits as a GET.
 (function () {
+  // 600 -> "10 min", 7200 -> "2 h", 172800 -> "2 days": a learning step reads as minutes.
+  function inWords(seconds) {
+    if (seconds < 3600) return Math.max(1, Math.round(seconds / 60)) + " min";
+    if (seconds < 86400) return Math.round(seconds / 3600) + " h";
+    var days = Math.round(seconds / 86400);
+    return days + (days === 1 ? " day" : " days");
+  }
+
   "use strict";
 
   function el(tag, attrs, text) {
@@ -102,8 +110,8 @@
         b.addEventListener("click", function () {
           post("/api/reviews", "POST", me.csrf_token, { slug: slug, grade: Number(b.getAttribute("data-grade")) })
             .then(function (res) {
-              status.textContent = res.ok ? "Saved: next review in " + res.body.interval_days + " day" +
-                (res.body.interval_days === 1 ? "" : "s") + "." : (res.body.errors || [{ message: "not saved" }])[0].message;
+              status.textContent = res.ok ? "Saved: next review in " + inWords(res.body.due_in_seconds) + "."
+                : (res.body.errors || [{ message: "not saved" }])[0].message;
             });
         });
       });
