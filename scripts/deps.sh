@@ -15,6 +15,7 @@ packages=(
   libpq-dev               # the PostgreSQL store (libpq)
   postgresql              # a throwaway server the store tests start (tests/pg_fixture.sh)
   libsodium-dev           # argon2id passwords, random session tokens
+  prometheus-cpp-dev      # /metrics in the Prometheus text format (registry, counters, histograms)
   python3                 # snippet runner for ```python run blocks
   chromium                # browser tests (driven by playwright-core)
 )

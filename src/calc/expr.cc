@@ -661,7 +661,8 @@ Result<Derivation> evaluate_expr_collecting(std::string_view text, const Referen
     double value = e->val.value;
     Unit unit = Unit::kCount;
     if (chosen) {
-      if (inferred && chosen->dim != e->val.dim && chosen->unit != Unit::kCount) {
+      // A plain number may be named any unit (`x as W`); a quantity only its own (or count).
+      if (inferred && chosen->dim != e->val.dim && chosen->unit != Unit::kCount && e->val.dim != kScalar) {
         errors.push_back({name, "as " + as, "the expression is " + dim_name(e->val.dim) + ", not " + as,
                           std::string("as ") + std::string(inferred->as) + " or no 'as'"});
         continue;

@@ -1,5 +1,6 @@
 #include "web/app.h"
 
+#include <chrono>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -147,6 +148,24 @@ void App::add_routes() {
     r.body = "ok\n";
     return r;
   }, Dispatch::kInline);
+  router_.add("GET", "/metrics", [this](const Request& req, const Params&) {
+    // Scrapes come from the operator's network: loopback, private addresses (RFC 1918, ULA)
+    // and trusted proxies; anyone else gets 404, as for a page that does not exist.
+    static const std::vector<Cidr> kPrivate = [] {
+      std::vector<Cidr> v;
+      for (const char* c : {"127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "::1/128", "fc00::/7"}) v.push_back(*parse_cidr(c));
+      return v;
+    }();
+    auto inside = [&](const std::vector<Cidr>& blocks) {
+      return std::any_of(blocks.begin(), blocks.end(), [&](const Cidr& c) { return cidr_contains(c, req.remote); });
+    };
+    if (!req.remote.empty() && !inside(kPrivate) && !inside(trusted_)) return error(req, 404, "There is no page at /metrics.");
+    Response r;
+    r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    r.body = metrics_.text();
+    r.set("Cache-Control", "no-store");
+    return r;
+  }, Dispatch::kInline);
   router_.add("GET", "/readyz", [this](const Request&, const Params&) {
     bool db = options_.store == nullptr || options_.store->ping();
     bool content = !bank_.topics.empty();
@@ -210,9 +229,11 @@ Response App::error(const Request& req, int status, const std::string& message) 
 }
 
 Response App::handle(const Request& req) const {
+  auto started = std::chrono::steady_clock::now();
+  metrics_.in_flight(1);
   Response res;
+  auto match = router_.match(req.method, req.path);
   try {
-    auto match = router_.match(req.method, req.path);
     if (match.handler != nullptr) {
       res = (*match.handler)(req, match.params);
       if (res.status == 200) {
@@ -252,6 +273,9 @@ Response App::handle(const Request& req) const {
     }
   }
   res.head_only = req.method == "HEAD";
+  metrics_.in_flight(-1);
+  metrics_.request(match.pattern ? *match.pattern : (match.allow.empty() ? "unmatched" : "wrong-method"), res.status,
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   return res;
 }
 

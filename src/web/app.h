@@ -18,6 +18,7 @@
 #include "calc/registry.h"
 #include "web/assets.h"
 #include "web/http.h"
+#include "web/metrics.h"
 #include "web/router.h"
 #include "web/search.h"
 
@@ -53,6 +54,7 @@ class App {
   Response plain_error(int status, const std::string& message) const;
 
   const bank::Bank& bank() const { return bank_; }
+  const Metrics& metrics() const { return metrics_; }
   size_t cached_pages() const { return pages_.size(); }
 
  private:
@@ -132,6 +134,7 @@ class App {
   AppOptions options_;
   std::unique_ptr<SearchIndex> search_;
   std::vector<Cidr> trusted_;
+  Metrics metrics_;
   mutable std::mutex readiness_mutex_;  // one readiness submission checked and saved at a time
   Router router_;
   struct Cached {

@@ -279,3 +279,35 @@ TEST(Search, PagesAndTheTrueCount) {
 
 }  // namespace
 }  // namespace ridge::web
+
+namespace ridge::web {
+namespace {
+
+// Issue 22: /metrics in the Prometheus text format; a counter moves with a request.
+TEST(Metrics, ScrapeShowsRequestsByRoutePatternAndMoves) {
+  auto count_for = [](const std::string& text, const std::string& series) {
+    size_t at = text.find(series);
+    return at == std::string::npos ? 0.0 : std::stod(text.substr(at + series.size()));
+  };
+  Request scrape;
+  scrape.target = scrape.path = "/metrics";
+  scrape.remote = "127.0.0.1";
+  std::string before = app().handle(scrape).body;
+  get("/q/prefill-vs-decode");
+  get("/q/no-such-question-at-all");
+  Response r = app().handle(scrape);
+  ASSERT_EQ(r.status, 200);
+  EXPECT_NE(r.content_type.find("version=0.0.4"), std::string::npos);
+  std::string ok = "ridge_http_requests_total{route=\"/q/{slug}\",status=\"200\"} ";
+  EXPECT_EQ(count_for(r.body, ok), count_for(before, ok) + 1);
+  EXPECT_NE(r.body.find("status=\"404\""), std::string::npos);
+  EXPECT_EQ(r.body.find("no-such-question"), std::string::npos);  // the route pattern, never the raw path
+  EXPECT_NE(r.body.find("ridge_http_request_duration_seconds_bucket"), std::string::npos);
+  EXPECT_NE(r.body.find("ridge_worker_queue_depth"), std::string::npos);
+  // Not for the public internet.
+  scrape.remote = "203.0.113.9";
+  EXPECT_EQ(app().handle(scrape).status, 404);
+}
+
+}  // namespace
+}  // namespace ridge::web

@@ -211,6 +211,7 @@ App::AuthOutcome App::sign_in(const std::string& email, const std::string& passw
   double retry = 0;
   if (by_pair_->exhausted(pair, &retry) || by_address_->exhausted(addr, &retry) || by_account_->exhausted(acct, &retry)) {
     int seconds = std::max(1, static_cast<int>(std::ceil(retry)));
+    metrics_.signin_refused();
     return {429, "", "too many failed sign-ins; try again in " + std::to_string(seconds) + " s", 0, seconds};
   }
   auto user = options_.store->find_user_by_email(email);

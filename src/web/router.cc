@@ -19,7 +19,8 @@ std::vector<std::string> split_path(const std::string& path) {
 }
 
 void Router::add(std::string method, std::string pattern, Handler handler, Dispatch dispatch) {
-  routes_.push_back({std::move(method), split_path(pattern), std::move(handler), dispatch});
+  std::vector<std::string> segments = split_path(pattern);
+  routes_.push_back({std::move(method), std::move(segments), std::move(handler), dispatch, std::move(pattern)});
 }
 
 namespace {
@@ -63,6 +64,7 @@ Router::Match Router::match(const std::string& method, const std::string& path) 
       result.handler = &route.handler;
       result.params = std::move(params);
       result.dispatch = route.dispatch;
+      result.pattern = &route.pattern;
       return result;
     }
     if (result.allow.find(route.method) == std::string::npos) {

@@ -30,6 +30,7 @@ class Router {
     Params params;
     std::string allow;  // when the path matched other methods only
     Dispatch dispatch = Dispatch::kInline;  // no route (404, 405): answered from memory
+    const std::string* pattern = nullptr;   // the route's pattern ("/q/{slug}"), for metrics
   };
   Match match(const std::string& method, const std::string& path) const;
 
@@ -39,6 +40,7 @@ class Router {
     std::vector<std::string> segments;
     Handler handler;
     Dispatch dispatch;
+    std::string pattern;
   };
   std::vector<Route> routes_;
 };

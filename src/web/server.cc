@@ -178,17 +178,18 @@ struct Server::Impl {
   asio::awaitable<Response> answer(const Request& req) {
     if (app.runs_inline(req)) co_return app.handle(req);
     if (queued.fetch_add(1) >= options.max_queue) {
-      queued.fetch_sub(1);
+      app.metrics().queue_depth(static_cast<double>(queued.fetch_sub(1) - 1));
       Response busy = app.plain_error(503, "the server is busy; try again in a second");
       busy.set("Retry-After", "1");
       co_return busy;
     }
+    app.metrics().queue_depth(static_cast<double>(queued.load()));
     // The handler may block (argon2id, a store round trip, a search): it runs on a worker
     // and this connection's I/O thread serves others meanwhile.
     Response res = co_await asio::co_spawn(
         workers->get_executor(), [this, &req]() -> asio::awaitable<Response> { co_return app.handle(req); },
         asio::use_awaitable);
-    queued.fetch_sub(1);
+    app.metrics().queue_depth(static_cast<double>(queued.fetch_sub(1) - 1));
     co_return res;
   }
 

@@ -1,0 +1,66 @@
+#include "web/metrics.h"
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+namespace ridge::web {
+
+struct Metrics::Impl {
+  std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
+  prometheus::Family<prometheus::Counter>& requests =
+      prometheus::BuildCounter().Name("ridge_http_requests_total").Help("HTTP requests answered, by route and status").Register(*registry);
+  prometheus::Family<prometheus::Histogram>& latency = prometheus::BuildHistogram()
+                                                           .Name("ridge_http_request_duration_seconds")
+                                                           .Help("Time to answer a request in the application, by route")
+                                                           .Register(*registry);
+  prometheus::Gauge& in_flight = prometheus::BuildGauge()
+                                     .Name("ridge_http_requests_in_flight")
+                                     .Help("Requests being handled now")
+                                     .Register(*registry)
+                                     .Add({});
+  prometheus::Gauge& queue = prometheus::BuildGauge()
+                                 .Name("ridge_worker_queue_depth")
+                                 .Help("Requests on the worker pool, waiting or running")
+                                 .Register(*registry)
+                                 .Add({});
+  prometheus::Counter& refused = prometheus::BuildCounter()
+                                     .Name("ridge_signin_refusals_total")
+                                     .Help("Sign-ins refused by the rate limits (429)")
+                                     .Register(*registry)
+                                     .Add({});
+  prometheus::Family<prometheus::Histogram>& store = prometheus::BuildHistogram()
+                                                         .Name("ridge_store_call_duration_seconds")
+                                                         .Help("Store calls, by operation and outcome")
+                                                         .Register(*registry);
+};
+
+namespace {
+const prometheus::Histogram::BucketBoundaries& buckets() {
+  static const prometheus::Histogram::BucketBoundaries kBuckets = {0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                                                   0.05,   0.1,    0.25,  0.5,    1,     2.5,   5};
+  return kBuckets;
+}
+}  // namespace
+
+Metrics::Metrics() : impl_(std::make_unique<Impl>()) {}
+Metrics::~Metrics() = default;
+
+void Metrics::request(const std::string& route, int status, double seconds) const {
+  impl_->requests.Add({{"route", route}, {"status", std::to_string(status)}}).Increment();
+  impl_->latency.Add({{"route", route}}, buckets()).Observe(seconds);
+}
+
+void Metrics::in_flight(int delta) const { impl_->in_flight.Increment(delta); }
+void Metrics::queue_depth(double waiting) const { impl_->queue.Set(waiting); }
+void Metrics::signin_refused() const { impl_->refused.Increment(); }
+
+void Metrics::store_call(const std::string& operation, double seconds, bool ok) const {
+  impl_->store.Add({{"operation", operation}, {"outcome", ok ? "ok" : "error"}}, buckets()).Observe(seconds);
+}
+
+std::string Metrics::text() const { return prometheus::TextSerializer().Serialize(impl_->registry->Collect()); }
+
+}  // namespace ridge::web

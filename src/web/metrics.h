@@ -1,0 +1,34 @@
+// Prometheus metrics of one server process (prometheus-cpp's core: the registry and the text
+// format; the HTTP exposure is ridge's own /metrics route). Thread-safe; every method is
+// callable on a const App. Labels are bounded: a route is the router's pattern
+// ("/q/{slug}"), never the raw path, so a scan of random URLs adds no series.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace ridge::web {
+
+class Metrics {
+ public:
+  Metrics();
+  ~Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
+  // One answered request: by route pattern and status, with its handler latency.
+  void request(const std::string& route, int status, double seconds) const;
+  void in_flight(int delta) const;          // requests being handled now
+  void queue_depth(double waiting) const;   // worker-pool requests waiting or running
+  void signin_refused() const;              // a sign-in answered 429
+  void store_call(const std::string& operation, double seconds, bool ok) const;
+
+  // The Prometheus text exposition format (version 0.0.4).
+  std::string text() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ridge::web
