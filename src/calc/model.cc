@@ -84,9 +84,9 @@ class ConfigReader {
 
 std::string n(int64_t v) { return group_thousands(static_cast<long double>(v)); }
 
-// The deepest nesting of arrays and objects in a JSON text, counted without parsing (so a
-// hostile file cannot make the parser, or an error message's dump, recurse).
-int nesting_depth(std::string_view text) {
+}  // namespace
+
+int json_nesting_depth(std::string_view text) {
   int depth = 0, deepest = 0;
   bool in_string = false, escaped = false;
   for (char c : text) {
@@ -111,6 +111,8 @@ int nesting_depth(std::string_view text) {
   return deepest;
 }
 
+namespace {
+
 }  // namespace
 
 
@@ -125,7 +127,7 @@ Result<ModelArch> parse_model_config(std::string_view json_text, std::string_vie
     return FieldError{"config", name, "is UTF-16 encoded", "a config.json saved as UTF-8"};
   }
   if (starts("\xEF\xBB\xBF")) json_text.remove_prefix(3);  // a UTF-8 byte-order mark
-  if (int depth = nesting_depth(json_text); depth > 32) {
+  if (int depth = json_nesting_depth(json_text); depth > 32) {
     return FieldError{"config", name, "nests arrays or objects " + std::to_string(depth) + " deep",
                       "a config.json nested at most 32 deep"};
   }

@@ -72,6 +72,10 @@ struct ParamCount {
 // Parses a config.json's text. `id` names it in errors and results. Errors name the key
 // ("num_key_value_heads") and what is accepted. A nested text_config (multimodal models)
 // is read for the language model.
+// The deepest nesting of arrays and objects in a JSON text, counted without parsing, so a
+// hostile text cannot make a parser (or an error message's dump) recurse.
+int json_nesting_depth(std::string_view text);
+
 // Refused before parsing: more than kMaxConfigBytes, UTF-16, nesting deeper than 32.
 inline constexpr size_t kMaxConfigBytes = 4u << 20;
 Result<ModelArch> parse_model_config(std::string_view json_text, std::string_view id);

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "calc/model.h"
 #include "diagram/diagrams.h"
 #include "web/course_pages.h"
 #include "web/pages.h"
@@ -137,6 +138,7 @@ void App::add_routes() {
   router_.add("GET", "/search", [this](const Request& r, const Params&) { return search(r); });
   router_.add("GET", "/api/calc", [this](const Request&, const Params&) { return api_calc_list(); });
   router_.add("GET", "/api/calc/{name}", [this](const Request& r, const Params& p) { return api_calc(r, p); });
+  router_.add("POST", "/api/calc/{name}", [this](const Request& r, const Params& p) { return api_calc_post(r, p); });
   router_.add("GET", "/api/questions", [this](const Request& r, const Params&) { return api_questions(r); });
   router_.add("GET", "/api/questions/{slug}", [this](const Request& r, const Params& p) { return api_question(r, p); });
   add_practice_routes();
@@ -418,6 +420,44 @@ Response App::api_calc(const Request& req, const Params& p) const {
     return json_response(404, errors_json({{"calculator", p.at("name"), "is not a known calculator", registry_.name_list()}}).dump(2) + "\n");
   }
   auto d = registry_.evaluate(p.at("name"), given_from(req), catalog_);
+  if (!d) return json_response(400, errors_json(d.errors()).dump(2) + "\n");
+  return json_response(200, calc::render_json(*d) + "\n");
+}
+
+Response App::api_calc_post(const Request& req, const Params& p) const {
+  // {"config": <a config.json object>, "<param>": value, ...}: what `ridge calc NAME --config
+  // FILE ...` prints with --json. The config is parsed by the same engine, never read from disk.
+  const calc::Calculator* c = registry_.find(p.at("name"));
+  if (c == nullptr) {
+    return json_response(404, errors_json({{"calculator", p.at("name"), "is not a known calculator", registry_.name_list()}}).dump(2) + "\n");
+  }
+  if (int depth = calc::json_nesting_depth(req.body); depth > 40) {
+    return json_response(400, errors_json({{"body", "", "nests " + std::to_string(depth) + " levels deep", "a JSON object nested at most 40 deep"}}).dump(2) + "\n");
+  }
+  nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    return json_response(400, errors_json({{"body", "", "is not a JSON object", "{\"config\": {...}, \"gpu\": \"h100-sxm\", ...}"}}).dump(2) + "\n");
+  }
+  calc::Given given = given_from(req);
+  std::string config_text;
+  for (const auto& [k, v] : body.items()) {
+    if (k == "config") {
+      if (!v.is_object()) return json_response(400, errors_json({{"config", "", "must be a config.json object", "{\"hidden_size\": ..., ...}"}}).dump(2) + "\n");
+      config_text = v.dump();
+      continue;
+    }
+    std::string value = v.is_string() ? v.get<std::string>() : v.is_number() || v.is_boolean() ? v.dump() : "";
+    if (value.empty()) {
+      return json_response(400, errors_json({{k.substr(0, 80), "", "must be a string or a number", "a value as the CLI takes it"}}).dump(2) + "\n");
+    }
+    given[calc::normalize_param_name(k)] = value;
+  }
+  calc::Catalog catalog = catalog_;
+  if (!config_text.empty()) {
+    given["config"] = "config.json";
+    catalog.read_config = [&config_text](const std::string&) -> calc::Result<std::string> { return config_text; };
+  }
+  auto d = registry_.evaluate(c->name, given, catalog);
   if (!d) return json_response(400, errors_json(d.errors()).dump(2) + "\n");
   return json_response(200, calc::render_json(*d) + "\n");
 }

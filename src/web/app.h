@@ -124,6 +124,7 @@ class App {
   int64_t now() const;
   Response api_calc_list() const;
   Response api_calc(const Request& req, const Params& p) const;
+  Response api_calc_post(const Request& req, const Params& p) const;
   Response api_questions(const Request& req) const;
   Response api_question(const Request& req, const Params& p) const;
 

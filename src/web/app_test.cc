@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "bank/loader.h"
 #include "calc/test_catalog.h"
@@ -307,6 +310,43 @@ TEST(Metrics, ScrapeShowsRequestsByRoutePatternAndMoves) {
   // Not for the public internet.
   scrape.remote = "203.0.113.9";
   EXPECT_EQ(app().handle(scrape).status, 404);
+}
+
+}  // namespace
+}  // namespace ridge::web
+
+namespace ridge::web {
+namespace {
+
+// Issue 20: a config.json posted to the API sizes a model, as `ridge calc fit --config` does.
+TEST(CalcApi, PostedConfigSizesAModelLikeTheCli) {
+  std::ifstream file(std::string(RIDGE_SOURCE_DIR) + "/data/models/llama-3.1-70b.json");
+  std::stringstream text;
+  text << file.rdbuf();
+  nlohmann::json body = {{"config", nlohmann::json::parse(text.str())}, {"gpu", "h100-sxm"}, {"gpus", 8}, {"context", "32768"}};
+  Request req;
+  req.method = "POST";
+  req.target = req.path = "/api/calc/fit";
+  req.body = body.dump();
+  Response r = app().handle(req);
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto posted = nlohmann::json::parse(r.body);
+  auto bundled = nlohmann::json::parse(get("/api/calc/fit?model=llama-3.1-70b&gpu=h100-sxm&gpus=8&context=32768").body);
+  // The same architecture, so the same KV per token and the same fit: 327,680 B per token.
+  EXPECT_EQ(posted["results"]["kv_bytes_per_token"], bundled["results"]["kv_bytes_per_token"]);
+  EXPECT_EQ(posted["results"]["max_sequences"], bundled["results"]["max_sequences"]);
+  // The engine's field errors, naming the config key.
+  body["config"]["num_key_value_heads"] = 7;
+  req.body = body.dump();
+  Response bad = app().handle(req);
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("num_key_value_heads"), std::string::npos) << bad.body;
+  req.body = std::string(100, '[') + std::string(100, ']');
+  EXPECT_EQ(app().handle(req).status, 400);
+  req.body = "{\"config\": 3}";
+  EXPECT_EQ(app().handle(req).status, 400);
+  req.body = "not json";
+  EXPECT_EQ(app().handle(req).status, 400);
 }
 
 }  // namespace

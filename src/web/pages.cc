@@ -155,6 +155,14 @@ std::string home_page(const Site& site) {
       }
     }
     body += "<p class=\"error\" data-for=\"_form\"></p><div class=\"field\"><button type=\"submit\">Work it out</button></div></form>\n";
+    // Any model from its own config.json: pasted or uploaded, sent to POST /api/calc/fit and
+    // parsed by the same engine on the server (needs JavaScript; the catalog models do not).
+    body += "<details class=\"config-upload\"><summary>Or size any model from its config.json</summary>"
+            "<label for=\"fit-config\">Paste a config.json</label><textarea id=\"fit-config\" rows=\"4\" data-config-for=\"fit\" "
+            "spellcheck=\"false\" placeholder=\"{&quot;hidden_size&quot;: 8192, ...}\"></textarea>"
+            "<label for=\"fit-config-file\">or upload one</label> <input id=\"fit-config-file\" type=\"file\" accept=\".json,application/json\" "
+            "data-config-file-for=\"fit-config\"><p class=\"muted\">Up to 1 MB; it is read on the server by the engine that reads "
+            "<code>ridge calc fit --config</code>, and not kept.</p></details>\n";
     if (d) {
       body += "<div class=\"kpis\">"
               "<div class=\"kpi\"><span class=\"v\" data-result=\"kv_bytes_per_token\">" + e(display(*d, "kv_bytes_per_token")) +

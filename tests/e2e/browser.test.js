@@ -35,6 +35,26 @@ test("the home widget updates when an input changes", async () => {
   await page.close();
 });
 
+test("a config.json pasted or uploaded sizes a model the catalog does not name", async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url + "/");
+  await page.waitForSelector("form[data-live][data-ready]");
+  // Llama 3.1 8B's own config.json: 32 layers, 8 KV heads of 128, so 131,072 B of KV per token
+  // in bf16 (2 × 32 × 8 × 128 × 2), which the engine shows as it shows any figure.
+  const expected = await (await fetch(server.url + "/api/calc/fit?model=llama-3.1-8b&gpu=h100-sxm&gpus=1&context=8192")).json();
+  await page.fill("#fit-gpus", "1");
+  await page.fill("#fit-context", "8192");
+  await page.click("details.config-upload > summary");
+  await page.setInputFiles("#fit-config-file", new URL("../../data/models/llama-3.1-8b.json", import.meta.url).pathname);
+  await page.waitForFunction((want) =>
+    document.querySelector('.kpi [data-result="kv_bytes_per_token"]').textContent === want, expected.display.kv_bytes_per_token);
+  assert.equal(await page.locator('.kpi [data-result="max_sequences"]').textContent(), expected.display.max_sequences);
+  // A broken paste is an error beside the form, not a stale result.
+  await page.fill("#fit-config", "{ not json");
+  await page.waitForFunction(() => /not valid JSON/.test(document.querySelector("form[data-live] .error[data-for='_form']").textContent));
+  await page.close();
+});
+
 test("a question reveals its answer", async () => {
   const page = await browser.newPage();
   await page.goto(server.url + "/q/prefill-vs-decode");

@@ -64,7 +64,22 @@
     new FormData(form).forEach(function (v, k) { if (v !== "") params.append(k, v); });
     var url = "/api/calc/" + form.getAttribute("data-live") + "?" + params.toString();
     var out = document.getElementById(form.getAttribute("data-output"));
-    fetch(url, { headers: { Accept: "application/json" } })
+    // A pasted or uploaded config.json replaces the model: POST it with the other inputs.
+    var pasted = document.querySelector('textarea[data-config-for="' + form.getAttribute("data-live") + '"]');
+    var request = { headers: { Accept: "application/json" } };
+    if (pasted && pasted.value.trim() !== "") {
+      var config;
+      try { config = JSON.parse(pasted.value); } catch (e) {
+        clearErrors(form);
+        showErrors(form, [{ field: "", message: "the config.json is not valid JSON: " + e.message }]);
+        return;
+      }
+      var body = { config: config };
+      params.forEach(function (v, k) { if (k !== "model") body[k] = v; });
+      url = "/api/calc/" + form.getAttribute("data-live");
+      request = { method: "POST", headers: { Accept: "application/json", "Content-Type": "application/json" }, body: JSON.stringify(body) };
+    }
+    fetch(url, request)
       .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, body: j }; }); })
       .then(function (res) {
         clearErrors(form);
@@ -171,4 +186,23 @@
     };
     tick();
   }
+
+  // Reading an uploaded config.json into its textarea, then recomputing.
+  document.querySelectorAll("input[data-config-file-for]").forEach(function (input) {
+    input.addEventListener("change", function () {
+      var file = input.files && input.files[0];
+      var area = document.getElementById(input.getAttribute("data-config-file-for"));
+      if (!file || !area) return;
+      if (file.size > 1000000) { area.value = ""; alert("config.json files are a few kilobytes; this one is " + file.size + " bytes"); return; }
+      file.text().then(function (text) { area.value = text; area.dispatchEvent(new Event("input", { bubbles: true })); });
+    });
+  });
+  document.querySelectorAll("textarea[data-config-for]").forEach(function (area) {
+    var form = document.querySelector('form[data-live="' + area.getAttribute("data-config-for") + '"]');
+    var timer = null;
+    area.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () { if (form) update(form); }, 300);
+    });
+  });
 })();
