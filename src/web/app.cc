@@ -254,7 +254,10 @@ Response App::handle(const Request& req) const {
     } else {
       res = error(req, 404, "There is no page at " + req.path + ".");
     }
+  } catch (const StoreUnavailable& ex) {
+    res = store_unavailable(req, ex.what());
   } catch (const std::exception& ex) {
+    std::cerr << "ridge: 500 on " << req.method << " " << req.path << ": " << ex.what() << "\n";
     res = error(req, 500, "Something broke while answering this request.");
   }
   // Whatever depends on the visitor is never stored by a shared cache: a response marked

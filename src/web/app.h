@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 
 #include "account/clock.h"
@@ -23,6 +24,12 @@
 #include "web/search.h"
 
 namespace ridge::web {
+
+// Thrown by a handler when the store does not answer; App::handle turns it into 503 with a
+// retry hint and a log line, never a user error.
+struct StoreUnavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 struct AppOptions {
   // Accounts, reviews and progress live here; without a store those routes answer 503.

@@ -82,13 +82,16 @@ App::Visitor App::visitor(const Request& req) const {
   if (token.size() != 64) return v;
   std::string hash = account::token_hash(token);
   auto session = options_.store->find_session(hash);
-  if (!session.ok() || !session->has_value()) return v;
+  // A store that does not answer is the server's failure, not an anonymous visitor: 503.
+  if (!session.ok()) throw StoreUnavailable(session.error().message);
+  if (!session->has_value()) return v;
   if ((*session)->expires_at <= now()) {
     options_.store->delete_session(hash);
     return v;
   }
   auto user = options_.store->get_user((*session)->user_id);
-  if (!user.ok() || !user->has_value()) return v;
+  if (!user.ok()) throw StoreUnavailable(user.error().message);
+  if (!user->has_value()) return v;
   v.user_id = (*user)->id;
   v.email = (*user)->email;
   v.csrf = (*session)->csrf_token;

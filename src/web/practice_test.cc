@@ -1,5 +1,6 @@
 // Accounts and practice through App::handle, on a real SQLite store and a fake clock.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -328,6 +329,21 @@ TEST_F(Practice, ACourseResumesWhereTheUserLeftIt) {
   EXPECT_NE(after.body.find("1 of " + std::to_string(course.modules.size()) + " modules done"), std::string::npos);
   EXPECT_NE(after.body.find("Resume at " + calc::html_escape(course.modules[1].title)), std::string::npos);
   EXPECT_EQ(call("GET", "/courses/nope").status, 404);
+}
+
+// Finding 12: a store failure was shown as "sign in to save reviews" (401) or raw driver text.
+TEST_F(Practice, Finding12_AStoreFailureIs503WithARetryHint) {
+  Client a = signup("down@example.com");
+  // A real failure of the real store: its sessions table vanishes under it.
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "DROP TABLE sessions", nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(other);
+  sqlite3_close(other);
+  Response review = call("POST", "/api/reviews", json{{"slug", "prefill-vs-decode"}, {"grade", 3}}.dump(), &a);
+  EXPECT_EQ(review.status, 503) << review.body;
+  EXPECT_EQ(header(review, "Retry-After"), "5");
+  EXPECT_EQ(review.body.find("no such table"), std::string::npos);  // no driver text for the user
+  EXPECT_EQ(call("GET", "/dashboard", "", &a).status, 503);
 }
 
 // Finding 13: weak passwords and malformed addresses were accepted.
