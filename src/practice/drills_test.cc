@@ -12,7 +12,7 @@ namespace {
 
 TEST(Drills, SameSeedSameDrillAndEveryTemplateWorks) {
   std::set<std::string> seen;
-  for (uint64_t seed = 1; seed <= 400; ++seed) {
+  for (uint64_t seed = 1; seed <= 4000; ++seed) {
     auto d = make_drill(seed, "", calc::testing::registry(), calc::testing::real_catalog());
     ASSERT_TRUE(d.has_value()) << seed;
     auto again = make_drill(seed, "", calc::testing::registry(), calc::testing::real_catalog());
@@ -21,7 +21,30 @@ TEST(Drills, SameSeedSameDrillAndEveryTemplateWorks) {
     EXPECT_TRUE(std::isfinite(d->expected));
     seen.insert(d->template_id);
   }
-  EXPECT_EQ(seen.size(), 9u);  // every template is reachable
+  EXPECT_EQ(seen.size(), drill_template_ids().size());  // every template is reachable
+  EXPECT_GE(seen.size(), 40u);
+}
+
+// Issue 20: drills for every topic with numbers (all but behavioral), prompts with numbers
+// formatted for people.
+TEST(Drills, EveryTopicButBehavioralHasDrillsAndPromptsReadWell) {
+  std::set<std::string> topics;
+  for (const auto& t : drill_topics()) topics.insert(t);
+  for (const char* t : {"gpu-architecture", "cluster-buildout", "kernels", "distributed-training", "inference-serving",
+                        "open-weights", "napkin-math", "networking-storage", "fleet-reliability", "scheduling",
+                        "system-design", "coding"}) {
+    EXPECT_TRUE(topics.count(t)) << t;
+    auto d = make_drill(7, t, calc::testing::registry(), calc::testing::real_catalog());
+    ASSERT_TRUE(d.has_value()) << t;
+    EXPECT_EQ(d->topic, t);
+  }
+  EXPECT_FALSE(topics.count("behavioral"));
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    auto d = make_drill(seed, "", calc::testing::registry(), calc::testing::real_catalog());
+    ASSERT_TRUE(d.has_value());
+    EXPECT_EQ(d->prompt.find("131072"), std::string::npos) << d->prompt;  // 131,072, not raw digits
+    EXPECT_EQ(d->prompt.find("16384 "), std::string::npos) << d->prompt;
+  }
 }
 
 TEST(Drills, GradingWithinTenPercentAndUnits) {
