@@ -90,7 +90,7 @@ Result<Derivation> speculative(const Inputs& in, const Catalog&) {
     d.result("speedup_at_batch", at, Unit::kNone);
   }
   d.set_conclusion(speedup <= 1 ? "Never pays: the draft costs more than the accepted tokens save."
-                                : "Pays below a batch of about " + num(std::floor(even)) + " sequences on " + gpu->id +
+                                : "Pays up to a batch of " + num(std::floor(even)) + " sequences on " + gpu->id +
                                       "; beyond it the verification's extra compute costs more than the tokens it adds.");
   return d;
 }
