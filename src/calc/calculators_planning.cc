@@ -167,6 +167,7 @@ Result<Derivation> lora(const Inputs& in, const Catalog& catalog) {
     d.assume("mixture of experts: every routed and shared expert of the MoE layers gets its own MLP adapter");
   }
   double total = 0;
+  std::string terms;
   for (const auto& mod : modules) {
     double value;
     std::string formula, sub;
@@ -193,8 +194,9 @@ Result<Derivation> lora(const Inputs& in, const Catalog& catalog) {
             " + " + num(ew) + ") + " + num(sw > 0 ? h + sw : 0) + ") × " + num(moe_layers) + ") × " + b;
     }
     total += d.step("Adapter " + mod, formula, sub, value, Unit::kBytes);
+    terms += (terms.empty() ? "" : " + ") + q(value, Unit::kBytes);
   }
-  d.step("Adapter", "sum over the modules", num(total) + " B", total, Unit::kBytes);
+  d.step("Adapter", "sum over the modules", terms, total, Unit::kBytes);
   d.result("adapter_bytes", total, Unit::kBytes);
   d.result("adapter_params", total / bytes, Unit::kCount);
   if (!in.has("memory") && !in.gpu()) return d;
