@@ -57,6 +57,13 @@ BENCHMARK_CAPTURE(BM_Calculator, cluster_power, "cluster-power", {{"gpu", "h100-
 BENCHMARK_CAPTURE(BM_Calculator, replicas, "replicas", {{"qps", "100"}, {"output-tokens", "500"}, {"tokens-per-second", "2000"}});
 BENCHMARK_CAPTURE(BM_Calculator, chip, "chip", {{"gpu", "b200"}});
 BENCHMARK_CAPTURE(BM_Calculator, transfer, "transfer", {{"bytes", "1.1TB"}, {"bandwidth", "100GB/s"}});
+BENCHMARK_CAPTURE(BM_Calculator, activation_memory, "activation-memory", {{"hidden", "12288"}, {"layers", "96"}, {"heads", "96"}, {"seq", "2048"}, {"tp", "8"}, {"pp", "8"}, {"sequence-parallel", "on"}, {"recompute", "selective"}});
+BENCHMARK_CAPTURE(BM_Calculator, alltoall, "alltoall", {{"model", "deepseek-v3"}, {"tokens", "4096"}, {"ep", "64"}, {"gpu", "h100-sxm"}});
+BENCHMARK_CAPTURE(BM_Calculator, layout, "layout", {{"model", "llama-3.1-70b"}, {"gpus", "1024"}, {"tp", "8"}, {"pp", "4"}, {"global-batch", "512"}, {"seq", "8192"}, {"sequence-parallel", "on"}, {"recompute", "selective"}, {"gpu", "h100-sxm"}});
+BENCHMARK_CAPTURE(BM_Calculator, speculative, "speculative", {{"acceptance", "0.8"}, {"draft-tokens", "4"}, {"gpu", "h100-sxm"}, {"batch", "64"}});
+BENCHMARK_CAPTURE(BM_Calculator, lora, "lora", {{"model", "llama-3.1-8b"}, {"rank", "16"}, {"modules", "q,k,v,o,gate,up,down"}, {"gpu", "h100-sxm"}});
+BENCHMARK_CAPTURE(BM_Calculator, tco, "tco", {{"server-price", "300000"}, {"gpu", "h100-sxm"}, {"rent", "2.50"}});
+BENCHMARK_CAPTURE(BM_Calculator, cluster_power_budget, "cluster-power", {{"gpu", "h100-sxm"}, {"power-budget", "20MW"}});
 BENCHMARK(BM_RenderText);
 BENCHMARK(BM_RenderJson);
 BENCHMARK(BM_ParseDeepSeekConfig);

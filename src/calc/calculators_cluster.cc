@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "calc/common.h"
+#include "calc/training.h"
 
 namespace ridge::calc {
 namespace {
@@ -163,11 +164,8 @@ Result<Derivation> pipeline_bubble(const Inputs& in, const Catalog&) {
   Derivation d("pipeline-bubble", "Pipeline bubble");
   describe_inputs(d, in, bubble_params());
   d.assume("equal stage times, backward = 2 × forward; bubble from Narayanan et al. (2021), section 2.2");
-  double idle = d.step("Idle per step", "(p − 1) / v microbatch slots", "(" + num(p) + " − 1) / " + num(v), (p - 1) / v,
-                       Unit::kNone);
-  double fraction = d.step("Bubble fraction", "idle / (m + idle)", format_significant(idle, 4) + " / (" + num(m) + " + " +
-                                                                        format_significant(idle, 4) + ")",
-                           idle / (m + idle), Unit::kRatio);
+  double fraction = bubble_fraction(p, m, v, d);
+  const double idle = (p - 1) / v;
   d.result("bubble_fraction", fraction, Unit::kRatio);
   d.result("bubble_over_ideal", idle / m, Unit::kRatio);
   return d;
@@ -176,8 +174,13 @@ Result<Derivation> pipeline_bubble(const Inputs& in, const Catalog&) {
 std::vector<ParamSpec> power_params() {
   return {
       gpu_param(),
-      count("gpus", Unit::kCount, "accelerators in the cluster", 1, 1e7, "", true, "1024"),
-      number("node-overhead", Unit::kNone, "multiplier for CPUs, NICs, fans, storage and switches per GPU watt", 1, 5, "1.5"),
+      count("gpus", Unit::kCount, "accelerators in the cluster (or give --power-budget)", 1, 1e7, "", false, "1024"),
+      number("power-budget", Unit::kWatts, "facility power available, W (accepts k, M): how many GPUs fit (instead of --gpus)",
+             0, 1e11, "", false, "20M"),
+      number("node-overhead", Unit::kNone,
+             "multiplier for CPUs, NICs, fans, storage and switches per GPU watt (default: from the vendor's system power, "
+             "else 1.5)",
+             1, 5),
       number("pue", Unit::kNone, "power usage effectiveness of the facility (cooling, conversion)", 1, 3, "1.3"),
   };
 }
@@ -187,21 +190,76 @@ Result<Derivation> cluster_power(const Inputs& in, const Catalog&) {
   if (gpu.power_watts <= 0) {
     return FieldError{"gpu", gpu.id, "has no published power figure in the catalog", "a chip with power_watts"};
   }
-  const double gpus = in.number("gpus"), overhead = in.number("node-overhead"), pue = in.number("pue");
-  Derivation d("cluster-power", "Power envelope of " + num(gpus) + " × " + gpu.id);
+  if (in.has("gpus") == in.has("power-budget")) {
+    return FieldError{in.has("gpus") ? "power-budget" : "gpus", in.has("gpus") ? in.raw().at("power-budget") : "",
+                      in.has("gpus") ? "cannot be combined with --gpus" : "is required (or --power-budget)",
+                      "either --gpus N or --power-budget W"};
+  }
+  const double pue = in.number("pue");
+  const bool reverse = in.has("power-budget");
+  Derivation d("cluster-power", reverse ? "GPUs that fit in " + q(in.number("power-budget"), Unit::kWatts) + " of " + gpu.id
+                                        : "Power envelope of " + num(in.number("gpus")) + " × " + gpu.id);
   describe_gpu(d, gpu);
   describe_inputs(d, in, power_params());
   d.assume("every GPU at its rated power (" + q(gpu.power_watts, Unit::kWatts) + ", " + gpu.source + ")");
-  d.assume("node overhead and PUE are planning factors, not measurements: replace them with the vendor's node power and the site's PUE");
+  // The node overhead: the vendor's system power over its GPUs' power, unless given.
+  const SystemSpec& sys = gpu.system;
+  const bool from_system = !in.has("node-overhead") && gpu.has_system();
+  double overhead;
+  if (in.has("node-overhead")) {
+    overhead = in.number("node-overhead");
+    d.assume("node overhead " + num(overhead) + " as given: a planning factor, not the vendor's system figure");
+  } else if (from_system) {
+    d.assume(sys.name + ": " + q(sys.power_watts, Unit::kWatts) + " maximum system power for " + num(sys.gpus) +
+             " GPUs (" + sys.source + ", " + sys.as_of + "); the maximum, not a measured draw");
+    double per_gpu = d.step("System power per GPU", "system power ÷ GPUs per system",
+                            q(sys.power_watts, Unit::kWatts) + " ÷ " + num(sys.gpus), sys.power_per_gpu(), Unit::kWatts);
+    overhead = d.step("Node overhead", "system power per GPU ÷ GPU power",
+                      q(per_gpu, Unit::kWatts) + " ÷ " + q(gpu.power_watts, Unit::kWatts), per_gpu / gpu.power_watts,
+                      Unit::kNone);
+  } else {
+    overhead = 1.5;
+    d.assume("the catalog lists no system for " + gpu.id + ": node overhead 1.5 is a planning factor (give --node-overhead)");
+  }
+  d.assume("PUE is the site's figure; " + num(pue) + " is typical of an air-cooled facility");
+  double gpus;
+  if (reverse) {
+    const double budget = in.number("power-budget");
+    double it_budget = d.step("IT power in the budget", "budget ÷ PUE", q(budget, Unit::kWatts) + " ÷ " + num(pue),
+                              budget / pue, Unit::kWatts);
+    double per_gpu_it = d.step("IT power per GPU", "GPU power × node overhead",
+                               q(gpu.power_watts, Unit::kWatts) + " × " + format_significant(overhead, 4),
+                               gpu.power_watts * overhead, Unit::kWatts);
+    if (from_system) {
+      double systems = d.step("Whole systems", "floor(IT power ÷ system power)",
+                              "floor(" + q(it_budget, Unit::kWatts) + " ÷ " + q(sys.power_watts, Unit::kWatts) + ")",
+                              std::floor(it_budget / sys.power_watts + 1e-9), Unit::kCount);
+      gpus = d.step("GPUs that fit", "whole systems × GPUs per system", num(systems) + " × " + num(sys.gpus),
+                    systems * sys.gpus, Unit::kCount);
+      d.result("systems", systems, Unit::kCount);
+    } else {
+      gpus = d.step("GPUs that fit", "floor(IT power ÷ IT power per GPU)",
+                    "floor(" + q(it_budget, Unit::kWatts) + " ÷ " + q(per_gpu_it, Unit::kWatts) + ")",
+                    std::floor(it_budget / per_gpu_it + 1e-9), Unit::kCount);
+    }
+    d.result("gpus", gpus, Unit::kCount);
+  } else {
+    gpus = in.number("gpus");
+  }
   double gpu_w = d.step("GPU power", "gpus × rated power", num(gpus) + " × " + q(gpu.power_watts, Unit::kWatts),
                         gpus * gpu.power_watts, Unit::kWatts);
-  double it_w = d.step("IT power", "GPU power × node overhead", q(gpu_w, Unit::kWatts) + " × " + num(overhead),
+  double it_w = d.step("IT power", "GPU power × node overhead", q(gpu_w, Unit::kWatts) + " × " + format_significant(overhead, 4),
                        gpu_w * overhead, Unit::kWatts);
   double facility_w = d.step("Facility power", "IT power × PUE", q(it_w, Unit::kWatts) + " × " + num(pue), it_w * pue,
                              Unit::kWatts);
   d.result("gpu_watts", gpu_w, Unit::kWatts);
   d.result("it_watts", it_w, Unit::kWatts);
   d.result("facility_watts", facility_w, Unit::kWatts);
+  d.result("node_overhead", overhead, Unit::kNone);
+  if (reverse) {
+    d.set_conclusion(num(gpus) + " × " + gpu.id + " fit in " + q(in.number("power-budget"), Unit::kWatts) + ", drawing " +
+                     q(facility_w, Unit::kWatts) + " at the meter.");
+  }
   return d;
 }
 
@@ -246,8 +304,9 @@ void register_cluster_calculators(Registry& r) {
          "--events 419 --days 54 --gpus 16384 --target-gpus 100000 --target-days 1", interruptions});
   r.add({"pipeline-bubble", "Idle fraction of a pipeline-parallel schedule (GPipe, 1F1B, interleaved)", bubble_params(),
          {"bubble_fraction", "bubble_over_ideal"}, "--stages 8 --microbatches 32", pipeline_bubble});
-  r.add({"cluster-power", "Power envelope of a GPU cluster: GPUs, IT load with node overhead, facility with PUE",
-         power_params(), {"gpu_watts", "it_watts", "facility_watts"}, "--gpu h100-sxm --gpus 1024", cluster_power});
+  r.add({"cluster-power", "Power envelope of a GPU cluster (GPUs, IT load with the system's overhead, facility with PUE), or the GPUs a power budget holds",
+         power_params(), {"gpu_watts", "it_watts", "facility_watts", "node_overhead", "gpus", "systems"},
+         "--gpu h100-sxm --gpus 1024", cluster_power});
   r.add({"replicas", "Serving replicas for a peak request rate at a per-replica throughput", replicas_params(),
          {"tokens_per_second_needed", "replicas"}, "--qps 100 --output-tokens 500 --tokens-per-second 2000",
          replicas});

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "calc/common.h"
+#include "calc/training.h"
 
 namespace ridge::calc {
 namespace {
@@ -46,6 +47,7 @@ Result<Derivation> fit(const Inputs& in, const Catalog& catalog) {
            std::string(dtype_name(wd)) + "; KV cache in " + std::string(dtype_name(kvd)));
   d.assume("the reserve covers activations, CUDA graphs, the framework and fragmentation");
   d.assume("decimal units: 1 GB = 10^9 B; memory as the vendor states it");
+  check_context(m, context, d);
   if (m.is_mla()) {
     d.assume("latent attention caches the compressed kv_lora_rank vector plus the rope key, shared by all heads");
   }
@@ -62,8 +64,7 @@ Result<Derivation> fit(const Inputs& in, const Catalog& catalog) {
                           num(p.total) + " × " + num(wbytes) + " B", p.total * wbytes, Unit::kBytes);
   double kv_token = d.step("KV per token", kv_formula(m), kv_substituted(m, kvbytes),
                            kv_elements_per_token(m) * kvbytes, Unit::kBytes);
-  double kv_seq = d.step("KV per sequence", "KV per token × context",
-                         num(kv_token) + " B × " + num(context), kv_token * context, Unit::kBytes);
+  double kv_seq = kv_per_sequence_step(m, kv_token, context, d);
   const double replication = kv_replication(m, gpus, in.text("attention"), d);
   double kv_held = kv_seq;
   if (replication > 1) {
@@ -148,29 +149,10 @@ Result<Derivation> training_memory(const Inputs& in, const Catalog& catalog) {
   const double gpus = in.number("gpus");
   const int stage = static_cast<int>(in.number("zero-stage"));
   const bool adam = in.text("optimizer") == "adam";
-  // Mixed precision (Rajbhandari et al., ZeRO, 2020, section 3.1): bf16 weights (2) and
-  // gradients (2), plus fp32 master weights (4) and the optimizer's moments.
-  const double weights_b = 2, grads_b = 2, opt_b = adam ? 12 : 8;
-  d.assume("mixed precision: bf16 weights and gradients, fp32 master copy in the optimizer state");
-  d.assume(adam ? "Adam keeps fp32 master weights, first and second moments: 4 + 4 + 4 = 12 B/param"
-                : "SGD with momentum keeps fp32 master weights and momentum: 4 + 4 = 8 B/param");
-  d.assume("activations, temporary buffers and fragmentation are not included");
-  double per_param = d.step("Bytes per parameter", "weights + gradients + optimizer",
-                            num(weights_b) + " + " + num(grads_b) + " + " + num(opt_b), weights_b + grads_b + opt_b,
-                            Unit::kBytes);
-  double state = d.step("State", "params × bytes per parameter", num(params) + " × " + num(per_param) + " B",
-                        params * per_param, Unit::kBytes);
-  double w = weights_b, g = grads_b, o = opt_b;
-  std::string formula;
-  switch (stage) {
-    case 0: formula = "(w + g + o) × params"; break;
-    case 1: o /= gpus; formula = "(w + g + o / gpus) × params"; break;
-    case 2: o /= gpus; g /= gpus; formula = "(w + (g + o) / gpus) × params"; break;
-    default: o /= gpus; g /= gpus; w /= gpus; formula = "(w + g + o) / gpus × params"; break;
-  }
-  double per_gpu = d.step("State per GPU (ZeRO-" + std::to_string(stage) + ")", formula,
-                          "(" + num(w) + " + " + num(g) + " + " + num(o) + ") B × " + num(params),
-                          (w + g + o) * params, Unit::kBytes);
+  assume_training_state(adam, d);
+  d.assume("activations, temporary buffers and fragmentation are not included (activation-memory gives the activations)");
+  TrainingState st = training_state(params, gpus, stage, adam, d);
+  const double per_param = st.bytes_per_param, state = st.state_bytes, per_gpu = st.per_gpu_bytes;
   d.result("bytes_per_param", per_param, Unit::kBytes);
   d.result("state_bytes", state, Unit::kBytes);
   d.result("state_bytes_per_gpu", per_gpu, Unit::kBytes);

@@ -23,14 +23,6 @@ std::vector<ParamSpec> decode_params() {
   };
 }
 
-std::string divisors(int64_t n) {
-  std::string out;
-  for (int64_t i = 1; i <= n; ++i) {
-    if (n % i == 0) out += (out.empty() ? "" : ", ") + std::to_string(i);
-  }
-  return out;
-}
-
 Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
   auto model = resolve_model(in, catalog);
   if (!model) return model.errors();
@@ -53,6 +45,7 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
   d.assume("decode is memory-bound: each step reads the weights it uses and every sequence's KV cache once");
   d.assume("the floor ignores compute, kernel launch gaps and the all-reduce time; real steps are slower");
   d.assume("weights and KV split evenly across the tensor-parallel group");
+  check_context(m, context, d);
   ParamCount p = count_params(m);
   const double wb = dtype_bytes(wd), kb = dtype_bytes(kvd);
   double resident = d.step("Weights per GPU", "params × bytes ÷ tp",
@@ -78,10 +71,19 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
   double kv_token = d.step("KV per token", kv_formula(m), kv_substituted(m, kb), kv_elements_per_token(m) * kb,
                            Unit::kBytes);
   const double replication = kv_replication(m, tp, in.text("attention"), d);
-  double kv_s = d.step("KV read time", "batch × context × KV per token × copies ÷ tp ÷ bandwidth",
-                       num(batch) + " × " + num(context) + " × " + num(kv_token) + " B × " + num(replication) + " ÷ " +
-                           num(tp) + " ÷ " + q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
-                       batch * context * kv_token * replication / tp / gpu.memory_bandwidth, Unit::kSeconds);
+  double kv_s;
+  if (m.has_sliding_window() && context > static_cast<double>(m.sliding_window)) {
+    double kv_seq = kv_per_sequence_step(m, kv_token, context, d);
+    kv_s = d.step("KV read time", "batch × KV per sequence × copies ÷ tp ÷ bandwidth",
+                  num(batch) + " × " + q(kv_seq, Unit::kBytes) + " × " + num(replication) + " ÷ " + num(tp) + " ÷ " +
+                      q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
+                  batch * kv_seq * replication / tp / gpu.memory_bandwidth, Unit::kSeconds);
+  } else {
+    kv_s = d.step("KV read time", "batch × context × KV per token × copies ÷ tp ÷ bandwidth",
+                  num(batch) + " × " + num(context) + " × " + num(kv_token) + " B × " + num(replication) + " ÷ " +
+                      num(tp) + " ÷ " + q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
+                  batch * context * kv_token * replication / tp / gpu.memory_bandwidth, Unit::kSeconds);
+  }
   const double efficiency = in.number("bandwidth-efficiency"), overhead = in.number("step-overhead");
   double floor_s = weight_s + kv_s;
   double step;

@@ -219,13 +219,73 @@ TEST(PipelineBubble, OneF1B) {
               3.5 / 35.5, 1e-12);
 }
 
-TEST(ClusterPower, ThousandH100) {
-  // 1,024 × 700 W = 716.8 kW; × 1.5 = 1.0752 MW IT; × 1.3 = 1.39776 MW at the meter.
+TEST(ClusterPower, ThousandH100FromTheSystemFigure) {
+  // DGX H100: 10.2 kW for 8 GPUs = 1,275 W per GPU; overhead 1,275 / 700 = 1.821429.
+  // 1,024 × 700 W = 716.8 kW; IT 1,024 × 1,275 W = 1.3056 MW; × 1.3 = 1.69728 MW at the meter.
   Derivation d = run("cluster-power", {{"gpu", "h100-sxm"}, {"gpus", "1024"}});
   EXPECT_DOUBLE_EQ(result(d, "gpu_watts"), 716800);
+  EXPECT_NEAR(result(d, "node_overhead"), 1275.0 / 700, 1e-12);
+  EXPECT_NEAR(result(d, "it_watts"), 1305600, 1e-6);
+  EXPECT_NEAR(result(d, "facility_watts"), 1697280, 1e-6);
+  EXPECT_EQ(errors_of("cluster-power", {{"gpu", "tpu-v6e"}, {"gpus", "8"}})[0].field, "gpu");
+}
+
+TEST(ClusterPower, ExplicitOverheadAndChipsWithoutASystem) {
+  // --node-overhead 1.5: 716.8 kW × 1.5 = 1.0752 MW IT; × 1.3 = 1.39776 MW.
+  Derivation d = run("cluster-power", {{"gpu", "h100-sxm"}, {"gpus", "1024"}, {"node-overhead", "1.5"}});
   EXPECT_DOUBLE_EQ(result(d, "it_watts"), 1075200);
   EXPECT_NEAR(result(d, "facility_watts"), 1397760, 1e-6);
-  EXPECT_EQ(errors_of("cluster-power", {{"gpu", "tpu-v6e"}, {"gpus", "8"}})[0].field, "gpu");
+  // h100-pcie has no system entry: the 1.5 planning factor. 8 × 350 W × 1.5 = 4.2 kW.
+  EXPECT_DOUBLE_EQ(result(run("cluster-power", {{"gpu", "h100-pcie"}, {"gpus", "8"}}), "it_watts"), 4200);
+  // GB200 NVL72: 150 kW / 72 = 2,083.33 W per GPU against 1,200 W: overhead 1.736111.
+  EXPECT_NEAR(result(run("cluster-power", {{"gpu", "gb200"}, {"gpus", "72"}}), "node_overhead"), 150000.0 / 72 / 1200,
+              1e-12);
+}
+
+TEST(ClusterPower, APowerBudgetGivesTheGpusThatFit) {
+  // 1 MW at PUE 1.3 leaves 769,230.8 W of IT power; floor(769,230.8 / 10,200) = 75 DGX H100
+  // = 600 GPUs, drawing 600 × 1,275 W × 1.3 = 994,500 W.
+  Derivation d = run("cluster-power", {{"gpu", "h100-sxm"}, {"power-budget", "1MW"}});
+  EXPECT_EQ(result(d, "systems"), 75);
+  EXPECT_EQ(result(d, "gpus"), 600);
+  EXPECT_NEAR(result(d, "facility_watts"), 994500, 1e-6);
+  // Without a system: floor(769,230.8 / (350 × 1.5 = 525 W)) = floor(1,465.2) = 1,465 GPUs.
+  EXPECT_EQ(result(run("cluster-power", {{"gpu", "h100-pcie"}, {"power-budget", "1000kW"}}), "gpus"), 1465);
+  EXPECT_EQ(errors_of("cluster-power", {{"gpu", "h100-sxm"}})[0].field, "gpus");
+  EXPECT_EQ(errors_of("cluster-power", {{"gpu", "h100-sxm"}, {"gpus", "8"}, {"power-budget", "1MW"}})[0].field,
+            "power-budget");
+  EXPECT_EQ(errors_of("cluster-power", {{"gpu", "h100-sxm"}, {"power-budget", "1 GJ"}})[0].field, "power-budget");
+}
+
+TEST(Fit, SlidingWindowLayersHoldOnlyTheWindow) {
+  // gpt-oss-120b: 36 layers, 8 KV heads of 64; layer_types makes 18 of them slide over 128
+  // tokens. KV per token 2 × 36 × 8 × 64 × 2 B = 73,728 B, 2,048 B per layer. At 32,768
+  // tokens: 2,048 × (18 × 32,768 + 18 × 128) = 2,048 × 592,128 = 1,212,678,144 B, not
+  // 73,728 × 32,768 = 2,415,919,104 B. Under the window (100 tokens) every layer holds all:
+  // 73,728 × 100 = 7,372,800 B.
+  Derivation d = run("fit", {{"model", "gpt-oss-120b"}, {"gpu", "h100-sxm"}, {"context", "32768"}});
+  EXPECT_DOUBLE_EQ(result(d, "kv_bytes_per_token"), 73728);
+  EXPECT_DOUBLE_EQ(result(d, "kv_bytes_per_sequence"), 1212678144.0);
+  EXPECT_DOUBLE_EQ(result(run("fit", {{"model", "gpt-oss-120b"}, {"gpu", "h100-sxm"}, {"context", "100"}}),
+                          "kv_bytes_per_sequence"),
+                   7372800);
+}
+
+TEST(Fit, ContextBeyondTheTrainedLengthIsStated) {
+  // Llama 3.1 8B: max_position_embeddings 131,072; 200,000 tokens is past it.
+  Derivation d = run("fit", {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm"}, {"context", "200000"}});
+  bool said = false;
+  for (const auto& a : d.assumptions()) said = said || a.find("max_position_embeddings (131,072)") != std::string::npos;
+  EXPECT_TRUE(said);
+  Derivation ok = run("fit", {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm"}, {"context", "8192"}});
+  for (const auto& a : ok.assumptions()) EXPECT_EQ(a.find("max_position_embeddings"), std::string::npos) << a;
+}
+
+TEST(Decode, SlidingWindowBoundsTheKvRead) {
+  // gpt-oss-120b, batch 1 at 32,768 tokens of context: 1,212,678,144 B ÷ 3.35e12 B/s =
+  // 361.99 us of KV reads on one H100.
+  Derivation d = run("decode", {{"model", "gpt-oss-120b"}, {"gpu", "h100-sxm"}, {"context", "32768"}});
+  EXPECT_NEAR(result(d, "kv_read_seconds"), 1212678144.0 / 3.35e12, 1e-15);
 }
 
 TEST(Replicas, PeakRate) {

@@ -181,9 +181,41 @@ void describe_model(Derivation& d, const ModelArch& m, const std::string& raw_na
   }
   d.add_input(raw_name, m.id + " (" + shape + ")", m.id);
   for (const auto& note : m.notes) d.assume(note);
-  if (m.sliding_window > 0) {
-    d.assume("config sets a sliding window of " + num(static_cast<double>(m.sliding_window)) +
-             " tokens on some layers; the KV figures assume full attention on every layer (an upper bound)");
+  if (m.has_sliding_window()) {
+    d.assume("config sets a sliding window of " + num(static_cast<double>(m.sliding_window)) + " tokens on " +
+             num(static_cast<double>(m.sliding_layers)) + " of " + num(static_cast<double>(m.layers)) +
+             " layers (sliding_window, layer_types / sliding_window_pattern): those layers cache at most the window");
+  }
+}
+
+std::string divisors(int64_t n) {
+  std::string out;
+  for (int64_t i = 1; i <= n; ++i) {
+    if (n % i == 0) out += (out.empty() ? "" : ", ") + std::to_string(i);
+  }
+  return out;
+}
+
+double kv_per_sequence_step(const ModelArch& m, double kv_token, double context, Derivation& d) {
+  if (!m.has_sliding_window() || context <= static_cast<double>(m.sliding_window)) {
+    return d.step("KV per sequence", "KV per token × context", num(kv_token) + " B × " + num(context),
+                  kv_token * context, Unit::kBytes);
+  }
+  const double layers = static_cast<double>(m.layers), sliding = static_cast<double>(m.sliding_layers);
+  const double window = static_cast<double>(m.sliding_window);
+  double per_layer = d.step("KV per token per layer", "KV per token ÷ layers", num(kv_token) + " B ÷ " + num(layers),
+                            kv_token / layers, Unit::kBytes);
+  return d.step("KV per sequence", "per layer × (full layers × context + window layers × window)",
+                num(per_layer) + " B × (" + num(layers - sliding) + " × " + num(context) + " + " + num(sliding) + " × " +
+                    num(window) + ")",
+                per_layer * ((layers - sliding) * context + sliding * window), Unit::kBytes);
+}
+
+void check_context(const ModelArch& m, double context, Derivation& d) {
+  if (m.max_position_embeddings > 0 && context > static_cast<double>(m.max_position_embeddings)) {
+    d.assume("the context of " + num(context) + " tokens exceeds the model's max_position_embeddings (" +
+             num(static_cast<double>(m.max_position_embeddings)) +
+             "): the memory figures still hold, but the model was not trained for it (quality is not assured)");
   }
 }
 

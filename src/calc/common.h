@@ -52,6 +52,16 @@ struct ServingDtypes {
 };
 Result<ServingDtypes> serving_dtypes(const Inputs& in, const Accelerator& gpu);
 
+// "1, 2, 4, 8" for an error's accepted range.
+std::string divisors(int64_t n);
+
+// The "KV per sequence" step: KV per token × context, or, for a model with sliding-window
+// layers and a context longer than the window, per layer × (full layers × context +
+// window layers × window). Returns the bytes.
+double kv_per_sequence_step(const ModelArch& m, double kv_token, double context, Derivation& d);
+// States an assumption when the context exceeds the model's max_position_embeddings.
+void check_context(const ModelArch& m, double context, Derivation& d);
+
 // Adds the model's lines to inputs and assumptions.
 void describe_model(Derivation& d, const ModelArch& m, const std::string& raw_name);
 void describe_gpu(Derivation& d, const Accelerator& gpu);

@@ -61,7 +61,38 @@ struct Reader {
   }
 
   double number(std::string_view field) { return positive(table.get(field), field); }
+
+  // Every key of the table must be one of `known`: a misspelt key is an error, not a
+  // silently missing figure.
+  void only(std::initializer_list<std::string_view> known) {
+    std::string accepted;
+    for (std::string_view k : known) accepted += (accepted.empty() ? "" : ", ") + std::string(k);
+    for (const auto& [key, node] : table) {
+      std::string_view k = key.str();
+      if (std::find(known.begin(), known.end(), k) == known.end()) {
+        errors.push_back({where(k), "", "is not a known field (line " + std::to_string(node.source().begin.line) + ")",
+                          accepted});
+      }
+    }
+  }
 };
+
+void read_system(const toml::table& t, const std::string& prefix, Errors& errors, SystemSpec& s) {
+  Reader r{t, prefix, errors, static_cast<int>(t.source().begin.line)};
+  r.only({"name", "gpus", "power_watts", "nics", "nic_bandwidth", "source", "source_url", "as_of", "notes"});
+  s.name = r.text("name");
+  s.gpus = r.number("gpus");
+  if (s.gpus != std::floor(s.gpus)) {
+    errors.push_back({r.where("gpus"), "", "must be a whole number", "the accelerators in one system (8, 72)"});
+  }
+  s.power_watts = r.number("power_watts");
+  s.nics = r.number("nics");
+  s.nic_bandwidth = r.number("nic_bandwidth");
+  s.source = r.text("source");
+  s.source_url = r.text("source_url", false);
+  s.as_of = r.text("as_of");
+  s.notes = r.text("notes", false);
+}
 
 }  // namespace
 
@@ -88,6 +119,9 @@ Result<HardwareCatalog> HardwareCatalog::parse(std::string_view toml_text, std::
       continue;
     }
     Reader r{*t, id, errors, line};
+    r.only({"name", "vendor", "generation", "form_factor", "memory_type", "memory_bytes", "memory_bandwidth",
+            "scale_up", "scale_up_bandwidth", "scale_up_note", "power_watts", "source", "source_url", "as_of",
+            "notes", "peak_flops", "system"});
     Accelerator a;
     a.id = id;
     a.name = r.text("name");
@@ -99,11 +133,18 @@ Result<HardwareCatalog> HardwareCatalog::parse(std::string_view toml_text, std::
     a.scale_up = r.text("scale_up", false);
     if (t->contains("scale_up_bandwidth")) a.scale_up_bandwidth = r.number("scale_up_bandwidth");
     // Some vendors (Google, AWS) publish no per-chip power: 0 means "not published".
-  if (t->contains("power_watts")) a.power_watts = r.number("power_watts");
+    if (t->contains("power_watts")) a.power_watts = r.number("power_watts");
     a.source = r.text("source");
     a.source_url = r.text("source_url", false);
     a.as_of = r.text("as_of");
     a.notes = r.text("notes", false);
+    if (const toml::node* sys = t->get("system"); sys != nullptr) {
+      if (const toml::table* st = sys->as_table()) {
+        read_system(*st, id + ".system", errors, a.system);
+      } else {
+        errors.push_back({id + ".system", "", "must be a table ([" + id + ".system])", ""});
+      }
+    }
     const toml::table* peaks = t->get_as<toml::table>("peak_flops");
     if (peaks == nullptr) {
       errors.push_back({id + ".peak_flops", "", "is missing", "a table of dtype = FLOP/s"});

@@ -215,6 +215,36 @@ Result<ModelArch> parse_model_config(std::string_view json_text, std::string_vie
     bool use = r.boolean("use_sliding_window", true, &use_present);
     if (use_present && !use) m.sliding_window = 0;
   }
+  m.max_position_embeddings = r.integer({"max_position_embeddings", "n_positions"}, false, 0);
+  if (m.sliding_window > 0) {
+    // Which layers the window bounds, in the order transformers reads them: an explicit
+    // layer_types list (gpt-oss, gemma 3, recent configs), gemma's sliding_window_pattern
+    // (every pattern-th layer is global), Qwen's max_window_layers (the layers from it on
+    // slide), gemma 2's alternation, else every layer (Mistral 7B v0.1).
+    const json* types = r.find("layer_types");
+    int64_t pattern = r.integer({"sliding_window_pattern"}, false, 0);
+    int64_t max_window_layers = r.integer({"max_window_layers"}, false, -1);
+    if (types != nullptr && types->is_array()) {
+      m.sliding_layers = 0;
+      for (const auto& t : *types) {
+        if (t.is_string() && (t.get<std::string>() == "sliding_attention" || t.get<std::string>() == "local_attention")) {
+          ++m.sliding_layers;
+        }
+      }
+      if (static_cast<int64_t>(types->size()) != m.layers) {
+        errors.push_back({"config.json:layer_types", std::to_string(types->size()) + " entries",
+                          "does not list one type per layer", std::to_string(m.layers) + " entries (num_hidden_layers)"});
+      }
+    } else if (pattern > 0 || m.model_type == "gemma2") {
+      if (pattern == 0) pattern = 2;
+      m.sliding_layers = m.layers - m.layers / pattern;
+    } else if (max_window_layers >= 0 && r.boolean("use_sliding_window", false)) {
+      m.sliding_layers = std::max<int64_t>(0, m.layers - max_window_layers);
+    } else {
+      m.sliding_layers = m.layers;
+    }
+    if (m.sliding_layers == 0) m.sliding_window = 0;
+  }
 
   // Mixture of experts.
   m.routed_experts = r.integer({"n_routed_experts", "num_local_experts", "num_experts"}, false, 0);
@@ -329,6 +359,14 @@ ParamCount count_params(const ModelArch& m) {
 double kv_elements_per_token(const ModelArch& m) {
   if (m.is_mla()) return static_cast<double>(m.layers * (m.kv_lora_rank + m.qk_rope_head_dim));
   return 2.0 * m.layers * m.kv_heads * m.head_dim;
+}
+
+double kv_elements_per_sequence(const ModelArch& m, double context) {
+  double per_token = kv_elements_per_token(m);
+  if (!m.has_sliding_window() || context <= static_cast<double>(m.sliding_window)) return per_token * context;
+  double per_layer = per_token / static_cast<double>(m.layers);
+  double full = static_cast<double>(m.layers - m.sliding_layers), sliding = static_cast<double>(m.sliding_layers);
+  return per_layer * (full * context + sliding * static_cast<double>(m.sliding_window));
 }
 
 std::string kv_formula(const ModelArch& m) {

@@ -47,11 +47,17 @@ struct ModelArch {
   int64_t v_head_dim = 0;
 
   int64_t sliding_window = 0;  // 0 when every layer attends to the full context
+  // Layers whose attention is bounded by the window (layer_types "sliding_attention",
+  // gemma's sliding_window_pattern, Qwen's max_window_layers; every layer when the config
+  // gives a window and nothing else). 0 when sliding_window is 0.
+  int64_t sliding_layers = 0;
+  int64_t max_position_embeddings = 0;  // 0 when the config does not say
 
   // Choices made while reading, stated as assumptions in every derivation.
   std::vector<std::string> notes;
 
   bool is_moe() const { return routed_experts > 0; }
+  bool has_sliding_window() const { return sliding_window > 0 && sliding_layers > 0; }
   bool is_mla() const { return kv_lora_rank > 0; }
   int64_t dense_layers() const { return layers - moe_layers; }
 };
@@ -86,6 +92,11 @@ ParamCount count_params(const ModelArch& m);
 // layers × (kv_lora_rank + qk_rope_head_dim) for latent attention. Multiply by the
 // cache dtype's bytes.
 double kv_elements_per_token(const ModelArch& m);
+
+// KV-cache elements one sequence of `context` tokens holds: full-attention layers keep
+// every token, sliding-window layers at most `sliding_window` of them. Equals
+// kv_elements_per_token × context when the model has no window or the context fits it.
+double kv_elements_per_sequence(const ModelArch& m, double context);
 
 // The formula and the numbers in it, for a derivation's step.
 std::string kv_formula(const ModelArch& m);

@@ -111,3 +111,49 @@ TEST(Model, ErrorsNameTheKey) {
 
 }  // namespace
 }  // namespace ridge::calc
+
+namespace ridge::calc {
+namespace {
+
+// A minimal config with a window; `extra` adds the keys that say which layers slide.
+std::string windowed(const std::string& extra) {
+  return R"({"model_type": "test", "hidden_size": 1024, "num_hidden_layers": 12, "num_attention_heads": 8,
+             "num_key_value_heads": 4, "head_dim": 128, "vocab_size": 1000, "max_position_embeddings": 32768,
+             "sliding_window": 512)" + extra + "}";
+}
+
+TEST(Model, SlidingWindowLayersFromEachConvention) {
+  // No other key (Mistral 7B v0.1): every layer slides.
+  auto all = parse_model_config(windowed(""), "t");
+  ASSERT_TRUE(all.ok()) << to_string(all.errors());
+  EXPECT_EQ(all->sliding_layers, 12);
+  EXPECT_EQ(all->max_position_embeddings, 32768);
+  // Gemma 3's sliding_window_pattern 6: every 6th layer is global, 12 − 12/6 = 10 slide.
+  EXPECT_EQ(parse_model_config(windowed(R"(, "sliding_window_pattern": 6)"), "t")->sliding_layers, 10);
+  // Qwen's max_window_layers 8 with use_sliding_window: layers 8..11 slide, 4 of them.
+  EXPECT_EQ(parse_model_config(windowed(R"(, "use_sliding_window": true, "max_window_layers": 8)"), "t")->sliding_layers, 4);
+  // Qwen with the window switched off: none, and the window is dropped.
+  auto off = parse_model_config(windowed(R"(, "use_sliding_window": false)"), "t");
+  EXPECT_EQ(off->sliding_window, 0);
+  EXPECT_FALSE(off->has_sliding_window());
+  // layer_types must list every layer.
+  auto bad = parse_model_config(windowed(R"(, "layer_types": ["sliding_attention", "full_attention"])"), "t");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.errors()[0].field, "config.json:layer_types");
+}
+
+TEST(Model, GptOssAlternatesSlidingAndFullLayers) {
+  // gpt-oss-120b's layer_types: 18 sliding_attention and 18 full_attention over 36 layers.
+  const ModelArch& m = model("gpt-oss-120b");
+  EXPECT_EQ(m.sliding_window, 128);
+  EXPECT_EQ(m.sliding_layers, 18);
+  // KV elements per token 2 × 36 × 8 × 64 = 36,864, per layer 1,024. At 1,000 tokens:
+  // 1,024 × (18 × 1,000 + 18 × 128) = 20,791,296 elements; at 100 tokens (inside the window)
+  // 36,864 × 100 = 3,686,400.
+  EXPECT_DOUBLE_EQ(kv_elements_per_sequence(m, 1000), 20791296.0);
+  EXPECT_DOUBLE_EQ(kv_elements_per_sequence(m, 100), 3686400.0);
+  EXPECT_FALSE(model("llama-3.1-8b").has_sliding_window());
+}
+
+}  // namespace
+}  // namespace ridge::calc

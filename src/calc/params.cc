@@ -90,6 +90,9 @@ std::optional<double> suffix_scale(Unit unit, bool count_type, std::string_view 
     case Unit::kDays:
       accepted = "days";
       return lookup(kDaySuffixes, s);
+    case Unit::kWatts:
+      accepted = "watts, such as 700, 10.2kW or 20MW";
+      return lookup(kSiSuffixes, strip_unit_word(s, "W"));
     case Unit::kRatio:
       accepted = "a fraction (0.4) or a percentage (40%)";
       return lookup(kRatioSuffixes, s);

@@ -35,6 +35,8 @@ Registry make_builtin_registry() {
   register_compute_calculators(r);
   register_serving_calculators(r);
   register_cluster_calculators(r);
+  register_training_calculators(r);
+  register_planning_calculators(r);
   register_gpu_calculators(r);
   register_lab_calculators(r);
   return r;

@@ -52,5 +52,7 @@ void register_serving_calculators(Registry& r);
 void register_cluster_calculators(Registry& r);
 void register_gpu_calculators(Registry& r);
 void register_lab_calculators(Registry& r);
+void register_training_calculators(Registry& r);
+void register_planning_calculators(Registry& r);
 
 }  // namespace ridge::calc

@@ -32,6 +32,19 @@ check "roofline ridge ~295" "295" "$got"
 out=$("$ridge" calc fit --config "$(dirname "$0")/../../data/models/llama-3.1-8b.json" --gpu h100-sxm --context 8192)
 check "config path" "131,072 B" "$out"
 
+# The training and planning calculators: a worked figure each, and a layout that does not
+# divide names every failure. GPT-3 per layer with TP 8 + SP + selective recompute:
+# 2,048 × 1 × 12,288 × 34 ÷ 8 = 106,954,752 B.
+json=$("$ridge" calc activation-memory --hidden 12288 --layers 96 --heads 96 --seq 2048 --tp 8 --sequence-parallel on --recompute selective --json)
+got=$(printf '%s' "$json" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["results"]["activation_bytes_per_layer"]))')
+check "activation-memory json" "106954752" "$got"
+out=$("$ridge" calc cluster-power --gpu h100-sxm --power-budget 1MW)
+check "cluster-power budget" "75 × 8" "$out"
+err=$("$ridge" calc layout --model llama-3.1-70b --gpus 1000 --tp 3 --global-batch 512 --seq 8192 2>&1); rc=$?
+check "layout exit" "2" "$rc"
+check "layout names gpus" "--gpus: '1000' is not divisible by tp × pp × cp = 3" "$err"
+check "layout names tp" "--tp: '3' does not divide the 64 attention heads" "$err"
+
 # Errors: exit 2, message names the field, the value and what is accepted.
 err=$("$ridge" calc fit --model llama-3.1-70b --gpu h1000 --context 8192 2>&1); rc=$?
 check "unknown gpu exit" "2" "$rc"
