@@ -35,6 +35,7 @@ Registry make_builtin_registry() {
   register_compute_calculators(r);
   register_serving_calculators(r);
   register_cluster_calculators(r);
+  register_perf_calculators(r);
   register_gpu_calculators(r);
   register_lab_calculators(r);
   return r;

@@ -52,5 +52,6 @@ void register_serving_calculators(Registry& r);
 void register_cluster_calculators(Registry& r);
 void register_gpu_calculators(Registry& r);
 void register_lab_calculators(Registry& r);
+void register_perf_calculators(Registry& r);
 
 }  // namespace ridge::calc
