@@ -17,14 +17,18 @@ using namespace detail;
 // MLP-up GEMM's intensity in FLOP per element moved (M = tokens of a micro-batch on the GPU,
 // K = hidden size, N = MLP width / tp). Fitted on the "fit" half of the training runs in
 // data/published-runs.toml (grid search minimising the mean absolute error).
-constexpr const char* kGemmEfficiencyMax = "0.75";
-constexpr const char* kGemmHalfIntensity = "150";
+constexpr const char* kGemmEfficiencyMax = "0.62";
+constexpr const char* kGemmHalfIntensity = "25";
 // Serving: the share of HBM bandwidth a decode step reaches, the share of the dense peak a
 // prefill reaches, and a fixed cost per layer per forward pass (kernel launches, the TP
 // all-reduce's latency). Fitted on the "fit" half of the serving runs.
-constexpr const char* kServeBandwidthEfficiency = "0.75";
-constexpr const char* kServePrefillEfficiency = "0.55";
-constexpr const char* kServeLayerOverhead = "60us";
+constexpr const char* kServeBandwidthEfficiency = "0.60";
+constexpr const char* kServePrefillEfficiency = "0.45";
+constexpr const char* kServeLayerOverhead = "120us";
+// The share of a grouped-query KV head's reads that its query heads share: 1 reads each KV
+// head once per step, 0 reads it once per query head (a decode kernel that walks heads one by
+// one). Fitted on the serving fit half; the 70B (GQA, 8 query heads per KV head) runs set it.
+constexpr const char* kServeKvGroupReuse = "1.0";
 
 // ---- fixed assumptions, not fitted ----
 // Collective bus bandwidth as a share of the link's one-direction rate: NCCL ring collectives
@@ -300,6 +304,14 @@ std::vector<ParamSpec> serve_params() {
              0, 1, kServeLayerOverhead),
       number("link-efficiency", Unit::kRatio, "collective bus bandwidth as a share of the link (assumed)", 0, 1,
              kLinkEfficiency),
+      [] {
+        ParamSpec reuse = optional_zero("kv-group-reuse", Unit::kRatio,
+                                        "share of a GQA KV head's reads its query heads share in decode (fitted; 1 = "
+                                        "read once)",
+                                        1);
+        reuse.default_value = kServeKvGroupReuse;
+        return reuse;
+      }(),
   };
 }
 
@@ -339,6 +351,9 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
   const double weight_bytes = pc.total * dtype_bytes(dtypes->weights);
   const double kv_token = kv_elements_per_token(m) * dtype_bytes(dtypes->kv);
   const double kv_copies = std::max(1.0, tp / static_cast<double>(m.kv_heads));
+  const double group = static_cast<double>(m.heads / m.kv_heads);
+  const double reuse = in.number("kv-group-reuse");
+  const double kv_reads = m.is_mla() ? 1 : 1 + (group - 1) * (1 - reuse);
   const double allreduce_bw = gpu.scale_up_bandwidth / 2 * link;
 
   // Prefill.
@@ -359,7 +374,10 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
   double kv_bytes = d.step("KV read per step per GPU", "batch × (input + output/2) × KV/token × copies ÷ tp",
                            num(batch) + " × " + num(ctx) + " × " + num(kv_token) + " × " + num(kv_copies) + " ÷ " + num(tp),
                            batch * ctx * kv_token * kv_copies / tp, Unit::kBytes);
-  const double mem_time = (weight_bytes / tp + kv_bytes) / bw;
+  double kv_traffic = d.step("KV traffic per step per GPU", "KV read × (1 + (heads per KV head − 1) × (1 − reuse))",
+                             num(kv_bytes) + " × (1 + " + num(group - 1) + " × (1 − " + num(reuse) + "))",
+                             kv_bytes * kv_reads, Unit::kBytes);
+  const double mem_time = (weight_bytes / tp + kv_traffic) / bw;
   const double dec_flops = 2 * matmul_params * batch + 4 * layers * batch * ctx * attn_width;
   const double compute_time = dec_flops / rate;
   const double dec_comm = tp > 1 ? 2 * layers * 2 * (tp - 1) / tp * batch * h * 2 / allreduce_bw : 0;

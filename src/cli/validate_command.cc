@@ -164,15 +164,18 @@ void fit(const std::vector<Run>& runs, const calc::Registry& registry, const cal
   for (double bw = 0.50; bw <= 0.951; bw += 0.05) {
     for (double pf = 0.30; pf <= 0.951; pf += 0.05) {
       for (double oh : {0.0, 10.0, 20.0, 30.0, 40.0, 60.0, 80.0, 100.0, 120.0, 150.0, 200.0}) {
-        calc::Given g{{"bandwidth-efficiency", fmt("%.2f", bw)}, {"prefill-efficiency", fmt("%.2f", pf)},
-                      {"layer-overhead", fmt("%.0fus", oh)}};
-        double e = mean_abs(evaluate(runs, registry, catalog, g, "serving", "fit"));
-        if (e < best) best = e, best_s = g;
+        for (double reuse = 0; reuse <= 1.001; reuse += 0.1) {
+          calc::Given g{{"bandwidth-efficiency", fmt("%.2f", bw)}, {"prefill-efficiency", fmt("%.2f", pf)},
+                        {"layer-overhead", fmt("%.0fus", oh)}, {"kv-group-reuse", fmt("%.1f", reuse)}};
+          double e = mean_abs(evaluate(runs, registry, catalog, g, "serving", "fit"));
+          if (e < best) best = e, best_s = g;
+        }
       }
     }
   }
   out << "serving (fit half): bandwidth-efficiency " << best_s["bandwidth-efficiency"] << ", prefill-efficiency "
-      << best_s["prefill-efficiency"] << ", layer-overhead " << best_s["layer-overhead"] << ", mean |error| "
+      << best_s["prefill-efficiency"] << ", layer-overhead " << best_s["layer-overhead"] << ", kv-group-reuse "
+      << best_s["kv-group-reuse"] << ", mean |error| "
       << fmt("%.1f%%", best * 100) << "\n";
 }
 
