@@ -42,6 +42,13 @@ constexpr double kOptimizerBytesPerParam = 32;
 constexpr double kGradBytes = 4;
 constexpr double kActivationBytes = 2;  // 16-bit activations between ranks
 
+// A non-negative parameter (zero allowed) with a non-zero default.
+ParamSpec zero_or_more(std::string name, Unit unit, std::string help, double max, const char* default_value) {
+  ParamSpec spec = optional_zero(std::move(name), unit, std::move(help), max);
+  spec.default_value = default_value;
+  return spec;
+}
+
 double default_scale_out(const Accelerator& gpu) {
   // One InfiniBand HCA per GPU: 200 Gb/s HDR in DGX A100 (Selene, as Narayanan et al. 2021 §5
   // describe it), 400 Gb/s NDR in DGX H100 and later.
@@ -71,8 +78,8 @@ std::vector<ParamSpec> step_params() {
       count("gpus-per-node", Unit::kCount, "GPUs sharing the scale-up (NVLink) domain", 1, 1e5, "8"),
       number("gemm-efficiency-max", Unit::kRatio, "e_max of the GEMM efficiency law (fitted, see ridge validate)", 0, 1,
              kGemmEfficiencyMax),
-      number("gemm-half-intensity", Unit::kNone, "I_half of the GEMM efficiency law, FLOP per element (fitted)", 0, 1e9,
-             kGemmHalfIntensity),
+      zero_or_more("gemm-half-intensity", Unit::kNone, "I_half of the GEMM efficiency law, FLOP per element (fitted)",
+                   1e9, kGemmHalfIntensity),
       number("link-efficiency", Unit::kRatio, "collective bus bandwidth as a share of the link (assumed 0.7, nccl-tests)",
              0, 1, kLinkEfficiency),
       optional_zero("dp-overlap", Unit::kRatio,
@@ -300,18 +307,13 @@ std::vector<ParamSpec> serve_params() {
              kServeBandwidthEfficiency),
       number("prefill-efficiency", Unit::kRatio, "share of the dense peak a prefill reaches (fitted)", 0, 1,
              kServePrefillEfficiency),
-      number("layer-overhead", Unit::kSeconds, "fixed cost per layer per forward pass: launches, all-reduce latency (fitted)",
-             0, 1, kServeLayerOverhead),
+      zero_or_more("layer-overhead", Unit::kSeconds,
+                   "fixed cost per layer per forward pass: launches, all-reduce latency (fitted)", 1, kServeLayerOverhead),
       number("link-efficiency", Unit::kRatio, "collective bus bandwidth as a share of the link (assumed)", 0, 1,
              kLinkEfficiency),
-      [] {
-        ParamSpec reuse = optional_zero("kv-group-reuse", Unit::kRatio,
-                                        "share of a GQA KV head's reads its query heads share in decode (fitted; 1 = "
-                                        "read once)",
-                                        1);
-        reuse.default_value = kServeKvGroupReuse;
-        return reuse;
-      }(),
+      zero_or_more("kv-group-reuse", Unit::kRatio,
+                   "share of a GQA KV head's reads its query heads share in decode (fitted; 1 = read once)", 1,
+                   kServeKvGroupReuse),
   };
 }
 
