@@ -302,7 +302,7 @@ std::vector<ParamSpec> serve_params() {
       count("input-tokens", Unit::kTokens, "prompt tokens per sequence", 1, 1e8, "", true, "2048"),
       count("output-tokens", Unit::kTokens, "generated tokens per sequence", 1, 1e8, "", true, "128"),
       dtype_param("weights-dtype", "weight storage (fp8 weights also compute in fp8)", "bf16"),
-      dtype_param("kv-dtype", "KV-cache storage; follows the weights unless given", "bf16"),
+      dtype_param("kv-dtype", "KV-cache storage (default: as the weights)", ""),
       number("bandwidth-efficiency", Unit::kRatio, "share of HBM bandwidth a decode step reaches (fitted)", 0, 1,
              kServeBandwidthEfficiency),
       number("prefill-efficiency", Unit::kRatio, "share of the dense peak a prefill reaches (fitted)", 0, 1,
