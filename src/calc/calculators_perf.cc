@@ -15,19 +15,22 @@ using namespace detail;
 // ---- fitted constants (ridge validate --fit reproduces them) ----
 // GEMM efficiency = e_max · I / (I + I_half), where I = 1 / (1/M + 1/K + 1/N) is the per-GPU
 // MLP-up GEMM's intensity in FLOP per element moved (M = tokens of a micro-batch on the GPU,
-// K = hidden size, N = MLP width / tp). Fitted on the "fit" half of the training runs in
-// data/published-runs.toml (grid search minimising the mean absolute error).
+// K = hidden size, N = MLP width / tp). Fitted on the 11 "fit" training runs in
+// data/published-runs.toml (grid search minimising the mean absolute error: e_max in steps of
+// 0.01, I_half over 0-500); `ridge validate --fit` prints 0.66 and 100.
 constexpr const char* kGemmEfficiencyMax = "0.66";
 constexpr const char* kGemmHalfIntensity = "100";
 // Serving: the share of HBM bandwidth a decode step reaches, the share of the dense peak a
 // prefill reaches, and a fixed cost per layer per forward pass (kernel launches, the TP
-// all-reduce's latency). Fitted on the "fit" half of the serving runs.
+// all-reduce's latency). Fitted on the 6 "fit" serving runs together with kServeKvGroupReuse
+// (`ridge validate --fit` prints 0.60, 0.45, 120 us, 1.0).
 constexpr const char* kServeBandwidthEfficiency = "0.60";
 constexpr const char* kServePrefillEfficiency = "0.45";
 constexpr const char* kServeLayerOverhead = "120us";
 // The share of a grouped-query KV head's reads that its query heads share: 1 reads each KV
 // head once per step, 0 reads it once per query head (a decode kernel that walks heads one by
-// one). Fitted on the serving fit half; the 70B (GQA, 8 query heads per KV head) runs set it.
+// one). Fitted on the serving fit half, whose 70B (GQA) runs are prefill-bound and so leave it
+// at 1; the held-out long-output 70B runs are the ones that would need it lower.
 constexpr const char* kServeKvGroupReuse = "1.0";
 
 // ---- fixed assumptions, not fitted ----
