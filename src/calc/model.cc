@@ -203,6 +203,11 @@ Result<ModelArch> parse_model_config(std::string_view json_text, std::string_vie
     m.o_bias = m.model_type != "glm4_moe" && m.model_type != "glm4";
   }
   m.mlp_bias = r.boolean("mlp_bias", false);
+  if (m.model_type == "gpt2") {
+    // GPT-2 / GPT-3 / Megatron GPT: a plain 4h GeLU MLP, biases on every linear layer.
+    m.gated_mlp = false;
+    m.qkv_bias = m.o_bias = m.mlp_bias = true;
+  }
   m.qk_norm = m.model_type == "qwen3" || m.model_type == "qwen3_moe" || r.boolean("use_qk_norm", false);
   if (m.model_type == "gpt_oss") {
     m.mlp_bias = true;

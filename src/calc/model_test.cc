@@ -45,7 +45,22 @@ INSTANTIATE_TEST_SUITE_P(
                       Published{"llama-3.3-70b", 70.6e9, 0, 0.002},
                       Published{"qwen2.5-72b", 72.7e9, 0, 0.002},       // card: 72.7B
                       Published{"mixtral-8x7b", 46.7e9, 12.9e9, 0.005}, // Mistral: 46.7B total, 12.9B active
-                      Published{"deepseek-v3", 671e9, 37e9, 0.02}));    // paper: 671B total, 37B activated
+                      Published{"deepseek-v3", 671e9, 37e9, 0.02},     // paper: 671B total, 37B activated
+                      // Built from Narayanan et al. 2021 Table 1 (sizes to 0.1B; the engine leaves
+                      // out the 2,048 × h position table): 145.6B, 310.1B, 529.6B, 1008.0B.
+                      Published{"megatron-gpt-145.6b", 145.6e9, 0, 0.001},
+                      Published{"megatron-gpt-310.1b", 310.1e9, 0, 0.001},
+                      Published{"megatron-gpt-530b", 529.6e9, 0, 0.001},
+                      Published{"megatron-gpt-1t", 1008.0e9, 0, 0.001}));
+
+TEST(Model, Gpt2TypeHasAPlainMlpWithBiases) {
+  // megatron-gpt-22b (Korthikanti et al. 2022 Table 3): h = 6,144, 48 layers, vocab 51,200.
+  // Per layer: attention 4h² + 4h = 151,019,520; MLP 8h² + 5h = 302,020,608; norms 2h = 12,288;
+  // × 48 = 21,746,515,968; + embedding 51,200 × 6,144 = 314,572,800 (tied) + final norm 6,144.
+  const ModelArch& m = model("megatron-gpt-22b");
+  EXPECT_FALSE(m.gated_mlp);
+  EXPECT_DOUBLE_EQ(count_params(m).total, 22061094912.0);
+}
 
 TEST(Model, Llama8BIsExact) {
   // embeddings 128,256 × 4,096 twice (untied) = 1,050,673,152

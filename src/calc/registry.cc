@@ -37,6 +37,7 @@ Registry make_builtin_registry() {
   register_cluster_calculators(r);
   register_training_calculators(r);
   register_planning_calculators(r);
+  register_perf_calculators(r);
   register_gpu_calculators(r);
   register_lab_calculators(r);
   return r;

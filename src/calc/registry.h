@@ -54,5 +54,6 @@ void register_gpu_calculators(Registry& r);
 void register_lab_calculators(Registry& r);
 void register_training_calculators(Registry& r);
 void register_planning_calculators(Registry& r);
+void register_perf_calculators(Registry& r);
 
 }  // namespace ridge::calc

@@ -11,6 +11,7 @@
 #include "cli/lab_command.h"
 #include "cli/practice_commands.h"
 #include "cli/serve_command.h"
+#include "cli/validate_command.h"
 
 namespace {
 
@@ -25,6 +26,7 @@ const char* kUsage =
     "  ridge show SLUG                   one question in the terminal, numbers worked\n"
     "  ridge serve [--port 8080] ...     the website and the JSON API (ridge serve --help)\n"
     "  ridge lab list|test|measure       reference builds for the coding questions\n"
+    "  ridge validate [--json] [--check] the performance model against data/published-runs.toml\n"
     "  ridge drill [--topic T]           numeric drills in the terminal, graded within 10%\n"
     "  ridge user add|list|remove        accounts, for operators (--db URL)\n\n"
     "Global: --data DIR (catalogs; default $RIDGE_DATA or ./data)\n";
@@ -53,13 +55,17 @@ int run(std::vector<std::string> args) {
   if (command == "serve") return ridge::cli::run_serve(rest, data_dir.string());
   if (command == "lab") return ridge::cli::run_lab(rest, std::cout, std::cerr);
   if (command == "user") return ridge::cli::run_user(rest, std::cin, std::cout, std::cerr);
-  if (command == "calc" || command == "check" || command == "show" || command == "drill") {
+  if (command == "calc" || command == "validate" || command == "check" || command == "show" || command == "drill") {
     auto catalog = ridge::calc_io::load_catalog(data_dir);
     if (!catalog) {
       std::cerr << "ridge: cannot load the catalogs in " << data_dir << ":\n" << ridge::calc::to_string(catalog.errors());
       return 1;
     }
     const auto registry = ridge::calc::make_builtin_registry();
+    if (command == "validate") {
+      return ridge::cli::run_validate(rest, registry, *catalog, (data_dir / "published-runs.toml").string(), std::cout,
+                                      std::cerr);
+    }
     if (command == "calc") return ridge::cli::run_calc(rest, registry, *catalog, std::cout, std::cerr);
     if (command == "check") return ridge::cli::run_check(rest, registry, *catalog, std::cout, std::cerr);
     if (command == "drill") return ridge::cli::run_drill(rest, registry, *catalog, std::cin, std::cout, std::cerr);

@@ -1,0 +1,277 @@
+#include "cli/validate_command.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+namespace ridge::cli {
+namespace {
+
+struct Run {
+  std::string id, group, half, calculator, metric, unit, source, url, date;
+  double measured = 0;
+  calc::Given params;
+};
+
+struct Row {
+  const Run* run;
+  double predicted = 0;
+  double error = 0;  // signed, (predicted − measured) ÷ measured
+  std::string failure;
+};
+
+struct Stats {
+  int n = 0;
+  double mean = 0, worst = 0;
+};
+
+calc::Result<std::vector<Run>> load_runs(const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    return calc::FieldError{"published-runs", path, std::string("does not parse: ") + std::string(e.description()),
+                            "a TOML file of [[run]] tables"};
+  }
+  std::vector<Run> runs;
+  const toml::array* list = root["run"].as_array();
+  if (list == nullptr) return calc::FieldError{"published-runs", path, "has no [[run]] entries", "[[run]] tables"};
+  for (const auto& node : *list) {
+    const toml::table* t = node.as_table();
+    if (t == nullptr) continue;
+    Run r;
+    auto text = [&](const char* key) { return (*t)[key].value_or(std::string()); };
+    r.id = text("id");
+    r.group = text("group");
+    r.half = text("half");
+    r.calculator = text("calculator");
+    r.metric = text("metric");
+    r.unit = text("unit");
+    r.source = text("source");
+    r.url = text("url");
+    r.date = text("date");
+    r.measured = (*t)["measured"].value_or(0.0);
+    if (const toml::table* p = (*t)["params"].as_table()) {
+      for (const auto& [k, v] : *p) r.params[std::string(k.str())] = v.value_or(std::string());
+    }
+    if (r.id.empty() || r.measured <= 0 || r.calculator.empty()) {
+      return calc::FieldError{"published-runs", r.id, "lacks an id, a calculator or a positive measured figure",
+                              "id, calculator, metric, measured"};
+    }
+    runs.push_back(std::move(r));
+  }
+  return runs;
+}
+
+// The quantity a run's measured figure is, from the calculator's results.
+calc::Result<double> predict(const Run& r, const calc::Registry& registry, const calc::Catalog& catalog,
+                             const calc::Given& overrides) {
+  calc::Given given = r.params;
+  for (const auto& [k, v] : overrides) {
+    if (const calc::Calculator* c = registry.find(r.calculator)) {
+      for (const auto& p : c->params) {
+        if (p.name == k) given[k] = v;
+      }
+    }
+  }
+  auto d = registry.evaluate(r.calculator, given, catalog);
+  if (!d) return d.errors();
+  auto get = [&](const char* key) {
+    const calc::NamedResult* nr = d->find(key);
+    return nr ? nr->value : 0.0;
+  };
+  if (r.metric == "step_seconds") return get("step_seconds");
+  if (r.metric == "ttft_seconds") return get("ttft_seconds");
+  if (r.metric == "batch_output_tokens_per_second_per_gpu") {
+    return get("requests_per_second") * std::stod(r.params.at("output-tokens")) / std::stod(r.params.at("tp"));
+  }
+  if (r.metric == "narayanan_tflops_per_gpu") {
+    // Narayanan et al. 2021 eq. 3: F = 96 B s l h² (1 + s/6h + V/16lh), per iteration.
+    const calc::ModelArch* m = catalog.find_model(r.params.at("model"));
+    if (m == nullptr) return calc::FieldError{"model", r.params.at("model"), "is not in the catalog", "a model id"};
+    const double B = std::stod(r.params.at("global-batch")), s = std::stod(r.params.at("seq"));
+    const double l = static_cast<double>(m->layers), h = static_cast<double>(m->hidden), V = static_cast<double>(m->vocab);
+    const double F = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+    return F / get("step_seconds") / std::stod(r.params.at("gpus")) / 1e12;
+  }
+  return calc::FieldError{"metric", r.metric, "is not a metric validate knows",
+                          "step_seconds, ttft_seconds, narayanan_tflops_per_gpu, batch_output_tokens_per_second_per_gpu"};
+}
+
+std::vector<Row> evaluate(const std::vector<Run>& runs, const calc::Registry& registry, const calc::Catalog& catalog,
+                          const calc::Given& overrides, const std::string& group = "", const std::string& half = "") {
+  std::vector<Row> rows;
+  for (const Run& r : runs) {
+    if (!group.empty() && r.group != group) continue;
+    if (!half.empty() && r.half != half) continue;
+    Row row{&r};
+    auto p = predict(r, registry, catalog, overrides);
+    if (!p) {
+      row.failure = calc::to_string(p.errors());
+      while (!row.failure.empty() && row.failure.back() == '\n') row.failure.pop_back();
+    } else {
+      row.predicted = *p;
+      row.error = (*p - r.measured) / r.measured;
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+Stats stats(const std::vector<Row>& rows, const std::string& group, const std::string& half) {
+  Stats s;
+  for (const Row& r : rows) {
+    if (r.run->group != group || (!half.empty() && r.run->half != half)) continue;
+    double e = r.failure.empty() ? std::abs(r.error) : 1.0;
+    s.n++;
+    s.mean += e;
+    s.worst = std::max(s.worst, e);
+  }
+  if (s.n > 0) s.mean /= s.n;
+  return s;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+double mean_abs(const std::vector<Row>& rows) {
+  double sum = 0;
+  for (const Row& r : rows) sum += r.failure.empty() ? std::abs(r.error) : 1.0;
+  return rows.empty() ? 0 : sum / static_cast<double>(rows.size());
+}
+
+// Grid search of the fitted constants on the fit half, one group at a time.
+void fit(const std::vector<Run>& runs, const calc::Registry& registry, const calc::Catalog& catalog, std::ostream& out) {
+  double best = 1e9;
+  calc::Given best_t;
+  for (double emax = 0.50; emax <= 0.951; emax += 0.01) {
+    for (double half : {0.0, 25.0, 50.0, 75.0, 100.0, 125.0, 150.0, 200.0, 250.0, 300.0, 400.0, 500.0}) {
+      calc::Given g{{"gemm-efficiency-max", fmt("%.2f", emax)}, {"gemm-half-intensity", fmt("%.0f", half)}};
+      double e = mean_abs(evaluate(runs, registry, catalog, g, "training", "fit"));
+      if (e < best) best = e, best_t = g;
+    }
+  }
+  out << "training (fit half): gemm-efficiency-max " << best_t["gemm-efficiency-max"] << ", gemm-half-intensity "
+      << best_t["gemm-half-intensity"] << ", mean |error| " << fmt("%.1f%%", best * 100) << "\n";
+  best = 1e9;
+  calc::Given best_s;
+  for (double bw = 0.50; bw <= 0.951; bw += 0.05) {
+    for (double pf = 0.30; pf <= 0.951; pf += 0.05) {
+      for (double oh : {0.0, 10.0, 20.0, 30.0, 40.0, 60.0, 80.0, 100.0, 120.0, 150.0, 200.0}) {
+        for (double reuse = 0; reuse <= 1.001; reuse += 0.1) {
+          calc::Given g{{"bandwidth-efficiency", fmt("%.2f", bw)}, {"prefill-efficiency", fmt("%.2f", pf)},
+                        {"layer-overhead", fmt("%.0fus", oh)}, {"kv-group-reuse", fmt("%.1f", reuse)}};
+          double e = mean_abs(evaluate(runs, registry, catalog, g, "serving", "fit"));
+          if (e < best) best = e, best_s = g;
+        }
+      }
+    }
+  }
+  out << "serving (fit half): bandwidth-efficiency " << best_s["bandwidth-efficiency"] << ", prefill-efficiency "
+      << best_s["prefill-efficiency"] << ", layer-overhead " << best_s["layer-overhead"] << ", kv-group-reuse "
+      << best_s["kv-group-reuse"] << ", mean |error| "
+      << fmt("%.1f%%", best * 100) << "\n";
+}
+
+}  // namespace
+
+int run_validate(const std::vector<std::string>& args, const calc::Registry& registry, const calc::Catalog& catalog,
+                 const std::string& runs_path, std::ostream& out, std::ostream& err) {
+  bool json = false, check = false, do_fit = false;
+  double max_train_mean = 0.10, max_train_worst = 0.20, max_serve_mean = 0.20;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](double& target) {
+      if (i + 1 >= args.size()) return false;
+      target = std::stod(args[++i]) / 100;
+      return true;
+    };
+    if (a == "--json") json = true;
+    else if (a == "--check") check = true;
+    else if (a == "--fit") do_fit = true;
+    else if (a == "--max-training-mean" && value(max_train_mean)) continue;
+    else if (a == "--max-training-worst" && value(max_train_worst)) continue;
+    else if (a == "--max-serving-mean" && value(max_serve_mean)) continue;
+    else {
+      err << "ridge validate: unknown argument '" << a
+          << "'\nUsage: ridge validate [--json] [--fit] [--check] [--max-training-mean PCT] [--max-training-worst PCT] "
+             "[--max-serving-mean PCT]\n";
+      return 2;
+    }
+  }
+  auto runs = load_runs(runs_path);
+  if (!runs) {
+    err << "ridge validate: " << calc::to_string(runs.errors());
+    return 2;
+  }
+  if (do_fit) {
+    fit(*runs, registry, catalog, out);
+    return 0;
+  }
+  std::vector<Row> rows = evaluate(*runs, registry, catalog, {});
+  const char* groups[] = {"training", "serving"};
+  const char* halves[] = {"", "fit", "held-out"};
+  if (json) {
+    nlohmann::json j;
+    j["runs"] = nlohmann::json::array();
+    for (const Row& r : rows) {
+      nlohmann::json e{{"id", r.run->id}, {"group", r.run->group}, {"half", r.run->half}, {"metric", r.run->metric},
+                       {"unit", r.run->unit}, {"measured", r.run->measured}, {"source", r.run->source},
+                       {"url", r.run->url}, {"date", r.run->date}};
+      if (r.failure.empty()) {
+        e["predicted"] = r.predicted;
+        e["error"] = r.error;
+      } else {
+        e["failure"] = r.failure;
+      }
+      j["runs"].push_back(e);
+    }
+    for (const char* g : groups) {
+      for (const char* h : halves) {
+        Stats s = stats(rows, g, h);
+        j["summary"][g][*h ? h : "all"] = {{"n", s.n}, {"mean_abs_error", s.mean}, {"worst_abs_error", s.worst}};
+      }
+    }
+    out << j.dump(2) << "\n";
+  } else {
+    size_t w = 2;
+    for (const Row& r : rows) w = std::max(w, r.run->id.size());
+    out << "id" << std::string(w - 2 + 2, ' ') << "half       predicted     measured    error\n";
+    for (const Row& r : rows) {
+      out << r.run->id << std::string(w - r.run->id.size() + 2, ' ') << r.run->half
+          << std::string(11 - r.run->half.size(), ' ');
+      if (!r.failure.empty()) {
+        out << "failed: " << r.failure << "\n";
+        continue;
+      }
+      out << fmt("%11.4g", r.predicted) << "  " << fmt("%11.4g", r.run->measured) << "  " << fmt("%+6.1f%%", r.error * 100)
+          << "  " << r.run->unit << "\n";
+    }
+    out << "\n";
+    for (const char* g : groups) {
+      for (const char* h : halves) {
+        Stats s = stats(rows, g, h);
+        out << g << " (" << (*h ? h : "all") << ", " << s.n << " runs): mean |error| " << fmt("%.1f%%", s.mean * 100)
+            << ", worst " << fmt("%.1f%%", s.worst * 100) << "\n";
+      }
+    }
+  }
+  if (check) {
+    Stats t = stats(rows, "training", ""), s = stats(rows, "serving", "");
+    bool ok = t.mean <= max_train_mean && t.worst <= max_train_worst && s.mean <= max_serve_mean;
+    if (!ok) {
+      err << "ridge validate: above the thresholds (training mean " << fmt("%.1f%%", max_train_mean * 100) << ", worst "
+          << fmt("%.1f%%", max_train_worst * 100) << "; serving mean " << fmt("%.1f%%", max_serve_mean * 100) << ")\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace ridge::cli
