@@ -172,3 +172,37 @@ TEST(Model, GptOssAlternatesSlidingAndFullLayers) {
 
 }  // namespace
 }  // namespace ridge::calc
+
+namespace ridge::calc {
+namespace {
+
+// Finding 9: hostile config.json files crashed the CLI (deep nesting), hung it (2^40
+// layers), printed "KV per token 0 B" (overflow), or said only "is not a JSON object".
+TEST(Model, Finding09_HostileConfigsGetClearErrors) {
+  std::string deep = "{\"hidden_size\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  auto d = parse_model_config(deep, "deep.json");
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.errors()[0].message.find("nests arrays or objects 100001 deep"), std::string::npos) << d.errors()[0].message;
+  auto huge = parse_model_config(R"({"hidden_size": 7168, "num_hidden_layers": 1099511627776, "num_attention_heads": 128,
+    "vocab_size": 129280, "kv_lora_rank": 1099511627776})", "moe.json");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(to_string(huge.errors()).find("num_hidden_layers"), std::string::npos);
+  EXPECT_NE(to_string(huge.errors()).find("2^24"), std::string::npos);
+  auto overflow = parse_model_config(R"({"hidden_size": 1e400})", "e.json");
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_NE(overflow.errors()[0].message.find("not valid JSON"), std::string::npos);
+  auto utf16 = parse_model_config(std::string("\xFF\xFE{\0}\0", 6), "u16.json");
+  ASSERT_FALSE(utf16.ok());
+  EXPECT_NE(utf16.errors()[0].message.find("UTF-16"), std::string::npos);
+  std::string big(kMaxConfigBytes + 1, ' ');
+  auto large = parse_model_config(big, "big.json");
+  ASSERT_FALSE(large.ok());
+  EXPECT_NE(large.errors()[0].message.find("at most 4 MiB"), std::string::npos);
+  // Values in messages are clipped to 80 characters.
+  auto longval = parse_model_config("{\"hidden_size\": \"" + std::string(5000, 'x') + "\", \"num_hidden_layers\": 2}", "l.json");
+  ASSERT_FALSE(longval.ok());
+  for (const auto& e : longval.errors()) EXPECT_LE(e.value.size(), 80u);
+}
+
+}  // namespace
+}  // namespace ridge::calc

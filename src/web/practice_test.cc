@@ -346,6 +346,36 @@ TEST_F(Practice, Finding12_AStoreFailureIs503WithARetryHint) {
   EXPECT_EQ(call("GET", "/dashboard", "", &a).status, 503);
 }
 
+// Finding 14: a readiness check started by one user could be finished by another, and more
+// than once.
+TEST_F(Practice, Finding14_AReadinessCheckIsBoundToItsUserAndUsedOnce) {
+  Client a = signup("ready-a@example.com"), b = signup("ready-b@example.com");
+  auto post_form = [&](const Client& c, const std::string& body) {
+    return call("POST", "/readiness", body + "&csrf=" + c.csrf, &c, /*with_csrf=*/false);
+  };
+  Response started = post_form(a, "action=start&track=serving");
+  ASSERT_EQ(started.status, 200) << started.body.substr(0, 300);
+  auto hidden = [&](const std::string& name) {
+    size_t at = started.body.find("name=\"" + name + "\" value=\"");
+    EXPECT_NE(at, std::string::npos) << name;
+    size_t from = at + name.size() + 15;
+    std::string v = started.body.substr(from, started.body.find('"', from) - from);
+    for (size_t p; (p = v.find("&#124;")) != std::string::npos;) v.replace(p, 6, "|");
+    return v;
+  };
+  std::string payload = hidden("payload"), mac = hidden("mac");
+  // The drill seeds are not in the page: nothing to look up on /drill.
+  EXPECT_EQ(payload.find("d:1"), std::string::npos);
+  std::string finish = "action=finish&payload=" + url_encode(payload) + "&mac=" + mac + "&a1=1";
+  EXPECT_EQ(post_form(b, finish).status, 403);  // another account
+  Response done = post_form(a, finish);
+  EXPECT_EQ(done.status, 200) << done.body.substr(0, 300);
+  EXPECT_NE(done.body.find("readiness-score"), std::string::npos);
+  EXPECT_NE(done.body.find("The worked chain"), std::string::npos);  // per-answer feedback
+  EXPECT_EQ(post_form(a, finish).status, 409);  // the same check again
+  EXPECT_EQ(store_->readiness_history(store_->find_user_by_email("ready-a@example.com")->value().id)->size(), 1u);
+}
+
 // Finding 13: weak passwords and malformed addresses were accepted.
 TEST(AccountRules, Finding13_PasswordsAndEmails) {
   EXPECT_FALSE(account::check_password(std::string(10, ' ')).empty());

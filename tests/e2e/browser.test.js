@@ -183,3 +183,47 @@ test("sign up, grade a question, see it on the review page and the dashboard, ta
   assert.equal(drills, 1);
   await context.close();
 });
+
+test("a company page lists its sources and the companies table its confidence", async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url + "/companies");
+  assert.ok(await page.locator("table.companies tbody tr").count() >= 41);
+  await page.goto(server.url + "/companies/anthropic");
+  const sources = page.locator("ol.sources li");
+  assert.ok(await sources.count() > 0);
+  const href = await sources.first().locator("a").getAttribute("href");
+  assert.match(href, /^https?:\/\//);
+  assert.match(await page.locator("article").textContent(), /confidence/);
+  await page.close();
+});
+
+test("a course resumes where the user left it", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(server.url + "/signup");
+  await page.fill("#email", "course-" + Date.now() + "@example.com");
+  await page.fill("#password", "correct horse battery");
+  await Promise.all([page.waitForNavigation(), page.click("form.calc button[type=submit]")]);
+  await page.goto(server.url + "/courses/serving");
+  const firstModule = await page.locator("li.module h2").first().textContent();
+  assert.match(await page.locator("#resume").textContent(), new RegExp("Resume at " + firstModule.split(" ")[0]));
+  // Review every question of the first module, as the question pages' buttons would.
+  const slugs = await page.locator("li.module").first().locator("ol.questions a").evaluateAll((as) =>
+    as.map((a) => a.getAttribute("href").replace("/q/", "")));
+  const done = await page.evaluate(async (list) => {
+    const me = await (await fetch("/api/me")).json();
+    let ok = 0;
+    for (const slug of list) {
+      const r = await fetch("/api/reviews", { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": me.csrf_token },
+                                              body: JSON.stringify({ slug, grade: 4 }) });
+      ok += r.ok ? 1 : 0;
+    }
+    return ok;
+  }, slugs);
+  assert.equal(done, slugs.length);
+  await page.reload();
+  const second = (await page.locator("li.module h2").nth(1).textContent()).split(" ")[0];
+  assert.match(await page.locator("#resume").textContent(), new RegExp("Resume at " + second));
+  assert.match(await page.locator("#course-progress").textContent(), /^1 of \d+ modules done/);
+  await context.close();
+});

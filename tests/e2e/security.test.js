@@ -4,6 +4,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
+import { readFileSync } from "node:fs";
 import { startServer } from "./server.js";
 
 let server;
@@ -105,4 +106,32 @@ test("finding 8: a restart binds the same port at once after SIGKILL", async () 
   assert.equal((await fetch(second.url + "/healthz")).status, 200);
   await second.stop();
   await first.stop();
+});
+
+test("finding 5: out of file descriptors, the server backs off instead of spinning, and serves again", async () => {
+  const limited = await startServer({ nofile: 128 });
+  const { port } = new URL(limited.url);
+  const cpuTicks = () => {
+    const fields = readFileSync(`/proc/${limited.child.pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return Number(fields[11]) + Number(fields[12]);  // utime + stime, in clock ticks (100 a second)
+  };
+  // Far more idle connections than descriptors: accept hits EMFILE.
+  const sockets = [];
+  for (let i = 0; i < 300; ++i) {
+    const s = net.connect({ host: "127.0.0.1", port: Number(port) });
+    s.on("error", () => {});
+    sockets.push(s);
+  }
+  await new Promise((r) => setTimeout(r, 1000));
+  const before = cpuTicks();
+  await new Promise((r) => setTimeout(r, 2000));
+  const used = (cpuTicks() - before) / 200;  // share of one core over those 2 s
+  console.log(`CPU while out of descriptors: ${(used * 100).toFixed(1)}% of one core`);
+  assert.ok(used < 0.5, `the accept loop spun at ${used * 100}% of a core`);
+  // Idle connections are closed sooner under pressure, so a new client gets in.
+  const res = await fetch(limited.url + "/healthz", { signal: AbortSignal.timeout(15000) });
+  assert.equal(res.status, 200);
+  assert.match(limited.log(), /backing off/);
+  sockets.forEach((s) => s.destroy());
+  await limited.stop();
 });

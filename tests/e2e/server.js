@@ -10,7 +10,10 @@ export async function startServer(options = {}) {
   const dir = mkdtempSync(join(tmpdir(), "ridge-e2e-"));
   const db = options.db || "sqlite:" + join(dir, "ridge.db");
   const args = ["serve", "--port", String(options.port || 0), "--threads", "2", "--db", db, ...(options.args || [])];
-  const child = spawn(bin, args, {
+  // options.nofile: the server's open-file limit (ulimit -n), for the descriptor-exhaustion test.
+  const child = options.nofile
+    ? spawn("bash", ["-c", `ulimit -n ${options.nofile}; exec "$0" "$@"`, bin, ...args], { stdio: ["ignore", "pipe", "pipe"] })
+    : spawn(bin, args, {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -27,7 +30,7 @@ export async function startServer(options = {}) {
   });
   const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   return {
-    url, child, exited,
+    url, child, exited, log: () => output,
     async stop() {
       if (child.exitCode === null) child.kill("SIGTERM");
       const result = await exited;
