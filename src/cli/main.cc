@@ -7,6 +7,7 @@
 
 #include "calc_io/load_catalog.h"
 #include "cli/bank_commands.h"
+#include "cli/billing_commands.h"
 #include "cli/calc_command.h"
 #include "cli/lab_command.h"
 #include "cli/practice_commands.h"
@@ -26,7 +27,9 @@ const char* kUsage =
     "  ridge serve [--port 8080] ...     the website and the JSON API (ridge serve --help)\n"
     "  ridge lab list|test|measure       reference builds for the coding questions\n"
     "  ridge drill [--topic T]           numeric drills in the terminal, graded within 10%\n"
-    "  ridge user add|list|remove        accounts, for operators (--db URL)\n\n"
+    "  ridge user add|list|remove        accounts, for operators (--db URL)\n"
+    "  ridge grant EMAIL [--months N]    paid access for N months (default 6) from the later of now and its end\n"
+    "  ridge revoke EMAIL                end a user's paid access now\n\n"
     "Global: --data DIR (catalogs; default $RIDGE_DATA or ./data)\n";
 
 int run(std::vector<std::string> args) {
@@ -53,6 +56,8 @@ int run(std::vector<std::string> args) {
   if (command == "serve") return ridge::cli::run_serve(rest, data_dir.string());
   if (command == "lab") return ridge::cli::run_lab(rest, std::cout, std::cerr);
   if (command == "user") return ridge::cli::run_user(rest, std::cin, std::cout, std::cerr);
+  if (command == "grant") return ridge::cli::run_grant(rest, std::cout, std::cerr);
+  if (command == "revoke") return ridge::cli::run_revoke(rest, std::cout, std::cerr);
   if (command == "calc" || command == "check" || command == "show" || command == "drill") {
     auto catalog = ridge::calc_io::load_catalog(data_dir);
     if (!catalog) {

@@ -11,6 +11,7 @@
 #include "bank/loader.h"
 #include "calc_io/load_catalog.h"
 #include "cli/bank_commands.h"
+#include "billing/billing.h"
 #include "store/store.h"
 #include "web/server.h"
 
@@ -154,6 +155,21 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
     if (const char* secure = std::getenv("RIDGE_SECURE_COOKIES"); secure && std::string(secure) == "1") {
       app_options.secure_cookies = true;
     }
+    std::string why;
+    auto billing_config = billing::billing_config_from_env(why);
+    if (!billing_config) {
+      std::cerr << "ridge serve: " << why << "\n";
+      return 2;
+    }
+    app_options.billing = *billing_config;
+    if (const char* base = std::getenv("RIDGE_BASE_URL"); base && *base) {
+      app_options.base_url = base;
+      while (!app_options.base_url.empty() && app_options.base_url.back() == '/') app_options.base_url.pop_back();
+    } else {
+      app_options.base_url = "http://" + options.bind + ":" + std::to_string(options.port);
+    }
+    std::cout << "ridge serve: billing " << (app_options.billing.enabled() ? "through Stripe" : "off (grant-only)") << ", price "
+              << app_options.billing.price.display() << std::endl;
     app = std::make_unique<web::App>(std::move(loaded.bank), std::move(catalog).value(), std::move(registry),
                                      web::Assets(settings.count("static") ? settings["static"] : default_static_dir()),
                                      std::move(app_options));

@@ -114,7 +114,10 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   for (const auto& [id, c] : bank_.courses) cache("/courses/" + id, course_page(site, c, nullptr));
   for (const auto& q : bank_.questions) {
     cache("/q/" + q.slug, question_page(site, q));
-    if (!q.free) cache("/q/" + q.slug + "#locked", locked_question_page(site, q));
+    if (!q.free) {
+      cache("/q/" + q.slug + "#locked", locked_question_page(site, q));
+      cache("/q/" + q.slug + "#paywall", paywall_question_page(site, q, options_.billing.price.display(), options_.billing.enabled()));
+    }
   }
   for (const auto& c : registry_.all()) {
     calc::Given example = example_values(c);
@@ -426,8 +429,16 @@ Response App::api_question(const Request& req, const Params& p) const {
   if (q == nullptr) {
     return json_response(404, errors_json({{"slug", p.at("slug"), "is not a question", "a slug from /api/questions"}}).dump(2) + "\n");
   }
-  if (!q->free && visitor(req).user_id == 0) {
-    return json_response(401, errors_json({{"slug", q->slug, "is readable with an account", "POST /api/signin first"}}).dump(2) + "\n");
+  bool personal = false;
+  if (!q->free) {
+    Visitor v = visitor(req);
+    if (v.user_id == 0) {
+      return json_response(401, errors_json({{"slug", q->slug, "is readable with an account", "POST /api/signin first"}}).dump(2) + "\n");
+    }
+    auto until = access_until(v.user_id);
+    if (!until) return store_unavailable(req, "entitlement lookup failed");
+    if (*until <= now()) return payment_required(*q);
+    personal = true;
   }
   ordered_json j = question_summary(*q, true);
   ordered_json calcs = ordered_json::object();
@@ -439,7 +450,9 @@ Response App::api_question(const Request& req, const Params& p) const {
   }
   j["calcs"] = calcs;
   j["html"] = q->html;
-  return json_response(200, j.dump(2) + "\n");
+  Response r = json_response(200, j.dump(2) + "\n");
+  r.personal = personal;
+  return r;
 }
 
 }  // namespace ridge::web

@@ -13,6 +13,7 @@
 #include "account/clock.h"
 #include "account/rate_limiter.h"
 #include "bank/bank.h"
+#include "billing/billing.h"
 #include "store/store.h"
 #include "calc/registry.h"
 #include "web/assets.h"
@@ -33,6 +34,11 @@ struct AppOptions {
   // A request from one of them is attributed to the last address in that header that is
   // not itself a trusted proxy; from anyone else the header is ignored.
   std::vector<std::string> trusted_proxies;
+  // The price and the payment provider; without its keys the site is grant-only
+  // (`ridge grant`) and /pricing says so.
+  billing::BillingConfig billing;
+  // This site's address as users reach it (links in mail, the provider's return URLs).
+  std::string base_url = "http://localhost:8080";
 };
 
 class App {
@@ -73,6 +79,8 @@ class App {
     std::string csrf;
     std::string token_hash;
     double retention = 0.9;
+    std::string account_id;
+    int64_t email_verified_at = 0;
   };
   void add_practice_routes();
   Visitor visitor(const Request& req) const;
@@ -119,6 +127,14 @@ class App {
   std::optional<std::string> grade(const Visitor& v, const std::string& slug, int grade_value, std::string& error) const;
   std::string progress_json(const Visitor& v) const;
   int64_t now() const;
+  // Billing (billing_routes.cc): the price, checkout, the provider's webhook.
+  void add_billing_routes();
+  // The end of the user's paid access, 0 without; nullopt when the store failed.
+  std::optional<int64_t> access_until(int64_t user_id) const;
+  Response pricing(const Request& req) const;
+  Response checkout(const Request& req) const;
+  Response webhook(const Request& req) const;
+  Response payment_required(const bank::Question& q) const;
   Response api_calc_list() const;
   Response api_calc(const Request& req, const Params& p) const;
   Response api_questions(const Request& req) const;

@@ -8,6 +8,7 @@
 #include "account/clock.h"
 #include "account/security.h"
 #include "bank/loader.h"
+#include "billing/billing.h"
 #include "calc/derivation.h"
 #include "calc/test_catalog.h"
 #include "practice/drills.h"
@@ -17,6 +18,8 @@ namespace ridge::web {
 namespace {
 
 using nlohmann::json;
+
+constexpr const char* kWebhookSecret = "whsec_unit_test_secret";
 
 class Practice : public ::testing::Test {
  protected:
@@ -31,6 +34,8 @@ class Practice : public ::testing::Test {
     AppOptions options;
     options.store = store_.get();
     options.clock = &clock_;
+    options.billing.webhook_secret = kWebhookSecret;
+    options.billing.stripe_secret_key = "sk_test_unused";
     app_ = std::make_unique<App>(std::move(loaded.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
                                  Assets(std::string(RIDGE_SOURCE_DIR) + "/web/static"), options);
   }
@@ -228,6 +233,7 @@ TEST_F(Practice, Finding03_SessionPagesAreNeverPubliclyCacheable) {
     if (q.free && !open) open = &q;
   }
   ASSERT_TRUE(paid && open);
+  ASSERT_TRUE(store_->grant((*store_->find_user_by_email("p@example.com"))->id, 6, clock_.now()).ok());
   Response r = call("GET", "/q/" + paid->slug, "", &a);
   ASSERT_EQ(r.status, 200);
   EXPECT_EQ(r.prebuilt_headers, nullptr);
@@ -386,8 +392,80 @@ TEST_F(Practice, PaidQuestionsNeedAnAccount) {
   EXPECT_NE(call("GET", "/q/" + paid->slug).view().find("id=\"locked\""), std::string::npos);
   EXPECT_EQ(call("GET", "/api/questions/" + paid->slug).status, 401);
   Client a = signup("g@example.com");
+  // Signed in without access: 402 naming the price; the page shows the TL;DR and the price.
+  Response denied = call("GET", "/api/questions/" + paid->slug, "", &a);
+  EXPECT_EQ(denied.status, 402);
+  EXPECT_EQ(json::parse(denied.body)["price"]["display"], "USD 25.00");
+  EXPECT_EQ(header(denied, "Cache-Control"), "private, no-store");
+  Response wall = call("GET", "/q/" + paid->slug, "", &a);
+  EXPECT_EQ(wall.status, 402);
+  std::string wall_page(wall.view());
+  EXPECT_NE(wall_page.find("id=\"paywall\""), std::string::npos);
+  EXPECT_NE(wall_page.find(calc::html_escape(paid->tldr)), std::string::npos);
+  EXPECT_NE(wall_page.find("USD 25.00"), std::string::npos);
+  EXPECT_EQ(wall_page.find("Reveal the answer"), std::string::npos);
+  ASSERT_TRUE(store_->grant((*store_->find_user_by_email("g@example.com"))->id, 6, clock_.now()).ok());
   EXPECT_NE(call("GET", "/q/" + paid->slug, "", &a).view().find("Reveal the answer"), std::string::npos);
   EXPECT_EQ(call("GET", "/api/questions/" + paid->slug, "", &a).status, 200);
+  // Revoked, the answer is closed again.
+  ASSERT_TRUE(store_->revoke((*store_->find_user_by_email("g@example.com"))->id).ok());
+  EXPECT_EQ(call("GET", "/api/questions/" + paid->slug, "", &a).status, 402);
+}
+
+TEST_F(Practice, MeShowsTheAccountIdAndTheEndOfAccess) {
+  Client a = signup("me@example.com");
+  json me = json::parse(call("GET", "/api/me", "", &a).body);
+  auto user = *store_->find_user_by_email("me@example.com");
+  EXPECT_EQ(me["account_id"], user->account_id);
+  EXPECT_NE(me["account_id"], std::to_string(user->id));
+  EXPECT_TRUE(me["access_until"].is_null());
+  int64_t until = *store_->grant(user->id, 6, clock_.now());
+  me = json::parse(call("GET", "/api/me", "", &a).body);
+  EXPECT_EQ(me["access_until"], billing::rfc3339(until));
+  EXPECT_EQ(me["access_until"].get<std::string>().back(), 'Z');
+  EXPECT_NE(std::string(call("GET", "/settings", "", &a).view()).find(billing::rfc3339(until)), std::string::npos);
+  EXPECT_NE(std::string(call("GET", "/pricing").view()).find("USD 25.00"), std::string::npos);
+}
+
+TEST_F(Practice, WebhookGrantsOncePerEventAndRefusesBadSignatures) {
+  signup("pay@example.com");
+  auto user = *store_->find_user_by_email("pay@example.com");
+  auto event = [&](const std::string& id) {
+    return json{{"id", id}, {"type", "checkout.session.completed"},
+                {"data", {{"object", {{"client_reference_id", user->account_id}, {"payment_status", "paid"}}}}}}.dump();
+  };
+  auto post = [&](const std::string& body, const std::string& signature) {
+    Request req;
+    req.method = "POST";
+    req.target = req.path = "/billing/webhook";
+    req.body = body;
+    req.headers["stripe-signature"] = signature;
+    return app_->handle(req);
+  };
+  std::string good = event("evt_a");
+  EXPECT_EQ(post(good, billing::stripe_signature_header(good, kWebhookSecret, clock_.now())).status, 200);
+  int64_t after_one = *store_->access_until(user->id);
+  EXPECT_EQ(after_one, store::add_months_utc(clock_.now(), 6));
+  EXPECT_EQ(post(good, billing::stripe_signature_header(good, kWebhookSecret, clock_.now())).status, 200);  // replay
+  EXPECT_EQ(*store_->access_until(user->id), after_one);
+  std::string second = event("evt_b");
+  EXPECT_EQ(post(second, billing::stripe_signature_header(second, kWebhookSecret, clock_.now())).status, 200);
+  EXPECT_EQ(*store_->access_until(user->id), store::add_months_utc(after_one, 6));
+  int64_t before = *store_->access_until(user->id);
+  std::string third = event("evt_c");
+  EXPECT_EQ(post(third, billing::stripe_signature_header(third, "whsec_wrong", clock_.now())).status, 400);
+  EXPECT_EQ(post(third, billing::stripe_signature_header(third, kWebhookSecret, clock_.now() - 301)).status, 400);
+  std::string tampered = third;
+  tampered.replace(tampered.find("evt_c"), 5, "evt_d");
+  EXPECT_EQ(post(tampered, billing::stripe_signature_header(third, kWebhookSecret, clock_.now())).status, 400);
+  EXPECT_EQ(post(third, "").status, 400);
+  EXPECT_EQ(post(third, "t=abc,v1=00").status, 400);
+  EXPECT_EQ(*store_->access_until(user->id), before);
+  // Several v1 values (a secret rotation): any one matching is enough.
+  std::string header_value = billing::stripe_signature_header(third, kWebhookSecret, clock_.now());
+  std::string rotated = "t=" + std::to_string(clock_.now()) + ",v1=" + std::string(64, '0') + "," + header_value.substr(header_value.find("v1="));
+  EXPECT_EQ(post(third, rotated).status, 200);
+  EXPECT_GT(*store_->access_until(user->id), before);
 }
 
 TEST_F(Practice, SignoutAndAccountDeletion) {
