@@ -12,6 +12,7 @@ export async function startServer(options = {}) {
   const args = ["serve", "--port", String(options.port || 0), "--threads", "2", "--db", db, ...(options.args || [])];
   const child = spawn(bin, args, {
     stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...(options.env || {}) },
   });
   let output = "";
   const url = await new Promise((resolve, reject) => {
@@ -23,11 +24,13 @@ export async function startServer(options = {}) {
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);
+    if (options.log) { child.stdout.on("data", (d) => process.stderr.write(d)); child.stderr.on("data", (d) => process.stderr.write(d)); }
     child.on("exit", (code) => reject(new Error("server exited with " + code + ": " + output)));
   });
   const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   return {
-    url, child, exited,
+    url, child, exited, dir, db,
+    output: () => output,
     async stop() {
       if (child.exitCode === null) child.kill("SIGTERM");
       const result = await exited;
