@@ -82,6 +82,10 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   by_pair_ = std::make_unique<account::RateLimiter>(*options_.clock, 5, 1.0 / 60);
   by_address_ = std::make_unique<account::RateLimiter>(*options_.clock, 30, 1.0 / 10);
   by_account_ = std::make_unique<account::RateLimiter>(*options_.clock, 100, 1.0 / 60);
+  // Mail a visitor can cause: 5 per address, then one a minute; 3 per recipient, then one
+  // every 10 minutes (nobody can turn the site into a mail cannon aimed at one inbox).
+  mail_by_address_ = std::make_unique<account::RateLimiter>(*options_.clock, 5, 1.0 / 60);
+  mail_by_recipient_ = std::make_unique<account::RateLimiter>(*options_.clock, 3, 1.0 / 600);
   search_ = std::make_unique<SearchIndex>(bank_);
   for (const auto& t : options_.trusted_proxies) {
     if (auto c = parse_cidr(t)) trusted_.push_back(*c);

@@ -16,6 +16,7 @@
 #include "billing/billing.h"
 #include "store/store.h"
 #include "calc/registry.h"
+#include "mail/mail.h"
 #include "web/assets.h"
 #include "web/http.h"
 #include "web/router.h"
@@ -39,6 +40,11 @@ struct AppOptions {
   billing::BillingConfig billing;
   // This site's address as users reach it (links in mail, the provider's return URLs).
   std::string base_url = "http://localhost:8080";
+  // Mail: the From address and links (config), their signing key (signer), and a nudge for
+  // the sender after a message is queued. Without config and signer, mail routes answer 503.
+  const mail::MailConfig* mail = nullptr;
+  const mail::LinkSigner* signer = nullptr;
+  std::function<void()> mail_wake;
 };
 
 class App {
@@ -135,6 +141,27 @@ class App {
   Response checkout(const Request& req) const;
   Response webhook(const Request& req) const;
   Response payment_required(const bank::Question& q) const;
+  // Mail (mail_routes.cc): subscriptions with double opt-in, one-click unsubscribe, email
+  // verification and password reset. Everything sent is queued; nothing waits for SMTP.
+  void add_mail_routes();
+  bool queue_mail(const mail::Message& m) const;
+  // A budget for mail a visitor may cause (per client address and per recipient).
+  bool mail_allowed(const Request& req, const std::string& email, int* retry_after) const;
+  // Queues the verification mail of a new account (or a notice to an existing one).
+  void send_account_mail(int64_t user_id, const std::string& email, bool existing) const;
+  struct SubscribeOutcome {
+    int status = 202;
+    std::string field, message;
+    int retry_after = 0;
+  };
+  SubscribeOutcome subscribe_address(const Request& req, const std::string& email) const;
+  Response api_subscribe(const Request& req) const;
+  Response subscribe_page(const Request& req) const;
+  Response subscribe_confirm(const Request& req) const;
+  Response unsubscribe(const Request& req) const;
+  Response verify_email(const Request& req) const;
+  Response reset_request(const Request& req) const;
+  Response reset_confirm(const Request& req) const;
   Response api_calc_list() const;
   Response api_calc(const Request& req, const Params& p) const;
   Response api_questions(const Request& req) const;
@@ -155,7 +182,7 @@ class App {
   };
   std::map<std::string, Cached, std::less<>> pages_;
   std::unique_ptr<account::SystemClock> system_clock_;
-  std::unique_ptr<account::RateLimiter> by_address_, by_account_, by_pair_, by_signup_;
+  std::unique_ptr<account::RateLimiter> by_address_, by_account_, by_pair_, by_signup_, mail_by_address_, mail_by_recipient_;
 };
 
 }  // namespace ridge::web

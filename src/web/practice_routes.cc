@@ -145,6 +145,7 @@ void App::add_practice_routes() {
   router_.add("GET", "/settings", bind(&App::settings));
   router_.add("POST", "/settings", bind(&App::settings));
   add_billing_routes();
+  add_mail_routes();
 }
 
 Response App::course(const Request& req, const Params& p) const {
@@ -209,9 +210,13 @@ App::AuthOutcome App::sign_up(const std::string& email, const std::string& passw
   if (!existing.ok()) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
   // A registered address gets the same status and body as a new one (no session, though:
   // email verification, with the mail issue, makes the two fully alike).
-  if (existing->has_value()) return {201, "", "", 0};
+  if (existing->has_value()) {
+    send_account_mail((*existing)->id, email, true);  // a notice to the owner, on the same path as a new account's mail
+    return {201, "", "", 0};
+  }
   auto id = options_.store->create_user(email, hash, now());
   if (!id.ok()) return {201, "", "", 0};  // lost a race with the same address: same answer
+  send_account_mail(*id, email, false);
   return {201, "", "", *id};
 }
 
