@@ -9,7 +9,8 @@ export async function startServer(options = {}) {
   if (!bin) throw new Error("RIDGE_BIN must name the ridge binary");
   const dir = mkdtempSync(join(tmpdir(), "ridge-e2e-"));
   const db = options.db || "sqlite:" + join(dir, "ridge.db");
-  const args = ["serve", "--port", String(options.port || 0), "--threads", "2", "--db", db, ...(options.args || [])];
+  const args = ["serve", "--port", String(options.port || 0), "--threads", "2", "--db", db,
+                "--mail-dir", options.mailDir || join(dir, "mail"), ...(options.args || [])];
   const child = spawn(bin, args, {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...(options.env || {}) },
