@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 
@@ -263,6 +265,35 @@ TEST_P(StoreSuite, SubscriptionsAndTheWeeklyRecord) {
   EXPECT_FALSE(*store_->confirm_subscription(email, 31));  // an old link cannot resubscribe
   EXPECT_FALSE(*store_->unsubscribe("nobody-" + email, 32));
   EXPECT_EQ(store_->subscribe(email, 33)->status, "pending");
+}
+
+// Two stores on one database stand for two `ridge mail weekly` processes: for each
+// subscription, exactly one of them queues the week's mail.
+TEST_P(StoreSuite, TwoProcessesQueueTheWeekOnceBetweenThem) {
+  std::string url = GetParam() == "sqlite" ? "sqlite:" + path_.string() : pg_url();
+  auto other = open_store(url);
+  ASSERT_TRUE(other.ok()) << other.error().message;
+  std::string week = "2030-W" + std::to_string(::getpid() % 50 + 1) + "-" + GetParam();
+  std::vector<int64_t> subs;
+  for (int i = 0; i < 20; ++i) {
+    auto sub = store_->subscribe("race" + std::to_string(i) + "-" + std::to_string(::getpid()) + "@example.com", 1);
+    ASSERT_TRUE(sub.ok());
+    ASSERT_TRUE(*store_->confirm_subscription(sub->email, 2));
+    subs.push_back(sub->id);
+  }
+  std::atomic<int> queued{0}, errors{0};
+  auto run = [&](Store* s) {
+    for (int64_t id : subs) {
+      auto r = s->queue_weekly(week, id, "q", "x@example.com", "msg", 3);
+      if (!r.ok()) ++errors;
+      else if (*r) ++queued;
+    }
+  };
+  std::thread a(run, store_.get()), b(run, other->get());
+  a.join();
+  b.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(queued.load(), 20);
 }
 
 TEST_P(StoreSuite, AccountTokensAreSingleUseAndExpire) {
