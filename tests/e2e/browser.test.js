@@ -3,6 +3,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { chromium } from "playwright-core";
+import { execFileSync } from "node:child_process";
 import { startServer, chromiumOptions } from "./server.js";
 
 const artifacts = process.env.RIDGE_ARTIFACTS || "e2e-artifacts";
@@ -130,11 +131,15 @@ test("sign up, grade a question, see it on the review page and the dashboard, ta
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(server.url + "/signup");
-  await page.fill("#email", "e2e-" + Date.now() + "@example.com");
+  const email = "e2e-" + Date.now() + "@example.com";
+  await page.fill("#email", email);
   await page.fill("#password", "correct horse battery");
   await Promise.all([page.waitForNavigation(), page.click("form.calc button[type=submit]")]);
   assert.match(page.url(), /\/dashboard$/);
-  // A paid question is open now; grade it Again so it is due tomorrow, and Good on a free one.
+  // A paid question shows its price until the account has access; an operator grants it.
+  await page.goto(server.url + "/q/llama-70b-64-users-32k-8xh100");
+  assert.equal(await page.locator("#paywall").count(), 1);
+  execFileSync(process.env.RIDGE_BIN, ["grant", email, "--db", server.db]);
   await page.goto(server.url + "/q/llama-70b-64-users-32k-8xh100");
   await page.waitForSelector("#practice:not([hidden])");
   await page.click('#practice [data-grade="3"]');
@@ -145,7 +150,7 @@ test("sign up, grade a question, see it on the review page and the dashboard, ta
   await page.goto(server.url + "/dashboard");
   const seen = await page.locator('tr[data-topic="napkin-math"] td').nth(1).textContent();
   assert.equal(seen, "1");
-  assert.match(await page.locator("body").textContent(), /Will Llama 3.1 70B serve 64 concurrent users/);
+  assert.ok(await page.locator('a[href="/q/llama-70b-64-users-32k-8xh100"]').count() >= 1, "the bookmark is listed");
   // Nothing is due today; the review page lists it as coming up in 2 days.
   await page.goto(server.url + "/review");
   assert.equal(await page.locator("#nothing-due").count(), 1);
