@@ -21,7 +21,8 @@ const char* kUsage =
     "weekly queues the week's free question for every confirmed subscriber (once per ISO week: a second run, here or\n"
     "on another machine, queues nothing) and delivers the queue; send delivers what is queued.\n"
     "Mail goes through RIDGE_SMTP_URL (RIDGE_SMTP_USER, RIDGE_SMTP_PASSWORD), or as .eml files into --mail-dir.\n"
-    "RIDGE_SECRET signs the unsubscribe links and must be the one `ridge serve` has; RIDGE_BASE_URL makes the links.\n";
+    "RIDGE_SECRET signs the unsubscribe links and must be the one `ridge serve` has; RIDGE_BASE_URL makes the links.\n"
+    "--now UNIX stands in for the clock (tests that cross weeks).\n";
 
 }  // namespace
 
@@ -39,7 +40,7 @@ int run_mail(const std::vector<std::string>& args, const calc::Registry& registr
     std::string* target = a == "--db" ? &db : a == "--mail-dir" ? &mail_dir : a == "--content" ? &content : a == "--now" ? &now_text : nullptr;
     if (target == nullptr || i + 1 >= args.size()) {
       err << "ridge mail: '" << a << "' is not a flag" << (target ? " without a value" : "")
-          << "; accepted: --db URL, --mail-dir DIR, --content DIR\n";
+          << "; accepted: --db URL, --mail-dir DIR, --content DIR, --now UNIX\n";
       return 2;
     }
     *target = args[++i];

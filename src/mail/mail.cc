@@ -102,6 +102,7 @@ std::string deliver_smtp(const MailConfig& config, const std::string& recipient,
     curl_easy_setopt(curl, CURLOPT_USERNAME, config.smtp_user.c_str());
     curl_easy_setopt(curl, CURLOPT_PASSWORD, config.smtp_password.c_str());
   }
+  if (!config.smtp_ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, config.smtp_ca_file.c_str());
   curl_easy_setopt(curl, CURLOPT_MAIL_FROM, from.c_str());
   curl_easy_setopt(curl, CURLOPT_MAIL_RCPT, rcpt);
   curl_easy_setopt(curl, CURLOPT_READFUNCTION, read_upload);
@@ -156,6 +157,7 @@ std::optional<MailConfig> mail_config_from_env(std::string& error) {
   }
   c.smtp_user = env("RIDGE_SMTP_USER");
   c.smtp_password = env("RIDGE_SMTP_PASSWORD");
+  c.smtp_ca_file = env("RIDGE_SMTP_CA_FILE");
   if (std::string from = env("RIDGE_MAIL_FROM"); !from.empty()) {
     if (from.find_first_of("\r\n") != std::string::npos || from.find('@') == std::string::npos) {
       error = "RIDGE_MAIL_FROM is not an address; accepted: ridge@example.com or \"ridge <ridge@example.com>\"";

@@ -16,6 +16,7 @@ struct MailConfig {
   std::string smtp_url;       // RIDGE_SMTP_URL, smtp://host:port (smtps:// for implicit TLS); empty: the directory
   std::string smtp_user;      // RIDGE_SMTP_USER
   std::string smtp_password;  // RIDGE_SMTP_PASSWORD; never logged
+  std::string smtp_ca_file;   // RIDGE_SMTP_CA_FILE: a CA bundle for a server on a private CA (default: the system's)
   std::string from = "ridge <ridge@localhost>";  // RIDGE_MAIL_FROM
   std::string mail_dir = "mail";                 // --mail-dir: where messages go without SMTP
   std::string base_url = "http://localhost:8080";  // RIDGE_BASE_URL: links in messages

@@ -5,7 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
-import { spawn } from "node:child_process";
+import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
@@ -25,8 +25,8 @@ function freePort() {
   });
 }
 
-async function startSmtp(port, file) {
-  const child = spawn("/usr/bin/python3", [join(here, "smtp_server.py"), String(port), file], { stdio: ["ignore", "pipe", "pipe"] });
+async function startSmtp(port, file, extra = []) {
+  const child = spawn("/usr/bin/python3", [join(here, "smtp_server.py"), String(port), file, ...extra], { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("smtp server did not start: " + output)), 15000);
@@ -288,5 +288,42 @@ test("SMTP down: the page answers fast, the sender retries with backoff, nothing
   } finally {
     await down.stop();
     if (late) await late.stop();
+  }
+});
+
+test("STARTTLS when the server offers it, AUTH only over TLS, the password never in the log", async () => {
+  const cert = join(work, "cert.pem"), key = join(work, "key.pem");
+  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
+                           "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+  const password = "smtp-password-" + "q".repeat(12);
+  const tlsPort = await freePort(), plainPort = await freePort();
+  const tls = await startSmtp(tlsPort, join(work, "tls.jsonl"), ["--tls", cert, key, "--auth", "ridge-user:" + password]);
+  const plain = await startSmtp(plainPort, join(work, "plain.jsonl"));
+  const servers = [];
+  try {
+    const port = await freePort();
+    const secure = await startServer({ port, env: { ...env, RIDGE_BASE_URL: `http://127.0.0.1:${port}`, RIDGE_SMTP_URL: `smtp://127.0.0.1:${tlsPort}`,
+                                                    RIDGE_SMTP_USER: "ridge-user", RIDGE_SMTP_PASSWORD: password, RIDGE_SMTP_CA_FILE: cert } });
+    servers.push(secure);
+    const res = await fetch(secure.url + "/api/subscribe", { method: "POST", body: JSON.stringify({ email: "tls@example.com" }),
+                                                             headers: { "Content-Type": "application/json" } });
+    assert.equal(res.status, 202);
+    const mail = await waitFor(() => mails(tls.file, "tls@example.com")[0], 15000, "the mail over STARTTLS");
+    assert.equal(mail.tls, true);
+    assert.equal(mail.user, "ridge-user");
+    // Credentials and a server without STARTTLS: nothing is sent in the clear; the mail waits.
+    const port2 = await freePort();
+    const refused = await startServer({ port: port2, env: { ...env, RIDGE_BASE_URL: `http://127.0.0.1:${port2}`, RIDGE_SMTP_URL: `smtp://127.0.0.1:${plainPort}`,
+                                                           RIDGE_SMTP_USER: "ridge-user", RIDGE_SMTP_PASSWORD: password } });
+    servers.push(refused);
+    await fetch(refused.url + "/api/subscribe", { method: "POST", body: JSON.stringify({ email: "clear@example.com" }),
+                                                  headers: { "Content-Type": "application/json" } });
+    await waitFor(() => /failed \(attempt 1\)/.test(refused.output()), 15000, "the refusal in the log");
+    assert.equal(mails(plain.file, "clear@example.com").length, 0);
+    for (const s of servers) assert.doesNotMatch(s.output(), new RegExp(password));
+  } finally {
+    for (const s of servers) await s.stop();
+    await tls.stop();
+    await plain.stop();
   }
 });
