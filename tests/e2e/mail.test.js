@@ -62,28 +62,28 @@ function headers(extra = {}) {
 
 const linkIn = (text, path) => text.match(new RegExp(`https?://[^\\s"<>]+${path.replace(/\//g, "\\/")}\\?[^\\s"<>]+`))[0];
 
-async function subscribe(email) {
-  const res = await fetch(server.url + "/api/subscribe", { method: "POST", body: JSON.stringify({ email }),
+async function subscribe(email, url = server.url) {
+  const res = await fetch(url + "/api/subscribe", { method: "POST", body: JSON.stringify({ email }),
                                                             headers: headers({ "Content-Type": "application/json" }) });
   return { status: res.status, body: await res.json() };
 }
 
-async function confirm(email) {
+async function confirm(email, url = server.url) {
   const mail = await waitFor(() => mails(smtp.file, email).find((m) => /Confirm your subscription/.test(m.subject)), 15000, "confirmation of " + email);
   const link = linkIn(mail.text, "/subscribe/confirm");
   const page = await fetch(link);
   assert.equal(page.status, 200);
   const u = new URL(link);
-  const res = await fetch(server.url + "/subscribe/confirm", { method: "POST", headers: headers({ "Content-Type": "application/x-www-form-urlencoded" }),
+  const res = await fetch(url + "/subscribe/confirm", { method: "POST", headers: headers({ "Content-Type": "application/x-www-form-urlencoded" }),
                                                                body: u.searchParams.toString() });
   assert.equal(res.status, 200);
   assert.match(await res.text(), /id="confirmed"/);
   return mail;
 }
 
-function weekly(extra = []) {
+function weekly(extra = [], db = server.db) {
   return new Promise((resolve) => {
-    const child = spawn(process.env.RIDGE_BIN, ["mail", "weekly", "--db", server.db, ...extra], { env: { ...process.env, ...env } });
+    const child = spawn(process.env.RIDGE_BIN, ["mail", "weekly", "--db", db, ...extra], { env: { ...process.env, ...env } });
     let out = "";
     child.stdout.on("data", (d) => { out += d; });
     child.stderr.on("data", (d) => { out += d; });
@@ -325,5 +325,29 @@ test("STARTTLS when the server offers it, AUTH only over TLS, the password never
     for (const s of servers) await s.stop();
     await tls.stop();
     await plain.stop();
+  }
+});
+
+test("weekly on PostgreSQL: two concurrent runs send one mail per subscriber", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "ridge-mail-pg-"));
+  const fixture = join(here, "..", "pg_fixture.sh");
+  execFileSync(fixture, ["start", dir], { stdio: "ignore" });
+  let pg;
+  try {
+    const db = readFileSync(join(dir, "url"), "utf8").trim();
+    const port = await freePort();
+    pg = await startServer({ port, db, env: { ...env, RIDGE_BASE_URL: `http://127.0.0.1:${port}` }, args: ["--trusted-proxy", "127.0.0.1/32"] });
+    const people = ["pg1@example.com", "pg2@example.com", "pg3@example.com"];
+    for (const e of people) { assert.equal((await subscribe(e, pg.url)).status, 202); await confirm(e, pg.url); }
+    const runs = await Promise.all([weekly([], db), weekly([], db)]);
+    for (const r of runs) assert.equal(r.code, 0, r.out);
+    const isWeekly = (m) => /^This week on ridge/.test(m.subject);
+    for (const e of people) await waitFor(() => mails(smtp.file, e).filter(isWeekly).length >= 1, 15000, "weekly for " + e);
+    await new Promise((res) => setTimeout(res, 2000));
+    for (const e of people) assert.equal(mails(smtp.file, e).filter(isWeekly).length, 1, e);
+    assert.equal(runs.map((r) => Number(r.out.match(/(\d+) queued/)[1])).reduce((x, y) => x + y), people.length);
+  } finally {
+    if (pg) await pg.stop();
+    execFileSync(fixture, ["stop", dir], { stdio: "ignore" });
   }
 });
