@@ -145,8 +145,9 @@ class App {
   // verification and password reset. Everything sent is queued; nothing waits for SMTP.
   void add_mail_routes();
   bool queue_mail(const mail::Message& m) const;
-  // A budget for mail a visitor may cause (per client address and per recipient).
-  bool mail_allowed(const Request& req, const std::string& email, int* retry_after) const;
+  // The client address's budget for mail it may cause (recipients have their own, checked
+  // quietly where the mail is queued, so the answer never tells one address from another).
+  bool mail_allowed(const Request& req, int* retry_after) const;
   // Queues the verification mail of a new account (or a notice to an existing one).
   void send_account_mail(int64_t user_id, const std::string& email, bool existing) const;
   struct SubscribeOutcome {

@@ -88,13 +88,12 @@ bool App::queue_mail(const mail::Message& m) const {
   return true;
 }
 
-bool App::mail_allowed(const Request& req, const std::string& email, int* retry_after) const {
+bool App::mail_allowed(const Request& req, int* retry_after) const {
   double retry = 0;
   if (!mail_by_address_->allow("mail:" + client_address(req), &retry)) {
     *retry_after = std::max(1, static_cast<int>(std::ceil(retry)));
     return false;
   }
-  (void)email;
   return true;
 }
 
@@ -129,7 +128,7 @@ App::SubscribeOutcome App::subscribe_address(const Request& req, const std::stri
   if (!options_.store || !options_.mail || !options_.signer) return {503, "", "mail is not configured on this site", 0};
   if (auto why = account::check_email(email); !why.empty()) return {400, "email", "email " + why, 0};
   int retry = 0;
-  if (!mail_allowed(req, email, &retry)) return {429, "", "too many requests; try again in " + std::to_string(retry) + " s", retry};
+  if (!mail_allowed(req, &retry)) return {429, "", "too many requests; try again in " + std::to_string(retry) + " s", retry};
   auto sub = options_.store->subscribe(email, now());
   if (!sub.ok()) {
     std::cerr << "ridge: subscribe failed: " << sub.error().message << "\n";
@@ -303,7 +302,7 @@ Response App::reset_request(const Request& req) const {
       problem = "email " + why;
     } else if (!options_.store || !options_.mail || !options_.signer) {
       return error(req, 503, "Mail is not configured on this site; ask its operator to reset the password.");
-    } else if (!mail_allowed(req, email, &retry)) {
+    } else if (!mail_allowed(req, &retry)) {
       status = 429;
       problem = "Too many requests; try again in " + std::to_string(retry) + " s.";
     } else {

@@ -129,7 +129,8 @@ std::string layout(const Site& site, const std::string& title, const std::string
          "</nav></div></header>\n<main id=\"main\">\n" +
          body +
          "</main>\n<footer class=\"site\"><div class=\"bar\">ridge: interview preparation for AI infrastructure. "
-         "Every number on this site is computed by the engine or cited with its source.</div></footer>\n</body>\n</html>\n";
+         "Every number on this site is computed by the engine or cited with its source. "
+         "<a href=\"/subscribe\">The weekly question by mail</a> · <a href=\"/pricing\">Pricing</a></div></footer>\n</body>\n</html>\n";
 }
 
 std::string home_page(const Site& site) {

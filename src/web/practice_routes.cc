@@ -208,10 +208,10 @@ App::AuthOutcome App::sign_up(const std::string& email, const std::string& passw
   std::string hash = account::hash_password(password);
   auto existing = options_.store->find_user_by_email(email);
   if (!existing.ok()) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
-  // A registered address gets the same status and body as a new one (no session, though:
-  // email verification, with the mail issue, makes the two fully alike).
+  // A registered address gets the same status and body as a new one (no session, though),
+  // and its owner a notice by mail, queued like a new account's verification link.
   if (existing->has_value()) {
-    send_account_mail((*existing)->id, email, true);  // a notice to the owner, on the same path as a new account's mail
+    send_account_mail((*existing)->id, email, true);
     return {201, "", "", 0};
   }
   auto id = options_.store->create_user(email, hash, now());
