@@ -585,6 +585,21 @@ TEST_F(Practice, ResetLinksWorkOnceForThirtyMinutes) {
   EXPECT_EQ(json::parse(call("GET", "/api/me", "", &a).body)["signed_in"], false);  // the old session ended
 }
 
+TEST_F(Practice, SettingsSendANewVerificationLinkThatVerifies) {
+  Client a = signup("again@example.com");
+  queued_text("again@example.com");  // the first link, let lapse
+  clock_.advance(31 * 60);
+  EXPECT_NE(std::string(call("GET", "/settings", "", &a).view()).find("resend-verification"), std::string::npos);
+  EXPECT_EQ(call("POST", "/settings", "action=verify", &a, false).status, 403);  // no CSRF token
+  EXPECT_EQ(call("POST", "/settings", "action=verify&csrf=" + a.csrf, &a).status, 200);
+  std::string path = link(queued_text("again@example.com"), "/verify");
+  ASSERT_FALSE(path.empty());
+  Request parsed;
+  ASSERT_TRUE(parse_target(path, parsed));
+  EXPECT_EQ(call("POST", "/verify", "token=" + *parsed.param("token") + "&sig=" + *parsed.param("sig")).status, 200);
+  EXPECT_EQ(json::parse(call("GET", "/api/me", "", &a).body)["email_verified"], true);
+}
+
 TEST_F(Practice, SubscribeAnswersAlikeAndLinksAreSigned) {
   auto sub = [&](const std::string& email) {
     Request req;
