@@ -14,8 +14,10 @@ packages=(
   libsqlite3-dev          # search index (FTS5) and the embedded store
   libpq-dev               # the PostgreSQL store (libpq)
   postgresql              # a throwaway server the store tests start (tests/pg_fixture.sh)
-  libsodium-dev           # argon2id passwords, random session tokens
+  libsodium-dev           # argon2id passwords, random session tokens, HMAC-SHA256 of webhooks and mail links
   prometheus-cpp-dev      # /metrics in the Prometheus text format (registry, counters, histograms)
+  libcurl4-openssl-dev    # Stripe's REST API (Checkout Sessions) and SMTP with STARTTLS for mail
+  python3-aiosmtpd        # the real SMTP server the mail tests start (/usr/bin/python3 -m aiosmtpd)
   python3                 # snippet runner for ```python run blocks
   chromium                # browser tests (driven by playwright-core)
 )

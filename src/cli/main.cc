@@ -7,8 +7,10 @@
 
 #include "calc_io/load_catalog.h"
 #include "cli/bank_commands.h"
+#include "cli/billing_commands.h"
 #include "cli/calc_command.h"
 #include "cli/lab_command.h"
+#include "cli/mail_commands.h"
 #include "cli/practice_commands.h"
 #include "cli/serve_command.h"
 #include "cli/validate_command.h"
@@ -28,7 +30,10 @@ const char* kUsage =
     "  ridge lab list|test|measure       reference builds for the coding questions\n"
     "  ridge validate [--json] [--check] the performance model against data/published-runs.toml\n"
     "  ridge drill [--topic T]           numeric drills in the terminal, graded within 10%\n"
-    "  ridge user add|list|remove        accounts, for operators (--db URL)\n\n"
+    "  ridge user add|list|remove        accounts, for operators (--db URL)\n"
+    "  ridge grant EMAIL [--months N]    paid access for N months (default 6) from the later of now and its end\n"
+    "  ridge revoke EMAIL                end a user's paid access now\n"
+    "  ridge mail weekly|send            the weekly question to subscribers, once per ISO week; deliver the queue\n\n"
     "Global: --data DIR (catalogs; default $RIDGE_DATA or ./data)\n";
 
 int run(std::vector<std::string> args) {
@@ -55,7 +60,9 @@ int run(std::vector<std::string> args) {
   if (command == "serve") return ridge::cli::run_serve(rest, data_dir.string());
   if (command == "lab") return ridge::cli::run_lab(rest, std::cout, std::cerr);
   if (command == "user") return ridge::cli::run_user(rest, std::cin, std::cout, std::cerr);
-  if (command == "calc" || command == "validate" || command == "check" || command == "show" || command == "drill") {
+  if (command == "grant") return ridge::cli::run_grant(rest, std::cout, std::cerr);
+  if (command == "revoke") return ridge::cli::run_revoke(rest, std::cout, std::cerr);
+  if (command == "calc" || command == "validate" || command == "check" || command == "show" || command == "drill" || command == "mail") {
     auto catalog = ridge::calc_io::load_catalog(data_dir);
     if (!catalog) {
       std::cerr << "ridge: cannot load the catalogs in " << data_dir << ":\n" << ridge::calc::to_string(catalog.errors());
@@ -68,6 +75,7 @@ int run(std::vector<std::string> args) {
     }
     if (command == "calc") return ridge::cli::run_calc(rest, registry, *catalog, std::cout, std::cerr);
     if (command == "check") return ridge::cli::run_check(rest, registry, *catalog, std::cout, std::cerr);
+    if (command == "mail") return ridge::cli::run_mail(rest, registry, *catalog, std::cout, std::cerr);
     if (command == "drill") return ridge::cli::run_drill(rest, registry, *catalog, std::cin, std::cout, std::cerr);
     return ridge::cli::run_show(rest, registry, *catalog, std::cout, std::cerr);
   }

@@ -11,6 +11,10 @@
 #include "bank/loader.h"
 #include "calc_io/load_catalog.h"
 #include "cli/bank_commands.h"
+#include "account/clock.h"
+#include "billing/billing.h"
+#include "mail/mail.h"
+#include "mail/sender.h"
 #include "store/store.h"
 #include "web/server.h"
 
@@ -21,14 +25,18 @@ namespace {
 
 const char* kServeUsage =
     "Usage: ridge serve [--port 8080] [--bind 127.0.0.1] [--content DIR] [--db URL] [--threads N] [--io per-thread|shared]\n"
-    "                   [--trusted-proxy CIDR[,CIDR...]]\n"
+    "                   [--trusted-proxy CIDR[,CIDR...]] [--mail-dir DIR]\n"
     "--trusted-proxy: requests from these addresses (your proxy: 127.0.0.1/32, 10.0.0.0/8) are attributed\n"
     "to the client their X-Forwarded-For names, for rate limits and connection caps.\n"
     "Each flag can also come from the environment: RIDGE_PORT, RIDGE_BIND, RIDGE_CONTENT, RIDGE_DB, RIDGE_THREADS,\n"
     "RIDGE_IO, RIDGE_STATIC, RIDGE_TRUSTED_PROXY. Flags win over the environment.\n"
     "--db sqlite:PATH (default sqlite:ridge.db) or postgresql://user@host:port/db.\n"
     "RIDGE_SECURE_COOKIES=1 marks the session cookie Secure (behind TLS); RIDGE_SECRET shares the\n"
-    "readiness-check signing key between servers.\n";
+    "readiness-check and mail-link signing key between servers (and `ridge mail weekly`).\n"
+    "Billing: RIDGE_PRICE (\"USD 2500\", minor units), RIDGE_STRIPE_SECRET_KEY, RIDGE_STRIPE_WEBHOOK_SECRET,\n"
+    "RIDGE_STRIPE_API_BASE; without the keys the site is grant-only. Mail: RIDGE_SMTP_URL (smtp://host:port),\n"
+    "RIDGE_SMTP_USER, RIDGE_SMTP_PASSWORD, RIDGE_MAIL_FROM, RIDGE_BASE_URL; without SMTP, .eml files in --mail-dir\n"
+    "(RIDGE_MAIL_DIR, default ./mail).\n";
 
 std::string default_static_dir() {
   if (const char* env = std::getenv("RIDGE_STATIC"); env && *env) return env;
@@ -45,7 +53,7 @@ std::string default_static_dir() {
 
 int run_serve(const std::vector<std::string>& args, const std::string& data_dir) {
   std::map<std::string, std::string> settings;
-  for (const char* name : {"port", "bind", "content", "db", "threads", "io", "static", "trusted_proxy"}) {
+  for (const char* name : {"port", "bind", "content", "db", "threads", "io", "static", "trusted_proxy", "mail_dir"}) {
     std::string env = "RIDGE_" + std::string(name);
     for (auto& c : env) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     if (const char* v = std::getenv(env.c_str()); v && *v) settings[name] = v;
@@ -64,10 +72,11 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
       value = args[++i];
     }
     if (name == "trusted-proxy") name = "trusted_proxy";
+    if (name == "mail-dir") name = "mail_dir";
     if (name != "port" && name != "bind" && name != "content" && name != "db" && name != "threads" && name != "io" &&
-        name != "static" && name != "trusted_proxy") {
+        name != "static" && name != "trusted_proxy" && name != "mail_dir") {
       std::cerr << "ridge serve: '" << a << "' is not a flag; accepted: --port, --bind, --content, --db, --threads, --io, "
-                   "--static, --trusted-proxy\n";
+                   "--static, --trusted-proxy, --mail-dir\n";
       return 2;
     }
     if (value.empty()) {
@@ -146,6 +155,11 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
     return 1;
   }
   size_t questions = loaded.bank.questions.size();
+  // Declared before the app (which points at them) and the server, so they outlive both.
+  mail::MailConfig mail_config;
+  std::unique_ptr<mail::LinkSigner> signer;
+  account::SystemClock clock;
+  std::unique_ptr<mail::Sender> sender;
   std::unique_ptr<web::App> app;
   try {
     web::AppOptions app_options;
@@ -154,6 +168,39 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
     if (const char* secure = std::getenv("RIDGE_SECURE_COOKIES"); secure && std::string(secure) == "1") {
       app_options.secure_cookies = true;
     }
+    std::string why;
+    auto billing_config = billing::billing_config_from_env(why);
+    if (!billing_config) {
+      std::cerr << "ridge serve: " << why << "\n";
+      return 2;
+    }
+    app_options.billing = *billing_config;
+    if (const char* base = std::getenv("RIDGE_BASE_URL"); base && *base) {
+      app_options.base_url = base;
+      while (!app_options.base_url.empty() && app_options.base_url.back() == '/') app_options.base_url.pop_back();
+    } else {
+      app_options.base_url = "http://" + options.bind + ":" + std::to_string(options.port);
+    }
+    std::cout << "ridge serve: billing " << (app_options.billing.enabled() ? "through Stripe" : "off (grant-only)") << ", price "
+              << app_options.billing.price.display() << std::endl;
+    auto config = mail::mail_config_from_env(why);
+    if (!config) {
+      std::cerr << "ridge serve: " << why << "\n";
+      return 2;
+    }
+    mail_config = *config;
+    if (settings.count("mail_dir")) mail_config.mail_dir = settings["mail_dir"];
+    if (!std::getenv("RIDGE_BASE_URL")) mail_config.base_url = app_options.base_url;
+    const char* secret = std::getenv("RIDGE_SECRET");
+    if (!secret || !*secret) {
+      std::cerr << "ridge serve: RIDGE_SECRET is not set: links in mail are signed with a random key and stop working at restart\n";
+    }
+    signer = std::make_unique<mail::LinkSigner>(secret ? secret : "");
+    sender = std::make_unique<mail::Sender>(*database, mail_config, clock);
+    app_options.mail = &mail_config;
+    app_options.signer = signer.get();
+    app_options.mail_wake = [s = sender.get()] { s->wake(); };
+    std::cout << "ridge serve: mail through " << (mail_config.uses_smtp() ? "SMTP" : "files in " + mail_config.mail_dir) << std::endl;
     app = std::make_unique<web::App>(std::move(loaded.bank), std::move(catalog).value(), std::move(registry),
                                      web::Assets(settings.count("static") ? settings["static"] : default_static_dir()),
                                      std::move(app_options));
@@ -167,7 +214,9 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
               << static_cast<int>(ms) << " ms; listening on http://" << options.bind << ":" << port << "/" << std::endl;
   };
   web::Server server(*app, options);
+  sender->start();
   int rc = server.run();
+  sender->stop();
   if (rc == 0) std::cout << "ridge serve: stopped" << std::endl;
   return rc;
 }

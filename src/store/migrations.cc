@@ -72,6 +72,57 @@ CREATE TABLE readiness (
 );
 CREATE INDEX readiness_user ON readiness(user_id);
 )sql"},
+      {2, R"sql(
+ALTER TABLE users ADD COLUMN account_id TEXT;
+UPDATE users SET account_id = lower(hex(randomblob(16)));
+CREATE UNIQUE INDEX users_account_id ON users(account_id);
+ALTER TABLE users ADD COLUMN email_verified_at INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE entitlements (
+  user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  access_until INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE billing_events (
+  event_id TEXT PRIMARY KEY,
+  user_id INTEGER NOT NULL,
+  months INTEGER NOT NULL,
+  received_at INTEGER NOT NULL
+);
+CREATE TABLE mail_queue (
+  id INTEGER PRIMARY KEY,
+  recipient TEXT NOT NULL,
+  message TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  sent_at INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX mail_queue_due ON mail_queue(sent_at, next_attempt_at);
+CREATE TABLE subscriptions (
+  id INTEGER PRIMARY KEY,
+  email TEXT NOT NULL UNIQUE,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'unsubscribed')),
+  created_at INTEGER NOT NULL,
+  confirmed_at INTEGER NOT NULL DEFAULT 0,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE weekly_sends (
+  week TEXT NOT NULL,
+  subscription_id INTEGER NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,
+  slug TEXT NOT NULL,
+  queued_at INTEGER NOT NULL,
+  PRIMARY KEY (week, subscription_id)
+);
+CREATE TABLE account_tokens (
+  token_hash TEXT PRIMARY KEY,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  purpose TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  used_at INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL
+);
+)sql"},
   };
   return m;
 }
@@ -145,6 +196,56 @@ CREATE TABLE readiness (
   detail_json TEXT NOT NULL
 );
 CREATE INDEX readiness_user ON readiness(user_id);
+)sql"},
+      {2, R"sql(
+ALTER TABLE users ADD COLUMN account_id TEXT NOT NULL DEFAULT replace(gen_random_uuid()::text, '-', '');
+CREATE UNIQUE INDEX users_account_id ON users(account_id);
+ALTER TABLE users ADD COLUMN email_verified_at BIGINT NOT NULL DEFAULT 0;
+CREATE TABLE entitlements (
+  user_id BIGINT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  access_until BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE TABLE billing_events (
+  event_id TEXT PRIMARY KEY,
+  user_id BIGINT NOT NULL,
+  months INTEGER NOT NULL,
+  received_at BIGINT NOT NULL
+);
+CREATE TABLE mail_queue (
+  id BIGSERIAL PRIMARY KEY,
+  recipient TEXT NOT NULL,
+  message TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at BIGINT NOT NULL,
+  sent_at BIGINT NOT NULL DEFAULT 0,
+  last_error TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX mail_queue_due ON mail_queue(sent_at, next_attempt_at);
+CREATE TABLE subscriptions (
+  id BIGSERIAL PRIMARY KEY,
+  email TEXT NOT NULL UNIQUE,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'unsubscribed')),
+  created_at BIGINT NOT NULL,
+  confirmed_at BIGINT NOT NULL DEFAULT 0,
+  updated_at BIGINT NOT NULL
+);
+CREATE TABLE weekly_sends (
+  week TEXT NOT NULL,
+  subscription_id BIGINT NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,
+  slug TEXT NOT NULL,
+  queued_at BIGINT NOT NULL,
+  PRIMARY KEY (week, subscription_id)
+);
+CREATE TABLE account_tokens (
+  token_hash TEXT PRIMARY KEY,
+  user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  purpose TEXT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  used_at BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL
+);
 )sql"},
   };
   return m;

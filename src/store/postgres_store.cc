@@ -2,6 +2,7 @@
 
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -110,20 +111,20 @@ class PostgresStore final : public Store {
 
   Result<std::optional<User>> find_user_by_email(const std::string& email) override {
     Conn c(*pool_);
-    return read_user(c.run("SELECT id, email, password_hash, desired_retention, created_at FROM users WHERE email = $1", {email}));
+    return read_user(c.run("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users WHERE email = $1", {email}));
   }
 
   Result<std::optional<User>> get_user(int64_t id) override {
     Conn c(*pool_);
-    return read_user(c.run("SELECT id, email, password_hash, desired_retention, created_at FROM users WHERE id = $1", {s(id)}));
+    return read_user(c.run("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users WHERE id = $1", {s(id)}));
   }
 
   Result<std::vector<User>> list_users() override {
     Conn c(*pool_);
-    auto r = c.run("SELECT id, email, password_hash, desired_retention, created_at FROM users ORDER BY id");
+    auto r = c.run("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users ORDER BY id");
     if (!r.ok()) return StoreError{r.error()};
     std::vector<User> out;
-    for (int i = 0; i < r.rows(); ++i) out.push_back({r.i64(i, 0), r.text(i, 1), r.text(i, 2), r.f64(i, 3), r.i64(i, 4)});
+    for (int i = 0; i < r.rows(); ++i) out.push_back({r.i64(i, 0), r.text(i, 1), r.text(i, 2), r.f64(i, 3), r.i64(i, 4), r.text(i, 5), r.i64(i, 6)});
     return out;
   }
 
@@ -270,6 +271,188 @@ class PostgresStore final : public Store {
     return out;
   }
 
+  Result<std::optional<User>> find_user_by_account_id(const std::string& account_id) override {
+    Conn c(*pool_);
+    return read_user(c.run("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users "
+                           "WHERE account_id = $1", {account_id}));
+  }
+
+  Result<int64_t> access_until(int64_t user_id) override {
+    Conn c(*pool_);
+    auto r = c.run("SELECT access_until FROM entitlements WHERE user_id = $1", {s(user_id)});
+    if (!r.ok()) return StoreError{r.error()};
+    return r.rows() ? r.i64(0, 0) : int64_t{0};
+  }
+
+  Result<int64_t> grant(int64_t user_id, int months, int64_t now) override {
+    Conn c(*pool_);
+    auto begin = c.run("BEGIN");
+    if (!begin.ok()) return StoreError{begin.error()};
+    auto end = extend(c, user_id, months, now);
+    if (!end.ok()) return rollback(c, end.error().message);
+    auto commit = c.run("COMMIT");
+    if (!commit.ok()) return rollback(c, commit.error());
+    return end;
+  }
+
+  Result<Done> revoke(int64_t user_id) override { return exec("DELETE FROM entitlements WHERE user_id = $1", {s(user_id)}); }
+
+  Result<bool> grant_for_event(const std::string& event_id, int64_t user_id, int months, int64_t now) override {
+    Conn c(*pool_);
+    auto begin = c.run("BEGIN");
+    if (!begin.ok()) return StoreError{begin.error()};
+    // A concurrent delivery of the same event waits on the key, then inserts nothing.
+    auto ev = c.run("INSERT INTO billing_events (event_id, user_id, months, received_at) VALUES ($1, $2, $3, $4) "
+                    "ON CONFLICT DO NOTHING RETURNING event_id",
+                    {event_id, s(user_id), s(months), s(now)});
+    if (!ev.ok()) return rollback(c, ev.error());
+    if (ev.rows() == 0) {
+      c.run("ROLLBACK");
+      return false;
+    }
+    auto end = extend(c, user_id, months, now);
+    if (!end.ok()) return rollback(c, end.error().message);
+    auto commit = c.run("COMMIT");
+    if (!commit.ok()) return rollback(c, commit.error());
+    return true;
+  }
+
+  Result<int64_t> enqueue_mail(const std::string& recipient, const std::string& message, int64_t now) override {
+    Conn c(*pool_);
+    auto r = c.run("INSERT INTO mail_queue (recipient, message, created_at, next_attempt_at) VALUES ($1, $2, $3, $3) RETURNING id",
+                   {recipient, message, s(now)});
+    if (!r.ok()) return StoreError{r.error()};
+    return r.i64(0, 0);
+  }
+
+  Result<std::vector<OutgoingMail>> claim_mail(int64_t now, int64_t lease_seconds, int limit) override {
+    Conn c(*pool_);
+    // SKIP LOCKED: two senders at once take different messages.
+    auto r = c.run("UPDATE mail_queue SET next_attempt_at = $1, attempts = attempts + 1 WHERE id IN "
+                   "(SELECT id FROM mail_queue WHERE sent_at = 0 AND next_attempt_at <= $2 ORDER BY next_attempt_at, id "
+                   "LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING id, recipient, message, attempts",
+                   {s(now + lease_seconds), s(now), s(limit)});
+    if (!r.ok()) return StoreError{r.error()};
+    std::vector<OutgoingMail> out;
+    for (int i = 0; i < r.rows(); ++i) out.push_back({r.i64(i, 0), r.text(i, 1), r.text(i, 2), static_cast<int>(r.i64(i, 3)) - 1});
+    std::sort(out.begin(), out.end(), [](const OutgoingMail& a, const OutgoingMail& b) { return a.id < b.id; });
+    return out;
+  }
+
+  Result<Done> mail_sent(int64_t id, int64_t now) override {
+    return exec("UPDATE mail_queue SET sent_at = $1, last_error = '' WHERE id = $2", {s(now), s(id)});
+  }
+
+  Result<Done> mail_failed(int64_t id, int64_t retry_at, const std::string& error) override {
+    return exec("UPDATE mail_queue SET next_attempt_at = $1, last_error = $2 WHERE id = $3 AND sent_at = 0", {s(retry_at), error, s(id)});
+  }
+
+  Result<MailCounts> mail_counts() override {
+    Conn c(*pool_);
+    auto r = c.run("SELECT COUNT(*) FILTER (WHERE sent_at = 0), COUNT(*) FILTER (WHERE sent_at <> 0), "
+                   "COALESCE(SUM(attempts - CASE WHEN sent_at <> 0 THEN 1 ELSE 0 END), 0) FROM mail_queue");
+    if (!r.ok()) return StoreError{r.error()};
+    return MailCounts{r.i64(0, 0), r.i64(0, 1), r.i64(0, 2)};
+  }
+
+  Result<Subscription> subscribe(const std::string& email, int64_t now) override {
+    Conn c(*pool_);
+    auto up = c.run("INSERT INTO subscriptions (email, status, created_at, updated_at) VALUES ($1, 'pending', $2, $2) "
+                    "ON CONFLICT (email) DO UPDATE SET status = 'pending', confirmed_at = 0, updated_at = EXCLUDED.updated_at "
+                    "WHERE subscriptions.status = 'unsubscribed'",
+                    {email, s(now)});
+    if (!up.ok()) return StoreError{up.error()};
+    auto r = c.run("SELECT id, email, status, created_at, confirmed_at FROM subscriptions WHERE email = $1", {email});
+    if (!r.ok()) return StoreError{r.error()};
+    if (r.rows() == 0) return StoreError{"subscription vanished"};
+    return read_subscription(r, 0);
+  }
+
+  Result<std::optional<Subscription>> find_subscription(const std::string& email) override {
+    Conn c(*pool_);
+    auto r = c.run("SELECT id, email, status, created_at, confirmed_at FROM subscriptions WHERE email = $1", {email});
+    if (!r.ok()) return StoreError{r.error()};
+    if (r.rows() == 0) return std::optional<Subscription>();
+    return std::optional<Subscription>(read_subscription(r, 0));
+  }
+
+  Result<bool> confirm_subscription(const std::string& email, int64_t now) override {
+    Conn c(*pool_);
+    auto r = c.run("UPDATE subscriptions SET status = 'confirmed', confirmed_at = CASE WHEN status = 'confirmed' THEN confirmed_at ELSE $1 END, "
+                   "updated_at = $1 WHERE email = $2 AND status IN ('pending', 'confirmed') RETURNING id",
+                   {s(now), email});
+    if (!r.ok()) return StoreError{r.error()};
+    return r.rows() > 0;
+  }
+
+  Result<bool> unsubscribe(const std::string& email, int64_t now) override {
+    Conn c(*pool_);
+    auto r = c.run("UPDATE subscriptions SET status = 'unsubscribed', updated_at = $1 WHERE email = $2 RETURNING id", {s(now), email});
+    if (!r.ok()) return StoreError{r.error()};
+    return r.rows() > 0;
+  }
+
+  Result<std::vector<Subscription>> confirmed_subscriptions() override {
+    Conn c(*pool_);
+    auto r = c.run("SELECT id, email, status, created_at, confirmed_at FROM subscriptions WHERE status = 'confirmed' ORDER BY id");
+    if (!r.ok()) return StoreError{r.error()};
+    std::vector<Subscription> out;
+    for (int i = 0; i < r.rows(); ++i) out.push_back(read_subscription(r, i));
+    return out;
+  }
+
+  Result<std::vector<std::string>> weekly_slugs_sent(int64_t subscription_id) override {
+    Conn c(*pool_);
+    auto r = c.run("SELECT slug FROM weekly_sends WHERE subscription_id = $1 ORDER BY week", {s(subscription_id)});
+    if (!r.ok()) return StoreError{r.error()};
+    std::vector<std::string> out;
+    for (int i = 0; i < r.rows(); ++i) out.push_back(r.text(i, 0));
+    return out;
+  }
+
+  Result<bool> queue_weekly(const std::string& week, int64_t subscription_id, const std::string& slug, const std::string& recipient,
+                            const std::string& message, int64_t now) override {
+    Conn c(*pool_);
+    auto begin = c.run("BEGIN");
+    if (!begin.ok()) return StoreError{begin.error()};
+    // The primary key (week, subscription) is the lock: a concurrent insert of the same key
+    // waits for this transaction, then inserts nothing.
+    auto rec = c.run("INSERT INTO weekly_sends (week, subscription_id, slug, queued_at) VALUES ($1, $2, $3, $4) "
+                     "ON CONFLICT DO NOTHING RETURNING week",
+                     {week, s(subscription_id), slug, s(now)});
+    if (!rec.ok()) return rollback(c, rec.error());
+    if (rec.rows() == 0) {
+      c.run("ROLLBACK");
+      return false;
+    }
+    auto q = c.run("INSERT INTO mail_queue (recipient, message, created_at, next_attempt_at) VALUES ($1, $2, $3, $3)",
+                   {recipient, message, s(now)});
+    if (!q.ok()) return rollback(c, q.error());
+    auto commit = c.run("COMMIT");
+    if (!commit.ok()) return rollback(c, commit.error());
+    return true;
+  }
+
+  Result<Done> create_account_token(const std::string& token_hash, int64_t user_id, const std::string& purpose, int64_t expires_at,
+                                    int64_t now) override {
+    return exec("INSERT INTO account_tokens (token_hash, user_id, purpose, expires_at, created_at) VALUES ($1, $2, $3, $4, $5)",
+                {token_hash, s(user_id), purpose, s(expires_at), s(now)});
+  }
+
+  Result<std::optional<int64_t>> use_account_token(const std::string& token_hash, const std::string& purpose, int64_t now) override {
+    Conn c(*pool_);
+    auto r = c.run("UPDATE account_tokens SET used_at = $1 WHERE token_hash = $2 AND purpose = $3 AND used_at = 0 AND expires_at > $1 "
+                   "RETURNING user_id",
+                   {s(now), token_hash, purpose});
+    if (!r.ok()) return StoreError{r.error()};
+    if (r.rows() == 0) return std::optional<int64_t>();
+    return std::optional<int64_t>(r.i64(0, 0));
+  }
+
+  Result<Done> set_email_verified(int64_t user_id, int64_t now) override {
+    return exec("UPDATE users SET email_verified_at = $1 WHERE id = $2 AND email_verified_at = 0", {s(now), s(user_id)});
+  }
+
   bool ping() override {
     Conn c(*pool_);
     return c.run("SELECT 1").ok();
@@ -277,6 +460,32 @@ class PostgresStore final : public Store {
   std::string backend() const override { return "postgresql"; }
 
  private:
+  static StoreError rollback(Conn& c, const std::string& why) {
+    c.run("ROLLBACK");
+    return StoreError{why};
+  }
+
+  // Inside a transaction: locks the user's entitlement row, then sets the new end from the
+  // later of now and the current end.
+  static Result<int64_t> extend(Conn& c, int64_t user_id, int months, int64_t now) {
+    auto lock = c.run("SELECT id FROM users WHERE id = $1 FOR UPDATE", {s(user_id)});
+    if (!lock.ok()) return StoreError{lock.error()};
+    if (lock.rows() == 0) return StoreError{"no such user"};
+    auto cur = c.run("SELECT access_until FROM entitlements WHERE user_id = $1", {s(user_id)});
+    if (!cur.ok()) return StoreError{cur.error()};
+    int64_t current = cur.rows() ? cur.i64(0, 0) : 0;
+    int64_t end = add_months_utc(std::max(now, current), months);
+    auto up = c.run("INSERT INTO entitlements (user_id, access_until, updated_at) VALUES ($1, $2, $3) "
+                    "ON CONFLICT (user_id) DO UPDATE SET access_until = EXCLUDED.access_until, updated_at = EXCLUDED.updated_at",
+                    {s(user_id), s(end), s(now)});
+    if (!up.ok()) return StoreError{up.error()};
+    return end;
+  }
+
+  static Subscription read_subscription(const PgResult& r, int i) {
+    return {r.i64(i, 0), r.text(i, 1), r.text(i, 2), r.i64(i, 3), r.i64(i, 4)};
+  }
+
   Result<Done> exec(const char* sql, const Params& params) {
     Conn c(*pool_);
     auto r = c.run(sql, params);
@@ -287,7 +496,7 @@ class PostgresStore final : public Store {
   static Result<std::optional<User>> read_user(const PgResult& r) {
     if (!r.ok()) return StoreError{r.error()};
     if (r.rows() == 0) return std::optional<User>();
-    return std::optional<User>(User{r.i64(0, 0), r.text(0, 1), r.text(0, 2), r.f64(0, 3), r.i64(0, 4)});
+    return std::optional<User>(User{r.i64(0, 0), r.text(0, 1), r.text(0, 2), r.f64(0, 3), r.i64(0, 4), r.text(0, 5), r.i64(0, 6)});
   }
 
   static Card read_card(const PgResult& r, int i) {

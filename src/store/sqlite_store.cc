@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <mutex>
 
 #include "store/migrations.h"
@@ -51,7 +52,7 @@ class SqliteStore final : public Store {
 
   Result<int64_t> create_user(const std::string& email, const std::string& hash, int64_t now) override {
     std::lock_guard<std::mutex> lock(mutex_);
-    Stmt s(db_, "INSERT INTO users (email, password_hash, created_at) VALUES (?, ?, ?)");
+    Stmt s(db_, "INSERT INTO users (email, password_hash, created_at, account_id) VALUES (?, ?, ?, lower(hex(randomblob(16))))");
     s.bind(1, email).bind(2, hash).bind(3, now);
     int rc = s.step();
     if (rc == SQLITE_CONSTRAINT) return StoreError{"email already registered", true};
@@ -60,22 +61,22 @@ class SqliteStore final : public Store {
   }
 
   Result<std::optional<User>> find_user_by_email(const std::string& email) override {
-    return one_user("SELECT id, email, password_hash, desired_retention, created_at FROM users WHERE email = ?", email);
+    return one_user("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users WHERE email = ?", email);
   }
 
   Result<std::optional<User>> get_user(int64_t id) override {
     std::lock_guard<std::mutex> lock(mutex_);
-    Stmt s(db_, "SELECT id, email, password_hash, desired_retention, created_at FROM users WHERE id = ?");
+    Stmt s(db_, "SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users WHERE id = ?");
     s.bind(1, id);
     return read_user(s);
   }
 
   Result<std::vector<User>> list_users() override {
     std::lock_guard<std::mutex> lock(mutex_);
-    Stmt s(db_, "SELECT id, email, password_hash, desired_retention, created_at FROM users ORDER BY id");
+    Stmt s(db_, "SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users ORDER BY id");
     std::vector<User> out;
     int rc;
-    while ((rc = s.step()) == SQLITE_ROW) out.push_back({s.i64(0), s.text(1), s.text(2), s.f64(3), s.i64(4)});
+    while ((rc = s.step()) == SQLITE_ROW) out.push_back({s.i64(0), s.text(1), s.text(2), s.f64(3), s.i64(4), s.text(5), s.i64(6)});
     if (rc != SQLITE_DONE) return StoreError{s.error()};
     return out;
   }
@@ -249,6 +250,190 @@ class SqliteStore final : public Store {
     return out;
   }
 
+  Result<std::optional<User>> find_user_by_account_id(const std::string& account_id) override {
+    return one_user("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users WHERE account_id = ?",
+                    account_id);
+  }
+
+  Result<int64_t> access_until(int64_t user_id) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return read_access(user_id);
+  }
+
+  Result<int64_t> grant(int64_t user_id, int months, int64_t now) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!begin()) return StoreError{sqlite3_errmsg(db_)};
+    auto end = extend(user_id, months, now);
+    if (!end.ok()) return rollback(end.error().message);
+    if (!commit()) return rollback(sqlite3_errmsg(db_));
+    return end;
+  }
+
+  Result<Done> revoke(int64_t user_id) override {
+    return exec("DELETE FROM entitlements WHERE user_id = ?", [&](Stmt& s) { s.bind(1, user_id); });
+  }
+
+  Result<bool> grant_for_event(const std::string& event_id, int64_t user_id, int months, int64_t now) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!begin()) return StoreError{sqlite3_errmsg(db_)};
+    Stmt ev(db_, "INSERT INTO billing_events (event_id, user_id, months, received_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING");
+    ev.bind(1, event_id).bind(2, user_id).bind(3, static_cast<int64_t>(months)).bind(4, now);
+    if (ev.step() != SQLITE_DONE) return rollback(ev.error());
+    if (sqlite3_changes(db_) == 0) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      return false;  // seen before: a replay changes nothing
+    }
+    auto end = extend(user_id, months, now);
+    if (!end.ok()) return rollback(end.error().message);
+    if (!commit()) return rollback(sqlite3_errmsg(db_));
+    return true;
+  }
+
+  Result<int64_t> enqueue_mail(const std::string& recipient, const std::string& message, int64_t now) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Stmt s(db_, "INSERT INTO mail_queue (recipient, message, created_at, next_attempt_at) VALUES (?, ?, ?, ?)");
+    s.bind(1, recipient).bind(2, message).bind(3, now).bind(4, now);
+    if (s.step() != SQLITE_DONE) return StoreError{s.error()};
+    return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
+  }
+
+  Result<std::vector<OutgoingMail>> claim_mail(int64_t now, int64_t lease_seconds, int limit) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // One statement: atomic against other processes on the same file.
+    Stmt s(db_,
+           "UPDATE mail_queue SET next_attempt_at = ?, attempts = attempts + 1 WHERE id IN "
+           "(SELECT id FROM mail_queue WHERE sent_at = 0 AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?) "
+           "RETURNING id, recipient, message, attempts");
+    s.bind(1, now + lease_seconds).bind(2, now).bind(3, static_cast<int64_t>(limit));
+    std::vector<OutgoingMail> out;
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) out.push_back({s.i64(0), s.text(1), s.text(2), static_cast<int>(s.i64(3)) - 1});
+    if (rc != SQLITE_DONE) return StoreError{s.error()};
+    return out;
+  }
+
+  Result<Done> mail_sent(int64_t id, int64_t now) override {
+    return exec("UPDATE mail_queue SET sent_at = ?, last_error = '' WHERE id = ?", [&](Stmt& s) { s.bind(1, now).bind(2, id); });
+  }
+
+  Result<Done> mail_failed(int64_t id, int64_t retry_at, const std::string& error) override {
+    return exec("UPDATE mail_queue SET next_attempt_at = ?, last_error = ? WHERE id = ? AND sent_at = 0",
+                [&](Stmt& s) { s.bind(1, retry_at).bind(2, error).bind(3, id); });
+  }
+
+  Result<MailCounts> mail_counts() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Stmt s(db_, "SELECT COALESCE(SUM(sent_at = 0), 0), COALESCE(SUM(sent_at <> 0), 0), "
+                "COALESCE(SUM(attempts - (sent_at <> 0)), 0) FROM mail_queue");
+    if (s.step() != SQLITE_ROW) return StoreError{s.error()};
+    return MailCounts{s.i64(0), s.i64(1), s.i64(2)};
+  }
+
+  Result<Subscription> subscribe(const std::string& email, int64_t now) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!begin()) return StoreError{sqlite3_errmsg(db_)};
+    Stmt up(db_,
+            "INSERT INTO subscriptions (email, status, created_at, updated_at) VALUES (?, 'pending', ?, ?) "
+            "ON CONFLICT (email) DO UPDATE SET status = 'pending', confirmed_at = 0, updated_at = excluded.updated_at "
+            "WHERE subscriptions.status = 'unsubscribed'");
+    up.bind(1, email).bind(2, now).bind(3, now);
+    if (up.step() != SQLITE_DONE) return rollback(up.error());
+    auto sub = read_subscription(email);
+    if (!sub.ok() || !sub->has_value()) return rollback(sub.ok() ? "subscription vanished" : sub.error().message);
+    if (!commit()) return rollback(sqlite3_errmsg(db_));
+    return **sub;
+  }
+
+  Result<std::optional<Subscription>> find_subscription(const std::string& email) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return read_subscription(email);
+  }
+
+  Result<bool> confirm_subscription(const std::string& email, int64_t now) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Stmt s(db_, "UPDATE subscriptions SET status = 'confirmed', confirmed_at = CASE WHEN status = 'confirmed' THEN confirmed_at ELSE ? END, "
+                "updated_at = ? WHERE email = ? AND status IN ('pending', 'confirmed')");
+    s.bind(1, now).bind(2, now).bind(3, email);
+    if (s.step() != SQLITE_DONE) return StoreError{s.error()};
+    return sqlite3_changes(db_) > 0;
+  }
+
+  Result<bool> unsubscribe(const std::string& email, int64_t now) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Stmt s(db_, "UPDATE subscriptions SET status = 'unsubscribed', updated_at = ? WHERE email = ?");
+    s.bind(1, now).bind(2, email);
+    if (s.step() != SQLITE_DONE) return StoreError{s.error()};
+    return sqlite3_changes(db_) > 0;
+  }
+
+  Result<std::vector<Subscription>> confirmed_subscriptions() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Stmt s(db_, "SELECT id, email, status, created_at, confirmed_at FROM subscriptions WHERE status = 'confirmed' ORDER BY id");
+    std::vector<Subscription> out;
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) out.push_back({s.i64(0), s.text(1), s.text(2), s.i64(3), s.i64(4)});
+    if (rc != SQLITE_DONE) return StoreError{s.error()};
+    return out;
+  }
+
+  Result<std::vector<std::string>> weekly_slugs_sent(int64_t subscription_id) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Stmt s(db_, "SELECT slug FROM weekly_sends WHERE subscription_id = ? ORDER BY week");
+    s.bind(1, subscription_id);
+    std::vector<std::string> out;
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) out.push_back(s.text(0));
+    if (rc != SQLITE_DONE) return StoreError{s.error()};
+    return out;
+  }
+
+  Result<bool> queue_weekly(const std::string& week, int64_t subscription_id, const std::string& slug, const std::string& recipient,
+                            const std::string& message, int64_t now) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // BEGIN IMMEDIATE takes the database's write lock: a second process waits here, then
+    // finds the week's row and queues nothing.
+    if (!begin()) return StoreError{sqlite3_errmsg(db_)};
+    Stmt rec(db_, "INSERT INTO weekly_sends (week, subscription_id, slug, queued_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING");
+    rec.bind(1, week).bind(2, subscription_id).bind(3, slug).bind(4, now);
+    if (rec.step() != SQLITE_DONE) return rollback(rec.error());
+    if (sqlite3_changes(db_) == 0) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      return false;
+    }
+    Stmt q(db_, "INSERT INTO mail_queue (recipient, message, created_at, next_attempt_at) VALUES (?, ?, ?, ?)");
+    q.bind(1, recipient).bind(2, message).bind(3, now).bind(4, now);
+    if (q.step() != SQLITE_DONE) return rollback(q.error());
+    if (!commit()) return rollback(sqlite3_errmsg(db_));
+    return true;
+  }
+
+  Result<Done> create_account_token(const std::string& token_hash, int64_t user_id, const std::string& purpose, int64_t expires_at,
+                                    int64_t now) override {
+    return exec("INSERT INTO account_tokens (token_hash, user_id, purpose, expires_at, created_at) VALUES (?, ?, ?, ?, ?)",
+                [&](Stmt& s) { s.bind(1, token_hash).bind(2, user_id).bind(3, purpose).bind(4, expires_at).bind(5, now); });
+  }
+
+  Result<std::optional<int64_t>> use_account_token(const std::string& token_hash, const std::string& purpose, int64_t now) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Stmt s(db_, "UPDATE account_tokens SET used_at = ? WHERE token_hash = ? AND purpose = ? AND used_at = 0 AND expires_at > ? "
+                "RETURNING user_id");
+    s.bind(1, now).bind(2, token_hash).bind(3, purpose).bind(4, now);
+    int rc = s.step();
+    if (rc == SQLITE_ROW) {
+      int64_t id = s.i64(0);
+      while ((rc = s.step()) == SQLITE_ROW) {}
+      if (rc != SQLITE_DONE) return StoreError{s.error()};
+      return std::optional<int64_t>(id);
+    }
+    if (rc == SQLITE_DONE) return std::optional<int64_t>();
+    return StoreError{s.error()};
+  }
+
+  Result<Done> set_email_verified(int64_t user_id, int64_t now) override {
+    return exec("UPDATE users SET email_verified_at = ? WHERE id = ? AND email_verified_at = 0",
+                [&](Stmt& s) { s.bind(1, now).bind(2, user_id); });
+  }
+
   bool ping() override {
     std::lock_guard<std::mutex> lock(mutex_);
     return sqlite3_exec(db_, "SELECT 1", nullptr, nullptr, nullptr) == SQLITE_OK;
@@ -256,6 +441,44 @@ class SqliteStore final : public Store {
   std::string backend() const override { return "sqlite"; }
 
  private:
+  // Transactions, for callers that hold mutex_.
+  bool begin() { return sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK; }
+  bool commit() { return sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK; }
+  StoreError rollback(const std::string& why) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    return StoreError{why};
+  }
+
+  Result<int64_t> read_access(int64_t user_id) {
+    Stmt s(db_, "SELECT access_until FROM entitlements WHERE user_id = ?");
+    s.bind(1, user_id);
+    int rc = s.step();
+    if (rc == SQLITE_ROW) return s.i64(0);
+    if (rc == SQLITE_DONE) return int64_t{0};
+    return StoreError{s.error()};
+  }
+
+  // Inside a transaction: the new end from the later of now and the current end.
+  Result<int64_t> extend(int64_t user_id, int months, int64_t now) {
+    auto current = read_access(user_id);
+    if (!current.ok()) return current;
+    int64_t end = add_months_utc(std::max(now, *current), months);
+    Stmt s(db_, "INSERT INTO entitlements (user_id, access_until, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (user_id) DO UPDATE SET access_until = excluded.access_until, updated_at = excluded.updated_at");
+    s.bind(1, user_id).bind(2, end).bind(3, now);
+    if (s.step() != SQLITE_DONE) return StoreError{s.error()};
+    return end;
+  }
+
+  Result<std::optional<Subscription>> read_subscription(const std::string& email) {
+    Stmt s(db_, "SELECT id, email, status, created_at, confirmed_at FROM subscriptions WHERE email = ?");
+    s.bind(1, email);
+    int rc = s.step();
+    if (rc == SQLITE_ROW) return std::optional<Subscription>(Subscription{s.i64(0), s.text(1), s.text(2), s.i64(3), s.i64(4)});
+    if (rc == SQLITE_DONE) return std::optional<Subscription>();
+    return StoreError{s.error()};
+  }
+
   template <class Binder>
   Result<Done> exec(const char* sql, Binder bind) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -274,7 +497,7 @@ class SqliteStore final : public Store {
 
   static Result<std::optional<User>> read_user(Stmt& s) {
     int rc = s.step();
-    if (rc == SQLITE_ROW) return std::optional<User>(User{s.i64(0), s.text(1), s.text(2), s.f64(3), s.i64(4)});
+    if (rc == SQLITE_ROW) return std::optional<User>(User{s.i64(0), s.text(1), s.text(2), s.f64(3), s.i64(4), s.text(5), s.i64(6)});
     if (rc == SQLITE_DONE) return std::optional<User>();
     return StoreError{s.error()};
   }

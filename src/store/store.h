@@ -43,6 +43,10 @@ struct User {
   std::string password_hash;
   double desired_retention = 0.9;
   int64_t created_at = 0;
+  // Random, opaque and stable: what leaves the site (a payment provider's reference, the API)
+  // instead of the integer key.
+  std::string account_id;
+  int64_t email_verified_at = 0;  // 0 until the address is verified
 };
 
 struct Session {
@@ -84,6 +88,33 @@ struct Readiness {
   std::string detail_json;  // per-topic scores and the items
 };
 
+// A message waiting in the outgoing mail queue: the whole RFC 5322 text, rendered when queued.
+struct OutgoingMail {
+  int64_t id = 0;
+  std::string recipient;
+  std::string message;
+  int attempts = 0;  // failed attempts so far
+};
+
+struct MailCounts {
+  int64_t waiting = 0;  // not yet sent (due or backing off)
+  int64_t sent = 0;
+  int64_t failed_attempts = 0;  // over every message
+};
+
+// A weekly-mail subscription. status: "pending" (double opt-in not done), "confirmed",
+// "unsubscribed".
+struct Subscription {
+  int64_t id = 0;
+  std::string email;
+  std::string status;
+  int64_t created_at = 0;
+  int64_t confirmed_at = 0;
+};
+
+// Calendar months added in UTC, the day clamped to the month's length (Jan 31 + 1 = Feb 28).
+int64_t add_months_utc(int64_t unix_seconds, int months);
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -124,6 +155,52 @@ class Store {
 
   virtual Result<int64_t> save_readiness(int64_t user_id, const Readiness& r) = 0;
   virtual Result<std::vector<Readiness>> readiness_history(int64_t user_id) = 0;
+
+  // Entitlements: paid access until a time. No card data is ever stored, only the end.
+  virtual Result<std::optional<User>> find_user_by_account_id(const std::string& account_id) = 0;
+  // The end of the user's access (unix seconds), 0 when they never had any or it was revoked.
+  virtual Result<int64_t> access_until(int64_t user_id) = 0;
+  // Adds `months` from the later of `now` and the current end; returns the new end.
+  virtual Result<int64_t> grant(int64_t user_id, int months, int64_t now) = 0;
+  virtual Result<Done> revoke(int64_t user_id) = 0;
+  // A payment provider's event: records `event_id` and grants `months`, in one transaction,
+  // once. true when it granted; false for an event seen before (nothing changes).
+  virtual Result<bool> grant_for_event(const std::string& event_id, int64_t user_id, int months, int64_t now) = 0;
+
+  // The outgoing mail queue, shared by every process on the store. claim_mail leases up to
+  // `limit` due messages to the caller for `lease_seconds` (another process does not see
+  // them meanwhile) and counts the attempt; the caller then reports mail_sent or mail_failed.
+  virtual Result<int64_t> enqueue_mail(const std::string& recipient, const std::string& message, int64_t now) = 0;
+  virtual Result<std::vector<OutgoingMail>> claim_mail(int64_t now, int64_t lease_seconds, int limit) = 0;
+  virtual Result<Done> mail_sent(int64_t id, int64_t now) = 0;
+  virtual Result<Done> mail_failed(int64_t id, int64_t retry_at, const std::string& error) = 0;
+  virtual Result<MailCounts> mail_counts() = 0;
+
+  // Subscriptions to the weekly question. subscribe creates a pending one, turns an
+  // unsubscribed one back to pending, and leaves a pending or confirmed one as it is.
+  virtual Result<Subscription> subscribe(const std::string& email, int64_t now) = 0;
+  virtual Result<std::optional<Subscription>> find_subscription(const std::string& email) = 0;
+  // Pending to confirmed; false when there is no pending or confirmed subscription.
+  virtual Result<bool> confirm_subscription(const std::string& email, int64_t now) = 0;
+  // Any state to unsubscribed; false when the address has no subscription.
+  virtual Result<bool> unsubscribe(const std::string& email, int64_t now) = 0;
+  virtual Result<std::vector<Subscription>> confirmed_subscriptions() = 0;
+  // The slugs the weekly mail already sent to this subscription, in order.
+  virtual Result<std::vector<std::string>> weekly_slugs_sent(int64_t subscription_id) = 0;
+  // Records the week's send for the subscription and queues its message in one transaction,
+  // unless that week's send exists (another run, on this or another process, got there
+  // first): true when this call queued it. The (week, subscription) key is the lock.
+  virtual Result<bool> queue_weekly(const std::string& week, int64_t subscription_id, const std::string& slug,
+                                    const std::string& recipient, const std::string& message, int64_t now) = 0;
+
+  // Single-use account tokens (email verification, password reset), by the token's hash.
+  virtual Result<Done> create_account_token(const std::string& token_hash, int64_t user_id, const std::string& purpose,
+                                            int64_t expires_at, int64_t now) = 0;
+  // Marks the token used and returns its user, if it exists for `purpose`, is unused and
+  // unexpired; otherwise nullopt and nothing changes. Two uses at once: one wins.
+  virtual Result<std::optional<int64_t>> use_account_token(const std::string& token_hash, const std::string& purpose,
+                                                           int64_t now) = 0;
+  virtual Result<Done> set_email_verified(int64_t user_id, int64_t now) = 0;
 
   // Answers when the database is reachable (for /readyz).
   virtual bool ping() = 0;

@@ -84,6 +84,10 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   by_pair_ = std::make_unique<account::RateLimiter>(*options_.clock, 5, 1.0 / 60);
   by_address_ = std::make_unique<account::RateLimiter>(*options_.clock, 30, 1.0 / 10);
   by_account_ = std::make_unique<account::RateLimiter>(*options_.clock, 100, 1.0 / 60);
+  // Mail a visitor can cause: 5 per address, then one a minute; 3 per recipient, then one
+  // every 10 minutes (nobody can turn the site into a mail cannon aimed at one inbox).
+  mail_by_address_ = std::make_unique<account::RateLimiter>(*options_.clock, 5, 1.0 / 60);
+  mail_by_recipient_ = std::make_unique<account::RateLimiter>(*options_.clock, 3, 1.0 / 600);
   search_ = std::make_unique<SearchIndex>(bank_);
   for (const auto& t : options_.trusted_proxies) {
     if (auto c = parse_cidr(t)) trusted_.push_back(*c);
@@ -116,7 +120,10 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   for (const auto& [id, c] : bank_.courses) cache("/courses/" + id, course_page(site, c, nullptr));
   for (const auto& q : bank_.questions) {
     cache("/q/" + q.slug, question_page(site, q));
-    if (!q.free) cache("/q/" + q.slug + "#locked", locked_question_page(site, q));
+    if (!q.free) {
+      cache("/q/" + q.slug + "#locked", locked_question_page(site, q));
+      cache("/q/" + q.slug + "#paywall", paywall_question_page(site, q, options_.billing.price.display(), options_.billing.enabled()));
+    }
   }
   for (const auto& c : registry_.all()) {
     calc::Given example = example_values(c);
@@ -504,8 +511,16 @@ Response App::api_question(const Request& req, const Params& p) const {
   if (q == nullptr) {
     return json_response(404, errors_json({{"slug", p.at("slug"), "is not a question", "a slug from /api/questions"}}).dump(2) + "\n");
   }
-  if (!q->free && visitor(req).user_id == 0) {
-    return json_response(401, errors_json({{"slug", q->slug, "is readable with an account", "POST /api/signin first"}}).dump(2) + "\n");
+  bool personal = false;
+  if (!q->free) {
+    Visitor v = visitor(req);
+    if (v.user_id == 0) {
+      return json_response(401, errors_json({{"slug", q->slug, "is readable with an account", "POST /api/signin first"}}).dump(2) + "\n");
+    }
+    auto until = access_until(v.user_id);
+    if (!until) return store_unavailable(req, "entitlement lookup failed");
+    if (*until <= now()) return payment_required(*q);
+    personal = true;
   }
   ordered_json j = question_summary(*q, true);
   ordered_json calcs = ordered_json::object();
@@ -517,7 +532,9 @@ Response App::api_question(const Request& req, const Params& p) const {
   }
   j["calcs"] = calcs;
   j["html"] = q->html;
-  return json_response(200, j.dump(2) + "\n");
+  Response r = json_response(200, j.dump(2) + "\n");
+  r.personal = personal;
+  return r;
 }
 
 }  // namespace ridge::web

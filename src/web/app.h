@@ -15,8 +15,10 @@
 #include "account/clock.h"
 #include "account/rate_limiter.h"
 #include "bank/bank.h"
+#include "billing/billing.h"
 #include "store/store.h"
 #include "calc/registry.h"
+#include "mail/mail.h"
 #include "web/assets.h"
 #include "web/http.h"
 #include "web/metrics.h"
@@ -42,6 +44,16 @@ struct AppOptions {
   // A request from one of them is attributed to the last address in that header that is
   // not itself a trusted proxy; from anyone else the header is ignored.
   std::vector<std::string> trusted_proxies;
+  // The price and the payment provider; without its keys the site is grant-only
+  // (`ridge grant`) and /pricing says so.
+  billing::BillingConfig billing;
+  // This site's address as users reach it (links in mail, the provider's return URLs).
+  std::string base_url = "http://localhost:8080";
+  // Mail: the From address and links (config), their signing key (signer), and a nudge for
+  // the sender after a message is queued. Without config and signer, mail routes answer 503.
+  const mail::MailConfig* mail = nullptr;
+  const mail::LinkSigner* signer = nullptr;
+  std::function<void()> mail_wake;
 };
 
 class App {
@@ -83,6 +95,8 @@ class App {
     std::string csrf;
     std::string token_hash;
     double retention = 0.9;
+    std::string account_id;
+    int64_t email_verified_at = 0;
   };
   void add_practice_routes();
   Visitor visitor(const Request& req) const;
@@ -129,6 +143,36 @@ class App {
   std::optional<std::string> grade(const Visitor& v, const std::string& slug, int grade_value, std::string& error) const;
   std::string progress_json(const Visitor& v) const;
   int64_t now() const;
+  // Billing (billing_routes.cc): the price, checkout, the provider's webhook.
+  void add_billing_routes();
+  // The end of the user's paid access, 0 without; nullopt when the store failed.
+  std::optional<int64_t> access_until(int64_t user_id) const;
+  Response pricing(const Request& req) const;
+  Response checkout(const Request& req) const;
+  Response webhook(const Request& req) const;
+  Response payment_required(const bank::Question& q) const;
+  // Mail (mail_routes.cc): subscriptions with double opt-in, one-click unsubscribe, email
+  // verification and password reset. Everything sent is queued; nothing waits for SMTP.
+  void add_mail_routes();
+  bool queue_mail(const mail::Message& m) const;
+  // The client address's budget for mail it may cause (recipients have their own, checked
+  // quietly where the mail is queued, so the answer never tells one address from another).
+  bool mail_allowed(const Request& req, int* retry_after) const;
+  // Queues the verification mail of a new account (or a notice to an existing one).
+  void send_account_mail(int64_t user_id, const std::string& email, bool existing) const;
+  struct SubscribeOutcome {
+    int status = 202;
+    std::string field, message;
+    int retry_after = 0;
+  };
+  SubscribeOutcome subscribe_address(const Request& req, const std::string& email) const;
+  Response api_subscribe(const Request& req) const;
+  Response subscribe_page(const Request& req) const;
+  Response subscribe_confirm(const Request& req) const;
+  Response unsubscribe(const Request& req) const;
+  Response verify_email(const Request& req) const;
+  Response reset_request(const Request& req) const;
+  Response reset_confirm(const Request& req) const;
   Response api_calc_list() const;
   Response api_calc(const Request& req, const Params& p) const;
   Response api_calc_post(const Request& req, const Params& p) const;
@@ -152,7 +196,7 @@ class App {
   };
   std::map<std::string, Cached, std::less<>> pages_;
   std::unique_ptr<account::SystemClock> system_clock_;
-  std::unique_ptr<account::RateLimiter> by_address_, by_account_, by_pair_, by_signup_;
+  std::unique_ptr<account::RateLimiter> by_address_, by_account_, by_pair_, by_signup_, mail_by_address_, mail_by_recipient_;
 };
 
 }  // namespace ridge::web

@@ -132,7 +132,8 @@ std::string layout(const Site& site, const std::string& title, const std::string
          "</nav></div></header>\n<main id=\"main\">\n" +
          body +
          "</main>\n<footer class=\"site\"><div class=\"bar\">ridge: interview preparation for AI infrastructure. "
-         "Every number on this site is computed by the engine or cited with its source.</div></footer>\n</body>\n</html>\n";
+         "Every number on this site is computed by the engine or cited with its source. "
+         "<a href=\"/subscribe\">The weekly question by mail</a> · <a href=\"/pricing\">Pricing</a></div></footer>\n</body>\n</html>\n";
 }
 
 std::string home_page(const Site& site) {
@@ -637,6 +638,16 @@ std::string locked_question_page(const Site& site, const bank::Question& q) {
                      "is for signed-in users. <a href=\"/signup?next=/q/" + e(q.slug) + "\">Create an account</a> or "
                      "<a href=\"/signin?next=/q/" + e(q.slug) + "\">sign in</a>. The free questions of every topic are open to all.</p></article>";
   return layout(site, q.title, "A question for signed-in users", body);
+}
+
+std::string paywall_question_page(const Site& site, const bank::Question& q, const std::string& price, bool billing_enabled) {
+  std::string body = "<nav aria-label=\"Breadcrumb\" class=\"muted\"><a href=\"/topics/" + e(q.topic) + "\">" + e(topic_name(site, q.topic)) +
+                     "</a></nav><article class=\"prose\"><h1>" + e(q.title) + "</h1><p>" + e(q.summary) +
+                     "</p><p class=\"tldr\"><strong>TL;DR:</strong> " + e(q.tldr) + "</p><p class=\"card\" id=\"paywall\">The worked answer, "
+                     "with every number derived, comes with paid access: <strong id=\"price\">" + e(price) + "</strong> for six months. " +
+                     (billing_enabled ? "<a href=\"/pricing\">Get access</a>." : "This site grants access by hand; see <a href=\"/pricing\">pricing</a>.") +
+                     " The free questions of every topic are open to all.</p></article>";
+  return layout(site, q.title, q.tldr, body);
 }
 
 std::string auth_page(const Site& site, bool signup, const std::string& error, const std::string& next,

@@ -55,6 +55,8 @@ std::string diagrams_page(const Site& site);
 
 // A paid question for a visitor without an account: title, topic and the way in.
 std::string locked_question_page(const Site& site, const bank::Question& q);
+// A paid question for a signed-in visitor without access: title, TL;DR, the price and the way to pay.
+std::string paywall_question_page(const Site& site, const bank::Question& q, const std::string& price, bool billing_enabled);
 // Sign-in or sign-up form; `error` shows above it, `next` is where to go after.
 std::string auth_page(const Site& site, bool signup, const std::string& error, const std::string& next,
                       const std::string& pre_token);

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "account/security.h"
+#include "billing/billing.h"
 #include "practice/drills.h"
 #include "practice/fsrs.h"
 #include "web/app.h"
@@ -432,6 +433,9 @@ Response App::settings(const Request& req) const {
         options_.store->delete_sessions_of(v.user_id);
         return start_session(v.user_id, false, "/settings");
       }
+    } else if (action == "verify") {
+      if (v.email_verified_at == 0) send_account_mail(v.user_id, v.email, false);
+      message = "A new verification link is on its way to " + v.email + " (it works once, for 30 minutes).";
     } else if (action == "delete") {
       if (!account::verify_password((*user)->password_hash, value_of(form, "current"))) {
         message = "The password is wrong; nothing was deleted.";
@@ -443,7 +447,18 @@ Response App::settings(const Request& req) const {
       }
     }
   }
+  auto until = access_until(v.user_id);
+  if (!until) return store_unavailable(req, "entitlement lookup failed");
+  std::string access = *until > now() ? "<p id=\"access\">Paid access until <time datetime=\"" + billing::rfc3339(*until) + "\">" +
+                                            billing::rfc3339(*until) + "</time>.</p>"
+                       : *until > 0   ? "<p id=\"access\">Paid access ended on " + billing::rfc3339(*until) + ". <a href=\"/pricing\">Renew</a>.</p>"
+                                      : "<p id=\"access\">No paid access: the free questions are open. <a href=\"/pricing\">Pricing</a>.</p>";
+  if (req.param("paid")) access += "<p class=\"muted\">Thank you: access starts as soon as the provider confirms the payment (usually seconds).</p>";
   std::string body = "<h1>Settings</h1>" + (message.empty() ? "" : "<p role=\"status\" id=\"settings-message\">" + e(message) + "</p>") +
+                     "<h2>Access</h2>" + access + "<p>Account: " + e(v.email) + (v.email_verified_at ? " (verified)</p>" :
+                     " (not verified yet)</p><form method=\"post\" class=\"calc\">" + csrf_field(v.csrf) +
+                     "<input type=\"hidden\" name=\"action\" value=\"verify\"><button type=\"submit\" id=\"resend-verification\">"
+                     "Send a new verification link</button></form>") +
                      "<h2>Review schedule</h2><form method=\"post\" class=\"calc\">" + csrf_field(v.csrf) +
                      "<input type=\"hidden\" name=\"action\" value=\"retention\"><div class=\"field\"><label for=\"retention\">Desired retention</label>"
                      "<input id=\"retention\" name=\"retention\" value=\"" + calc::format_significant(v.retention, 3) +

@@ -97,6 +97,8 @@ App::Visitor App::visitor(const Request& req) const {
   v.csrf = (*session)->csrf_token;
   v.token_hash = hash;
   v.retention = (*user)->desired_retention;
+  v.account_id = (*user)->account_id;
+  v.email_verified_at = (*user)->email_verified_at;
   return v;
 }
 
@@ -145,6 +147,8 @@ void App::add_practice_routes() {
   router_.add("POST", "/readiness", bind(&App::readiness));
   router_.add("GET", "/settings", bind(&App::settings));
   router_.add("POST", "/settings", bind(&App::settings));
+  add_billing_routes();
+  add_mail_routes();
 }
 
 Response App::course(const Request& req, const Params& p) const {
@@ -174,10 +178,21 @@ Response App::store_unavailable(const Request& req, const std::string& why) cons
 Response App::question(const Request& req, const Params& p) const {
   const bank::Question* q = bank_.find(p.at("slug"));
   if (q == nullptr) return error(req, 404, "There is no question '" + p.at("slug") + "'.");
-  if (!q->free && visitor(req).user_id == 0) {
-    Response r = page("/q/" + q->slug + "#locked");
-    r.personal = true;
-    return r;
+  if (!q->free) {
+    Visitor v = visitor(req);
+    if (v.user_id == 0) {
+      Response r = page("/q/" + q->slug + "#locked");
+      r.personal = true;
+      return r;
+    }
+    auto until = access_until(v.user_id);
+    if (!until) return store_unavailable(req, "entitlement lookup failed");
+    if (*until <= now()) {
+      Response r = page("/q/" + q->slug + "#paywall");
+      r.status = 402;
+      r.personal = true;
+      return r;
+    }
   }
   Response r = page("/q/" + q->slug);
   if (!q->free) r.personal = true;
@@ -196,11 +211,15 @@ App::AuthOutcome App::sign_up(const std::string& email, const std::string& passw
   std::string hash = account::hash_password(password);
   auto existing = options_.store->find_user_by_email(email);
   if (!existing.ok()) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
-  // A registered address gets the same status and body as a new one (no session, though:
-  // email verification, with the mail issue, makes the two fully alike).
-  if (existing->has_value()) return {201, "", "", 0};
+  // A registered address gets the same status and body as a new one (no session, though),
+  // and its owner a notice by mail, queued like a new account's verification link.
+  if (existing->has_value()) {
+    send_account_mail((*existing)->id, email, true);
+    return {201, "", "", 0};
+  }
   auto id = options_.store->create_user(email, hash, now());
   if (!id.ok()) return {201, "", "", 0};  // lost a race with the same address: same answer
+  send_account_mail(*id, email, false);
   return {201, "", "", *id};
 }
 
@@ -320,7 +339,13 @@ Response App::signout(const Request& req) const {
 Response App::api_me(const Request& req) const {
   Visitor v = visitor(req);
   if (v.user_id == 0) return json(200, nlohmann::json{{"signed_in", false}}.dump());
-  nlohmann::json j = {{"signed_in", true}, {"email", v.email}, {"csrf_token", v.csrf}, {"desired_retention", v.retention}};
+  auto until = access_until(v.user_id);
+  if (!until) return store_unavailable(req, "entitlement lookup failed");
+  nlohmann::json j = {{"signed_in", true}, {"email", v.email}, {"csrf_token", v.csrf}, {"desired_retention", v.retention},
+                      {"account_id", v.account_id}};
+  j["access_until"] = *until > 0 ? nlohmann::json(billing::rfc3339(*until)) : nlohmann::json(nullptr);
+  j["has_access"] = *until > now();
+  j["email_verified"] = v.email_verified_at != 0;
   if (auto slug = req.param("slug")) {
     auto card = options_.store->get_card(v.user_id, *slug);
     if (card.ok() && card->has_value()) j["card"] = {{"due", (*card)->due}, {"stability", (*card)->stability}, {"reps", (*card)->reps}};

@@ -1,6 +1,7 @@
 // Accounts and practice through App::handle, on a real SQLite store and a fake clock.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sodium.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include "account/clock.h"
 #include "account/security.h"
 #include "bank/loader.h"
+#include "billing/billing.h"
 #include "calc/derivation.h"
 #include "calc/test_catalog.h"
 #include "practice/drills.h"
@@ -18,6 +20,8 @@ namespace ridge::web {
 namespace {
 
 using nlohmann::json;
+
+constexpr const char* kWebhookSecret = "whsec_unit_test_secret";
 
 class Practice : public ::testing::Test {
  protected:
@@ -32,6 +36,11 @@ class Practice : public ::testing::Test {
     AppOptions options;
     options.store = store_.get();
     options.clock = &clock_;
+    options.billing.webhook_secret = kWebhookSecret;
+    options.billing.stripe_secret_key = "sk_test_unused";
+    mail_config_.base_url = "https://ridge.test";
+    options.mail = &mail_config_;
+    options.signer = &signer_;
     app_ = std::make_unique<App>(std::move(loaded.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
                                  Assets(std::string(RIDGE_SOURCE_DIR) + "/web/static"), options);
   }
@@ -72,6 +81,45 @@ class Practice : public ::testing::Test {
     return {cookie.substr(0, cookie.find(';')), json::parse(r.body)["csrf_token"]};
   }
 
+  // The decoded text parts of every queued message to `to` (and marks them sent, so each is read once).
+  std::string queued_text(const std::string& to) {
+    std::string out;
+    auto batch = store_->claim_mail(clock_.now(), 60, 100);
+    for (const auto& m : *batch) {
+      store_->mail_sent(m.id, clock_.now());
+      if (m.recipient != to) continue;
+      const std::string marker = "Content-Transfer-Encoding: base64\r\n\r\n";
+      for (size_t at = m.message.find(marker); at != std::string::npos; at = m.message.find(marker, at + 1)) {
+        size_t start = at + marker.size(), end = m.message.find("\r\n\r\n", start);
+        end = std::min(end, m.message.find("--", start));
+        std::string b64 = m.message.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        std::string bin(b64.size(), '\0');
+        size_t len = 0;
+        sodium_base642bin(reinterpret_cast<unsigned char*>(bin.data()), bin.size(), b64.data(), b64.size(), "\r\n", &len, nullptr,
+                          sodium_base64_VARIANT_ORIGINAL);
+        out += bin.substr(0, len);
+      }
+    }
+    return out;
+  }
+  static std::string link(const std::string& text, const std::string& path) {
+    size_t at = text.find("https://ridge.test" + path + "?");
+    if (at == std::string::npos) return "";
+    size_t end = text.find_first_of(" \n\"<", at);
+    return text.substr(at + std::string("https://ridge.test").size(), end - at - std::string("https://ridge.test").size());
+  }
+  // A form with its pre-session token: GET, then POST with the cookie.
+  Response post_with_pre(const std::string& path, const std::string& fields) {
+    Response page = call("GET", path);
+    std::string cookie = header(page, "Set-Cookie");
+    cookie = cookie.substr(0, cookie.find(';'));
+    std::string pre = cookie.substr(cookie.find('=') + 1);
+    Client c{cookie, ""};
+    return call("POST", path, "pre=" + pre + "&" + fields, &c);
+  }
+
+  mail::MailConfig mail_config_;
+  mail::LinkSigner signer_{"unit test secret"};
   std::filesystem::path path_;
   account::FakeClock clock_{1'800'000'000};
   std::unique_ptr<store::Store> store_;
@@ -243,6 +291,7 @@ TEST_F(Practice, Finding03_SessionPagesAreNeverPubliclyCacheable) {
     if (q.free && !open) open = &q;
   }
   ASSERT_TRUE(paid && open);
+  ASSERT_TRUE(store_->grant((*store_->find_user_by_email("p@example.com"))->id, 6, clock_.now()).ok());
   Response r = call("GET", "/q/" + paid->slug, "", &a);
   ASSERT_EQ(r.status, 200);
   EXPECT_EQ(r.prebuilt_headers, nullptr);
@@ -446,8 +495,80 @@ TEST_F(Practice, PaidQuestionsNeedAnAccount) {
   EXPECT_NE(call("GET", "/q/" + paid->slug).view().find("id=\"locked\""), std::string::npos);
   EXPECT_EQ(call("GET", "/api/questions/" + paid->slug).status, 401);
   Client a = signup("g@example.com");
+  // Signed in without access: 402 naming the price; the page shows the TL;DR and the price.
+  Response denied = call("GET", "/api/questions/" + paid->slug, "", &a);
+  EXPECT_EQ(denied.status, 402);
+  EXPECT_EQ(json::parse(denied.body)["price"]["display"], "USD 25.00");
+  EXPECT_EQ(header(denied, "Cache-Control"), "private, no-store");
+  Response wall = call("GET", "/q/" + paid->slug, "", &a);
+  EXPECT_EQ(wall.status, 402);
+  std::string wall_page(wall.view());
+  EXPECT_NE(wall_page.find("id=\"paywall\""), std::string::npos);
+  EXPECT_NE(wall_page.find(calc::html_escape(paid->tldr)), std::string::npos);
+  EXPECT_NE(wall_page.find("USD 25.00"), std::string::npos);
+  EXPECT_EQ(wall_page.find("Reveal the answer"), std::string::npos);
+  ASSERT_TRUE(store_->grant((*store_->find_user_by_email("g@example.com"))->id, 6, clock_.now()).ok());
   EXPECT_NE(call("GET", "/q/" + paid->slug, "", &a).view().find("Reveal the answer"), std::string::npos);
   EXPECT_EQ(call("GET", "/api/questions/" + paid->slug, "", &a).status, 200);
+  // Revoked, the answer is closed again.
+  ASSERT_TRUE(store_->revoke((*store_->find_user_by_email("g@example.com"))->id).ok());
+  EXPECT_EQ(call("GET", "/api/questions/" + paid->slug, "", &a).status, 402);
+}
+
+TEST_F(Practice, MeShowsTheAccountIdAndTheEndOfAccess) {
+  Client a = signup("me@example.com");
+  json me = json::parse(call("GET", "/api/me", "", &a).body);
+  auto user = *store_->find_user_by_email("me@example.com");
+  EXPECT_EQ(me["account_id"], user->account_id);
+  EXPECT_NE(me["account_id"], std::to_string(user->id));
+  EXPECT_TRUE(me["access_until"].is_null());
+  int64_t until = *store_->grant(user->id, 6, clock_.now());
+  me = json::parse(call("GET", "/api/me", "", &a).body);
+  EXPECT_EQ(me["access_until"], billing::rfc3339(until));
+  EXPECT_EQ(me["access_until"].get<std::string>().back(), 'Z');
+  EXPECT_NE(std::string(call("GET", "/settings", "", &a).view()).find(billing::rfc3339(until)), std::string::npos);
+  EXPECT_NE(std::string(call("GET", "/pricing").view()).find("USD 25.00"), std::string::npos);
+}
+
+TEST_F(Practice, WebhookGrantsOncePerEventAndRefusesBadSignatures) {
+  signup("pay@example.com");
+  auto user = *store_->find_user_by_email("pay@example.com");
+  auto event = [&](const std::string& id) {
+    return json{{"id", id}, {"type", "checkout.session.completed"},
+                {"data", {{"object", {{"client_reference_id", user->account_id}, {"payment_status", "paid"}}}}}}.dump();
+  };
+  auto post = [&](const std::string& body, const std::string& signature) {
+    Request req;
+    req.method = "POST";
+    req.target = req.path = "/billing/webhook";
+    req.body = body;
+    req.headers["stripe-signature"] = signature;
+    return app_->handle(req);
+  };
+  std::string good = event("evt_a");
+  EXPECT_EQ(post(good, billing::stripe_signature_header(good, kWebhookSecret, clock_.now())).status, 200);
+  int64_t after_one = *store_->access_until(user->id);
+  EXPECT_EQ(after_one, store::add_months_utc(clock_.now(), 6));
+  EXPECT_EQ(post(good, billing::stripe_signature_header(good, kWebhookSecret, clock_.now())).status, 200);  // replay
+  EXPECT_EQ(*store_->access_until(user->id), after_one);
+  std::string second = event("evt_b");
+  EXPECT_EQ(post(second, billing::stripe_signature_header(second, kWebhookSecret, clock_.now())).status, 200);
+  EXPECT_EQ(*store_->access_until(user->id), store::add_months_utc(after_one, 6));
+  int64_t before = *store_->access_until(user->id);
+  std::string third = event("evt_c");
+  EXPECT_EQ(post(third, billing::stripe_signature_header(third, "whsec_wrong", clock_.now())).status, 400);
+  EXPECT_EQ(post(third, billing::stripe_signature_header(third, kWebhookSecret, clock_.now() - 301)).status, 400);
+  std::string tampered = third;
+  tampered.replace(tampered.find("evt_c"), 5, "evt_d");
+  EXPECT_EQ(post(tampered, billing::stripe_signature_header(third, kWebhookSecret, clock_.now())).status, 400);
+  EXPECT_EQ(post(third, "").status, 400);
+  EXPECT_EQ(post(third, "t=abc,v1=00").status, 400);
+  EXPECT_EQ(*store_->access_until(user->id), before);
+  // Several v1 values (a secret rotation): any one matching is enough.
+  std::string header_value = billing::stripe_signature_header(third, kWebhookSecret, clock_.now());
+  std::string rotated = "t=" + std::to_string(clock_.now()) + ",v1=" + std::string(64, '0') + "," + header_value.substr(header_value.find("v1="));
+  EXPECT_EQ(post(third, rotated).status, 200);
+  EXPECT_GT(*store_->access_until(user->id), before);
 }
 
 TEST_F(Practice, SignoutAndAccountDeletion) {
@@ -488,6 +609,89 @@ TEST_F(Practice, ReadinessCheckCannotBeForged) {
   ASSERT_NE(p, std::string::npos);
   Response forged = call("POST", "/readiness", "action=finish&payload=serving|1|&mac=00&csrf=" + a.csrf, &a, false);
   EXPECT_EQ(forged.status, 400);
+}
+
+}  // namespace
+}  // namespace ridge::web
+
+namespace ridge::web {
+namespace {
+
+TEST_F(Practice, ResetLinksWorkOnceForThirtyMinutes) {
+  Client a = signup("reset-unit@example.com");
+  queued_text("reset-unit@example.com");  // the verification mail
+  Response asked = post_with_pre("/reset", "email=reset-unit%40example.com");
+  EXPECT_EQ(asked.status, 200);
+  std::string path = link(queued_text("reset-unit@example.com"), "/reset/confirm");
+  ASSERT_FALSE(path.empty());
+  Request parsed;
+  ASSERT_TRUE(parse_target(path, parsed));
+  std::string fields = "token=" + *parsed.param("token") + "&sig=" + *parsed.param("sig") + "&password=a+brand+new+passphrase";
+  clock_.advance(31 * 60);
+  Response late = call("POST", "/reset/confirm", fields);
+  EXPECT_EQ(late.status, 400);
+  EXPECT_NE(late.body.find("expired"), std::string::npos);
+  EXPECT_EQ(json::parse(call("GET", "/api/me", "", &a).body)["signed_in"], true);  // nothing changed
+  // A fresh link within the 30 minutes works, once.
+  clock_.advance(120);  // the recipient's mail budget refills
+  post_with_pre("/reset", "email=reset-unit%40example.com");
+  path = link(queued_text("reset-unit@example.com"), "/reset/confirm");
+  ASSERT_FALSE(path.empty());
+  ASSERT_TRUE(parse_target(path, parsed = Request{}));
+  fields = "token=" + *parsed.param("token") + "&sig=" + *parsed.param("sig") + "&password=a+brand+new+passphrase";
+  clock_.advance(29 * 60);
+  EXPECT_EQ(call("POST", "/reset/confirm", fields).status, 303);
+  EXPECT_EQ(call("POST", "/reset/confirm", fields).status, 400);
+  EXPECT_EQ(json::parse(call("GET", "/api/me", "", &a).body)["signed_in"], false);  // the old session ended
+}
+
+TEST_F(Practice, SettingsSendANewVerificationLinkThatVerifies) {
+  Client a = signup("again@example.com");
+  queued_text("again@example.com");  // the first link, let lapse
+  clock_.advance(31 * 60);
+  EXPECT_NE(std::string(call("GET", "/settings", "", &a).view()).find("resend-verification"), std::string::npos);
+  EXPECT_EQ(call("POST", "/settings", "action=verify", &a, false).status, 403);  // no CSRF token
+  EXPECT_EQ(call("POST", "/settings", "action=verify&csrf=" + a.csrf, &a).status, 200);
+  std::string path = link(queued_text("again@example.com"), "/verify");
+  ASSERT_FALSE(path.empty());
+  Request parsed;
+  ASSERT_TRUE(parse_target(path, parsed));
+  EXPECT_EQ(call("POST", "/verify", "token=" + *parsed.param("token") + "&sig=" + *parsed.param("sig")).status, 200);
+  EXPECT_EQ(json::parse(call("GET", "/api/me", "", &a).body)["email_verified"], true);
+}
+
+TEST_F(Practice, SubscribeAnswersAlikeAndLinksAreSigned) {
+  auto sub = [&](const std::string& email) {
+    Request req;
+    req.method = "POST";
+    req.target = req.path = "/api/subscribe";
+    req.headers["content-type"] = "application/json";
+    req.body = json{{"email", email}}.dump();
+    req.remote = "10.1.1." + std::to_string(email.size());
+    return app_->handle(req);
+  };
+  Response first = sub("s1@example.com");
+  EXPECT_EQ(first.status, 202);
+  std::string text = queued_text("s1@example.com");
+  std::string confirm = link(text, "/subscribe/confirm");
+  ASSERT_FALSE(confirm.empty());
+  Request parsed;
+  ASSERT_TRUE(parse_target(confirm, parsed));
+  std::string form = "email=s1%40example.com&expires=" + *parsed.param("expires") + "&sig=" + *parsed.param("sig");
+  EXPECT_EQ(call("POST", "/subscribe/confirm", form).status, 200);
+  EXPECT_EQ((*store_->find_subscription("s1@example.com"))->status, "confirmed");
+  EXPECT_EQ(sub("s1@example.com").body, first.body);  // confirmed: the same answer
+  EXPECT_EQ(sub("bad").status, 400);
+  std::string unsub = mail::unsubscribe_url(mail_config_, signer_, "s1@example.com").substr(std::string("https://ridge.test").size());
+  EXPECT_EQ(call("POST", unsub.substr(0, unsub.size() - 1) + "0", "List-Unsubscribe=One-Click").status, 400);
+  EXPECT_EQ(call("POST", unsub, "List-Unsubscribe=One-Click").status, 200);
+  EXPECT_EQ((*store_->find_subscription("s1@example.com"))->status, "unsubscribed");
+  // An expired confirmation link is refused.
+  sub("s2@example.com");
+  confirm = link(queued_text("s2@example.com"), "/subscribe/confirm");
+  ASSERT_TRUE(parse_target(confirm, parsed = Request{}));
+  clock_.advance(8 * 86400);
+  EXPECT_EQ(call("POST", "/subscribe/confirm", "email=s2%40example.com&expires=" + *parsed.param("expires") + "&sig=" + *parsed.param("sig")).status, 400);
 }
 
 }  // namespace

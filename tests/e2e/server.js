@@ -9,12 +9,14 @@ export async function startServer(options = {}) {
   if (!bin) throw new Error("RIDGE_BIN must name the ridge binary");
   const dir = mkdtempSync(join(tmpdir(), "ridge-e2e-"));
   const db = options.db || "sqlite:" + join(dir, "ridge.db");
-  const args = ["serve", "--port", String(options.port || 0), "--threads", "2", "--db", db, ...(options.args || [])];
+  const args = ["serve", "--port", String(options.port || 0), "--threads", "2", "--db", db,
+                "--mail-dir", options.mailDir || join(dir, "mail"), ...(options.args || [])];
   // options.nofile: the server's open-file limit (ulimit -n), for the descriptor-exhaustion test.
   const child = options.nofile
     ? spawn("bash", ["-c", `ulimit -n ${options.nofile}; exec "$0" "$@"`, bin, ...args], { stdio: ["ignore", "pipe", "pipe"] })
     : spawn(bin, args, {
     stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...(options.env || {}) },
   });
   let output = "";
   const url = await new Promise((resolve, reject) => {
@@ -26,11 +28,13 @@ export async function startServer(options = {}) {
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);
+    if (options.log) { child.stdout.on("data", (d) => process.stderr.write(d)); child.stderr.on("data", (d) => process.stderr.write(d)); }
     child.on("exit", (code) => reject(new Error("server exited with " + code + ": " + output)));
   });
   const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   return {
-    url, child, exited, log: () => output,
+    url, child, exited, dir, db,
+    output: () => output, log: () => output,
     async stop() {
       if (child.exitCode === null) child.kill("SIGTERM");
       const result = await exited;

@@ -1,0 +1,385 @@
+// Mail routes of the App: the weekly question's subscription (double opt-in), one-click
+// unsubscribe (RFC 8058), email verification and password reset. Every mail is queued in the
+// store and sent by the Sender off the request path, so a slow or dead SMTP server never
+// slows a page. Links are signed (mail::LinkSigner); account links also carry a random,
+// single-use, 30-minute token that the store keeps hashed.
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "account/security.h"
+#include "web/app.h"
+#include "web/pages.h"
+
+namespace ridge::web {
+
+namespace {
+
+constexpr const char* kPreCookie = "ridge_pre";
+constexpr int64_t kConfirmSeconds = 7 * 86400;   // a subscription's confirmation link
+constexpr int64_t kAccountTokenSeconds = 30 * 60;  // verification and reset links
+
+std::string e(std::string_view s) { return calc::html_escape(s); }
+
+std::string value_of(const std::vector<std::pair<std::string, std::string>>& form, const std::string& key) {
+  for (const auto& [k, v] : form) {
+    if (k == key) return v;
+  }
+  return {};
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string error_body(const std::string& field, const std::string& message) {
+  return nlohmann::json{{"errors", nlohmann::json::array({{{"field", field}, {"message", message}}})}}.dump();
+}
+
+std::string hidden(const std::string& name, const std::string& value) {
+  return "<input type=\"hidden\" name=\"" + e(name) + "\" value=\"" + e(value) + "\">";
+}
+
+bool is_digits(const std::string& s) {
+  return !s.empty() && s.size() < 16 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool is_token(const std::string& s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// A query or form value: the form wins on POST.
+std::string input(const Request& req, const std::vector<std::pair<std::string, std::string>>& form, const std::string& key) {
+  std::string v = value_of(form, key);
+  return v.empty() ? req.param(key).value_or("") : v;
+}
+
+}  // namespace
+
+void App::add_mail_routes() {
+  auto bind = [this](Response (App::*fn)(const Request&) const) {
+    return [this, fn](const Request& r, const Params&) { return (this->*fn)(r); };
+  };
+  router_.add("POST", "/api/subscribe", bind(&App::api_subscribe));
+  router_.add("GET", "/subscribe", bind(&App::subscribe_page));
+  router_.add("POST", "/subscribe", bind(&App::subscribe_page));
+  router_.add("GET", "/subscribe/confirm", bind(&App::subscribe_confirm));
+  router_.add("POST", "/subscribe/confirm", bind(&App::subscribe_confirm));
+  router_.add("GET", "/unsubscribe", bind(&App::unsubscribe));
+  router_.add("POST", "/unsubscribe", bind(&App::unsubscribe));
+  router_.add("GET", "/verify", bind(&App::verify_email));
+  router_.add("POST", "/verify", bind(&App::verify_email));
+  router_.add("GET", "/reset", bind(&App::reset_request));
+  router_.add("POST", "/reset", bind(&App::reset_request));
+  router_.add("GET", "/reset/confirm", bind(&App::reset_confirm));
+  router_.add("POST", "/reset/confirm", bind(&App::reset_confirm));
+}
+
+bool App::queue_mail(const mail::Message& m) const {
+  if (!options_.store || !options_.mail) return false;
+  auto id = options_.store->enqueue_mail(m.to, mail::render(*options_.mail, m, now()), now());
+  if (!id.ok()) {
+    std::cerr << "ridge: cannot queue mail: " << id.error().message << "\n";
+    return false;
+  }
+  if (options_.mail_wake) options_.mail_wake();
+  return true;
+}
+
+bool App::mail_allowed(const Request& req, int* retry_after) const {
+  double retry = 0;
+  if (!mail_by_address_->allow("mail:" + client_address(req), &retry)) {
+    *retry_after = std::max(1, static_cast<int>(std::ceil(retry)));
+    return false;
+  }
+  return true;
+}
+
+void App::send_account_mail(int64_t user_id, const std::string& email, bool existing) const {
+  if (!options_.mail || !options_.signer || !options_.store) return;
+  if (!mail_by_recipient_->allow("account:" + email)) return;  // quietly: the answer is the same
+  mail::Message m;
+  m.to = email;
+  if (existing) {
+    m.subject = "Someone tried to create a ridge account with your address";
+    m.text = "Someone, perhaps you, tried to create a ridge account with this address. You already have one.\n\n"
+             "Sign in: " + options_.mail->base_url + "/signin\nForgot the password? " + options_.mail->base_url + "/reset\n\n"
+             "If it was not you, nothing changed and you can ignore this mail.\n";
+  } else {
+    std::string token = account::random_token();
+    auto saved = options_.store->create_account_token(account::token_hash(token), user_id, "verify", now() + kAccountTokenSeconds, now());
+    if (!saved.ok()) {
+      std::cerr << "ridge: cannot store a verification token: " << saved.error().message << "\n";
+      return;
+    }
+    std::string link = mail::token_url(*options_.mail, *options_.signer, "/verify", "verify", token);
+    m.subject = "Verify your ridge account";
+    m.text = "Welcome to ridge. Verify this address (the link works once, for 30 minutes):\n\n" + link +
+             "\n\nIf you did not create an account, ignore this mail.\n";
+    m.html = "<p>Welcome to ridge.</p><p><a href=\"" + e(link) + "\">Verify this address</a> (the link works once, for 30 minutes).</p>"
+             "<p>If you did not create an account, ignore this mail.</p>";
+  }
+  queue_mail(m);
+}
+
+App::SubscribeOutcome App::subscribe_address(const Request& req, const std::string& email) const {
+  if (!options_.store || !options_.mail || !options_.signer) return {503, "", "mail is not configured on this site", 0};
+  if (auto why = account::check_email(email); !why.empty()) return {400, "email", "email " + why, 0};
+  int retry = 0;
+  if (!mail_allowed(req, &retry)) return {429, "", "too many requests; try again in " + std::to_string(retry) + " s", retry};
+  auto sub = options_.store->subscribe(email, now());
+  if (!sub.ok()) {
+    std::cerr << "ridge: subscribe failed: " << sub.error().message << "\n";
+    return {503, "", "the database is unavailable; try again in a few seconds", 5};
+  }
+  // The answer is the same for a new, a pending and a confirmed address; only a pending one
+  // gets a (new) confirmation link, within the recipient's budget.
+  if (sub->status == "pending" && mail_by_recipient_->allow("subscribe:" + email)) {
+    std::string link = mail::confirm_url(*options_.mail, *options_.signer, email, now() + kConfirmSeconds);
+    std::string unsub = mail::unsubscribe_url(*options_.mail, *options_.signer, email);
+    mail::Message m;
+    m.to = email;
+    m.subject = "Confirm your subscription to the ridge weekly question";
+    m.unsubscribe_url = unsub;
+    m.text = "Someone, perhaps you, asked for the ridge weekly question at this address: one free interview question a week, "
+             "with its TL;DR.\n\nConfirm (the link works for 7 days):\n" + link + "\n\nIf it was not you, ignore this mail and nothing "
+             "will be sent.\n";
+    m.html = "<p>Someone, perhaps you, asked for the ridge weekly question at this address: one free interview question a week, "
+             "with its TL;DR.</p><p><a href=\"" + e(link) + "\">Confirm the subscription</a> (the link works for 7 days).</p>"
+             "<p>If it was not you, ignore this mail and nothing will be sent.</p>";
+    queue_mail(m);
+  }
+  return {202, "", "", 0};
+}
+
+Response App::api_subscribe(const Request& req) const {
+  // JSON only: a cross-site form cannot send application/json without a CORS preflight.
+  if (req.header("content-type").rfind("application/json", 0) != 0) {
+    return json(415, error_body("Content-Type", "expected application/json"));
+  }
+  auto body = nlohmann::json::parse(req.body, nullptr, false);
+  if (!body.is_object() || !body["email"].is_string()) return json(400, error_body("email", "expected {\"email\": \"...\"}"));
+  SubscribeOutcome o = subscribe_address(req, lower(body["email"]));
+  if (o.status != 202) {
+    Response r = json(o.status, error_body(o.field, o.message));
+    if (o.retry_after) r.set("Retry-After", std::to_string(o.retry_after));
+    return r;
+  }
+  return json(202, nlohmann::json{{"status", "check your inbox"},
+                                  {"message", "If the address can receive mail, a confirmation link is on its way."}}.dump());
+}
+
+Response App::subscribe_page(const Request& req) const {
+  Site site{bank_, catalog_, registry_, assets_};
+  std::string message, field_error;
+  int status = 200;
+  std::vector<std::pair<std::string, std::string>> form;
+  if (req.method == "POST") {
+    if (!parse_form(req.body, form)) return plain_error(400, "malformed form");
+    std::string pre = cookie_value(req.header("cookie"), kPreCookie);
+    if (pre.empty() || !account::equal_tokens(value_of(form, "pre"), pre)) {
+      status = 403;
+      field_error = "This form expired or was sent from another site; please try again.";
+    } else {
+      SubscribeOutcome o = subscribe_address(req, lower(value_of(form, "email")));
+      status = o.status == 202 ? 200 : o.status;
+      if (o.status == 202) {
+        message = "Check your inbox: if the address can receive mail, a confirmation link is on its way.";
+      } else {
+        field_error = o.message;
+      }
+    }
+  }
+  std::string pre = account::random_token();
+  std::string body = "<h1>The weekly question</h1><p>One free question a week, with its TL;DR and a link to the worked answer, rotating "
+                     "through the topics. No account needed; unsubscribe with one click from any mail.</p>" +
+                     (message.empty() ? "" : "<p role=\"status\" id=\"subscribe-message\">" + e(message) + "</p>") +
+                     (field_error.empty() ? "" : "<p class=\"error\" role=\"alert\" id=\"subscribe-error\">" + e(field_error) + "</p>") +
+                     "<form method=\"post\" action=\"/subscribe\" class=\"calc\">" + hidden("pre", pre) +
+                     "<div class=\"field\"><label for=\"email\">Email</label><input id=\"email\" name=\"email\" type=\"email\" "
+                     "autocomplete=\"email\" required></div><div class=\"field\"><button type=\"submit\">Subscribe</button></div></form>";
+  Response r;
+  r.status = status;
+  r.body = layout(site, "The weekly question", "One free question a week by mail", body);
+  r.set("Set-Cookie", std::string(kPreCookie) + "=" + pre + "; Path=/; HttpOnly; SameSite=Strict; Max-Age=3600" +
+                          (options_.secure_cookies ? "; Secure" : ""));
+  r.personal = true;
+  return r;
+}
+
+Response App::subscribe_confirm(const Request& req) const {
+  Site site{bank_, catalog_, registry_, assets_};
+  if (!options_.store || !options_.signer) return error(req, 503, "Mail is not configured on this site.");
+  std::vector<std::pair<std::string, std::string>> form;
+  if (req.method == "POST" && !parse_form(req.body, form)) return plain_error(400, "malformed form");
+  std::string email = lower(input(req, form, "email")), expires = input(req, form, "expires"), sig = input(req, form, "sig");
+  if (!is_digits(expires) || !options_.signer->verify("confirm", {email, expires}, sig)) {
+    return error(req, 400, "This confirmation link is not valid (the email, expires or sig field was changed). Subscribe again at /subscribe.");
+  }
+  if (std::stoll(expires) < now()) return error(req, 400, "This confirmation link has expired. Subscribe again at /subscribe.");
+  Response r;
+  if (req.method == "GET") {
+    // A button, not a state change on GET: mail scanners follow links.
+    r.body = layout(site, "Confirm", "Confirm the subscription",
+                    "<h1>Confirm the subscription</h1><p>Send the weekly question to <strong>" + e(email) +
+                        "</strong>?</p><form method=\"post\" action=\"/subscribe/confirm\">" + hidden("email", email) +
+                        hidden("expires", expires) + hidden("sig", sig) + "<button type=\"submit\" id=\"confirm\">Confirm</button></form>");
+    return r;
+  }
+  auto done = options_.store->confirm_subscription(email, now());
+  if (!done.ok()) return store_unavailable(req, done.error().message);
+  if (!*done) return error(req, 409, "This subscription was cancelled after the link was sent. Subscribe again at /subscribe.");
+  r.body = layout(site, "Subscribed", "Subscribed", "<h1>Subscribed</h1><p id=\"confirmed\">" + e(email) +
+                                                        " gets the weekly question. Every mail has a one-click unsubscribe link.</p>");
+  return r;
+}
+
+Response App::unsubscribe(const Request& req) const {
+  Site site{bank_, catalog_, registry_, assets_};
+  if (!options_.store || !options_.signer) return error(req, 503, "Mail is not configured on this site.");
+  std::vector<std::pair<std::string, std::string>> form;
+  if (req.method == "POST") parse_form(req.body, form);  // RFC 8058 sends List-Unsubscribe=One-Click
+  std::string email = lower(input(req, form, "email")), sig = input(req, form, "sig");
+  if (!options_.signer->verify("unsubscribe", {email}, sig)) {
+    return error(req, 400, "This unsubscribe link is not valid (the email or sig field was changed). Use the link from the mail as it is.");
+  }
+  Response r;
+  std::string target = "/unsubscribe?email=" + e(url_encode(email)) + "&amp;sig=" + e(sig);
+  if (req.method == "GET") {
+    r.body = layout(site, "Unsubscribe", "Unsubscribe",
+                    "<h1>Unsubscribe</h1><p>Stop the weekly question to <strong>" + e(email) + "</strong>?</p><form method=\"post\" action=\"" +
+                        target + "\">" + hidden("List-Unsubscribe", "One-Click") +
+                        "<button type=\"submit\" id=\"unsubscribe\">Unsubscribe</button></form>");
+    return r;
+  }
+  auto done = options_.store->unsubscribe(email, now());
+  if (!done.ok()) return store_unavailable(req, done.error().message);
+  r.body = layout(site, "Unsubscribed", "Unsubscribed",
+                  "<h1>Unsubscribed</h1><p id=\"unsubscribed\">No more mail goes to " + e(email) + ". <a href=\"/subscribe\">Subscribe again</a>.</p>");
+  return r;
+}
+
+Response App::verify_email(const Request& req) const {
+  Site site{bank_, catalog_, registry_, assets_};
+  if (!options_.store || !options_.signer) return error(req, 503, "Mail is not configured on this site.");
+  std::vector<std::pair<std::string, std::string>> form;
+  if (req.method == "POST" && !parse_form(req.body, form)) return plain_error(400, "malformed form");
+  std::string token = input(req, form, "token"), sig = input(req, form, "sig");
+  if (!is_token(token) || !options_.signer->verify("verify", {token}, sig)) {
+    return error(req, 400, "This verification link is not valid (the token or sig field was changed).");
+  }
+  Response r;
+  if (req.method == "GET") {
+    r.body = layout(site, "Verify", "Verify the address",
+                    "<h1>Verify the address</h1><form method=\"post\" action=\"/verify\">" + hidden("token", token) + hidden("sig", sig) +
+                        "<button type=\"submit\" id=\"verify\">Verify</button></form>");
+    return r;
+  }
+  auto user = options_.store->use_account_token(account::token_hash(token), "verify", now());
+  if (!user.ok()) return store_unavailable(req, user.error().message);
+  if (!user->has_value()) return error(req, 400, "This verification link was used or has expired (they work once, for 30 minutes).");
+  auto done = options_.store->set_email_verified(**user, now());
+  if (!done.ok()) return store_unavailable(req, done.error().message);
+  r.body = layout(site, "Verified", "Verified", "<h1>Verified</h1><p id=\"verified\">Thank you: the address is verified.</p>");
+  return r;
+}
+
+Response App::reset_request(const Request& req) const {
+  Site site{bank_, catalog_, registry_, assets_};
+  std::string message, problem;
+  int status = 200, retry = 0;
+  if (req.method == "POST") {
+    std::vector<std::pair<std::string, std::string>> form;
+    if (!parse_form(req.body, form)) return plain_error(400, "malformed form");
+    std::string pre = cookie_value(req.header("cookie"), kPreCookie), email = lower(value_of(form, "email"));
+    if (pre.empty() || !account::equal_tokens(value_of(form, "pre"), pre)) {
+      status = 403;
+      problem = "This form expired or was sent from another site; please try again.";
+    } else if (auto why = account::check_email(email); !why.empty()) {
+      status = 400;
+      problem = "email " + why;
+    } else if (!options_.store || !options_.mail || !options_.signer) {
+      return error(req, 503, "Mail is not configured on this site; ask its operator to reset the password.");
+    } else if (!mail_allowed(req, &retry)) {
+      status = 429;
+      problem = "Too many requests; try again in " + std::to_string(retry) + " s.";
+    } else {
+      auto user = options_.store->find_user_by_email(email);
+      if (!user.ok()) return store_unavailable(req, user.error().message);
+      if (user->has_value() && mail_by_recipient_->allow("reset:" + email)) {
+        std::string token = account::random_token();
+        auto saved = options_.store->create_account_token(account::token_hash(token), (*user)->id, "reset", now() + kAccountTokenSeconds, now());
+        if (!saved.ok()) return store_unavailable(req, saved.error().message);
+        std::string link = mail::token_url(*options_.mail, *options_.signer, "/reset/confirm", "reset", token);
+        mail::Message m;
+        m.to = email;
+        m.subject = "Reset your ridge password";
+        m.text = "Someone, perhaps you, asked to reset the password of the ridge account of this address.\n\nChoose a new password "
+                 "(the link works once, for 30 minutes; it signs out every other session):\n" + link +
+                 "\n\nIf it was not you, ignore this mail: nothing changes.\n";
+        m.html = "<p>Someone, perhaps you, asked to reset the password of the ridge account of this address.</p><p><a href=\"" + e(link) +
+                 "\">Choose a new password</a> (the link works once, for 30 minutes; it signs out every other session).</p>"
+                 "<p>If it was not you, ignore this mail: nothing changes.</p>";
+        queue_mail(m);
+      }
+      // The same answer whether or not an account uses the address.
+      message = "If an account uses this address, a link to reset its password is on its way. It works once, for 30 minutes.";
+    }
+  }
+  std::string pre = account::random_token();
+  std::string body = "<h1>Reset the password</h1>" + (message.empty() ? "" : "<p role=\"status\" id=\"reset-message\">" + e(message) + "</p>") +
+                     (problem.empty() ? "" : "<p class=\"error\" role=\"alert\" id=\"reset-error\">" + e(problem) + "</p>") +
+                     "<form method=\"post\" action=\"/reset\" class=\"calc\">" + hidden("pre", pre) +
+                     "<div class=\"field\"><label for=\"email\">Email</label><input id=\"email\" name=\"email\" type=\"email\" autocomplete=\"email\" required>"
+                     "</div><div class=\"field\"><button type=\"submit\">Send the link</button></div></form>";
+  Response r;
+  r.status = status;
+  r.body = layout(site, "Reset the password", "Reset the password", body);
+  if (retry) r.set("Retry-After", std::to_string(retry));
+  r.set("Set-Cookie", std::string(kPreCookie) + "=" + pre + "; Path=/; HttpOnly; SameSite=Strict; Max-Age=3600" +
+                          (options_.secure_cookies ? "; Secure" : ""));
+  r.personal = true;
+  return r;
+}
+
+Response App::reset_confirm(const Request& req) const {
+  Site site{bank_, catalog_, registry_, assets_};
+  if (!options_.store || !options_.signer) return error(req, 503, "Mail is not configured on this site.");
+  std::vector<std::pair<std::string, std::string>> form;
+  if (req.method == "POST" && !parse_form(req.body, form)) return plain_error(400, "malformed form");
+  std::string token = input(req, form, "token"), sig = input(req, form, "sig");
+  if (!is_token(token) || !options_.signer->verify("reset", {token}, sig)) {
+    return error(req, 400, "This reset link is not valid (the token or sig field was changed). Ask for a new one at /reset.");
+  }
+  auto page = [&](int status, const std::string& problem) {
+    Response r;
+    r.status = status;
+    r.body = layout(site, "New password", "Choose a new password",
+                    "<h1>Choose a new password</h1>" + (problem.empty() ? "" : "<p class=\"error\" role=\"alert\" id=\"reset-error\">" + e(problem) + "</p>") +
+                        "<form method=\"post\" action=\"/reset/confirm\" class=\"calc\">" + hidden("token", token) + hidden("sig", sig) +
+                        "<div class=\"field\"><label for=\"password\">New password</label><input id=\"password\" name=\"password\" type=\"password\" "
+                        "autocomplete=\"new-password\" required minlength=\"10\"><span class=\"hint\">at least 10 characters</span></div>"
+                        "<div class=\"field\"><button type=\"submit\">Set the password</button></div></form>");
+    r.personal = true;
+    return r;
+  };
+  if (req.method == "GET") return page(200, "");
+  std::string password = value_of(form, "password");
+  // Checked before the token is spent, so a weak password does not burn the link.
+  if (auto why = account::check_password(password); !why.empty()) return page(400, "password " + why);
+  auto user = options_.store->use_account_token(account::token_hash(token), "reset", now());
+  if (!user.ok()) return store_unavailable(req, user.error().message);
+  if (!user->has_value()) return error(req, 400, "This reset link was used or has expired (they work once, for 30 minutes). Ask for a new one at /reset.");
+  auto set = options_.store->set_password(**user, account::hash_password(password));
+  if (!set.ok()) return store_unavailable(req, set.error().message);
+  auto ended = options_.store->delete_sessions_of(**user);  // every other session ends here
+  if (!ended.ok()) return store_unavailable(req, ended.error().message);
+  options_.store->set_email_verified(**user, now());  // the link proved the mailbox
+  Response go = start_session(**user, false, "/dashboard");
+  go.set("Set-Cookie", std::string(kPreCookie) + "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+  return go;
+}
+
+}  // namespace ridge::web
