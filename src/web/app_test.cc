@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -95,7 +96,36 @@ TEST(App, QuestionPageRevealsTheAnswerWithoutScript) {
   EXPECT_TRUE(contains(std::string(r.view()), "Try it first"));
   EXPECT_TRUE(contains(std::string(r.view()), "<details class=\"reveal\""));
   EXPECT_TRUE(contains(std::string(r.view()), "TL;DR"));
-  EXPECT_TRUE(contains(std::string(r.view()), q.html.substr(0, 200)));
+  // The answer's text is in the page (headings now carry ids for the contents list).
+  size_t p = q.html.find("<p>");
+  ASSERT_NE(p, std::string::npos);
+  EXPECT_TRUE(contains(std::string(r.view()), q.html.substr(p, 120)));
+}
+
+// Issue 20: a long answer has a contents list; a derivation repeated from one calculator
+// folds into <details> after the first, and stays in the HTML.
+TEST(App, LongAnswersGetContentsAndFoldRepeatedDerivations) {
+  const bank::Question* many = nullptr;
+  for (const auto& q : app().bank().questions) {
+    std::map<std::string, int> per;
+    for (const auto& c : q.calcs) {
+      if (c.derivation && !c.hidden) ++per[c.derivation->calculator()];
+    }
+    for (const auto& [calc, n] : per) {
+      if (n >= 2 && !many) many = &q;
+    }
+  }
+  ASSERT_NE(many, nullptr);
+  std::string page(get("/q/" + many->slug).view());
+  EXPECT_TRUE(contains(page, "<nav class=\"toc\""));
+  EXPECT_TRUE(contains(page, "<h2 id=\"s-answer\">Answer</h2>"));
+  EXPECT_TRUE(contains(page, "href=\"#s-answer\""));
+  EXPECT_TRUE(contains(page, "<details class=\"derivation-more\"><summary>Worked chain: "));
+  size_t sections = 0;
+  for (size_t at = 0; (at = page.find("<section class=\"derivation\"", at)) != std::string::npos; ++at) ++sections;
+  size_t shown = 0;
+  for (const auto& c : many->calcs) shown += c.derivation && !c.hidden;
+  EXPECT_EQ(sections, shown);  // folded, not dropped
 }
 
 TEST(App, ConditionalGetAnswers304) {

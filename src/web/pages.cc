@@ -1,6 +1,9 @@
 #include "web/pages.h"
 
 #include <algorithm>
+#include <cctype>
+#include <set>
+#include <map>
 #include <sstream>
 
 #include "diagram/diagrams.h"
@@ -121,6 +124,7 @@ std::string layout(const Site& site, const std::string& title, const std::string
          "<title>" + e(title) + " · ridge</title>\n"
          "<meta name=\"description\" content=\"" + e(description) + "\">\n"
          "<link rel=\"stylesheet\" href=\"" + site.assets.url("style.css") + "\">\n"
+         "<link rel=\"icon\" type=\"image/svg+xml\" href=\"" + site.assets.url("favicon.svg") + "\">\n"
          "<script src=\"" + site.assets.url("app.js") + "\" defer></script>\n"
          "</head>\n<body>\n<a class=\"skip\" href=\"#main\">Skip to content</a>\n"
          "<header class=\"site\"><div class=\"bar\"><a class=\"brand\" href=\"/\">ridge</a>\n"
@@ -453,6 +457,80 @@ std::string companies_index(const Site& site) {
   return layout(site, "Companies", "Company interview loops with sources and confidence levels", body);
 }
 
+// A long answer gets a contents list (its h2 sections and follow-up h3s, anchored), and a
+// derivation repeated from the same calculator folds into <details> after the first one, so
+// four near-identical tables do not fill the page (they stay in the HTML, one click away).
+std::string enhance_answer(const std::string& html) {
+  std::string out, toc;
+  int headings = 0;
+  std::map<std::string, int> seen_calculators;
+  std::set<std::string> ids;
+  size_t i = 0;
+  auto slugify = [&](const std::string& text) {
+    std::string id = "s-";
+    for (char c : text) {
+      unsigned char u = static_cast<unsigned char>(c);
+      if (std::isalnum(u)) id += static_cast<char>(std::tolower(u));
+      else if (id.back() != '-') id += '-';
+      if (id.size() > 60) break;
+    }
+    while (id.size() > 2 && id.back() == '-') id.pop_back();
+    std::string unique = id;
+    for (int n = 2; ids.count(unique); ++n) unique = id + "-" + std::to_string(n);
+    ids.insert(unique);
+    return unique;
+  };
+  while (i < html.size()) {
+    size_t next = html.find('<', i);
+    if (next == std::string::npos) {
+      out.append(html, i, std::string::npos);
+      break;
+    }
+    out.append(html, i, next - i);
+    i = next;
+    if (html.compare(i, 4, "<h2>") == 0 || html.compare(i, 4, "<h3>") == 0) {
+      char level = html[i + 2];
+      size_t close = html.find(std::string("</h") + level + ">", i);
+      if (close == std::string::npos) break;
+      std::string inner = html.substr(i + 4, close - i - 4);
+      std::string text;
+      bool tag = false;
+      for (char c : inner) {
+        if (c == '<') tag = true;
+        else if (c == '>') tag = false;
+        else if (!tag) text += c;
+      }
+      std::string id = slugify(text);
+      out += std::string("<h") + level + " id=\"" + id + "\">" + inner + "</h" + level + ">";
+      toc += std::string("<li class=\"toc-") + level + "\"><a href=\"#" + id + "\">" + inner + "</a></li>";
+      ++headings;
+      i = close + 5;
+      continue;
+    }
+    static const std::string kSection = "<section class=\"derivation\" data-calculator=\"";
+    if (html.compare(i, kSection.size(), kSection) == 0) {
+      size_t name_end = html.find('"', i + kSection.size());
+      size_t end = html.find("</section>", i);
+      if (name_end == std::string::npos || end == std::string::npos) break;
+      std::string calculator = html.substr(i + kSection.size(), name_end - i - kSection.size());
+      std::string section = html.substr(i, end + 10 - i);
+      if (seen_calculators[calculator]++ == 0) {
+        out += section;
+      } else {
+        size_t t1 = section.find("<h3>"), t2 = section.find("</h3>");
+        std::string title = t1 == std::string::npos || t2 == std::string::npos ? calculator : section.substr(t1 + 4, t2 - t1 - 4);
+        out += "<details class=\"derivation-more\"><summary>Worked chain: " + title + "</summary>" + section + "</details>";
+      }
+      i = end + 10;
+      continue;
+    }
+    out += html[i];
+    ++i;
+  }
+  if (headings >= 4) out = "<nav class=\"toc\" aria-label=\"Contents of the answer\"><h2>Contents</h2><ol>" + toc + "</ol></nav>" + out;
+  return out;
+}
+
 std::string question_page(const Site& site, const bank::Question& q) {
   std::string body = "<nav aria-label=\"Breadcrumb\" class=\"muted\"><a href=\"/topics/" + e(q.topic) + "\">" +
                      e(topic_name(site, q.topic)) + "</a> · <a href=\"/" + e(std::string(bank::difficulty_name(q.difficulty))) +
@@ -463,7 +541,7 @@ std::string question_page(const Site& site, const bank::Question& q) {
   body += " <span class=\"muted\">updated " + e(q.updated) + "</span></p>\n";
   body += "<p><strong>Try it first.</strong> Work the answer out on paper, with the numbers, before you reveal it.</p>\n";
   body += "<details class=\"reveal\" id=\"answer\"><summary>Reveal the answer</summary>\n";
-  body += "<p class=\"tldr\"><strong>TL;DR:</strong> " + e(q.tldr) + "</p>\n" + q.html + "</details>\n";
+  body += "<p class=\"tldr\"><strong>TL;DR:</strong> " + e(q.tldr) + "</p>\n" + enhance_answer(q.html) + "</details>\n";
   // Filled in by app.js for a signed-in visitor (the page itself is the same for everyone).
   body += "<section id=\"practice\" class=\"card\" data-slug=\"" + e(q.slug) + "\" hidden aria-labelledby=\"practice-h\">"
           "<h2 id=\"practice-h\">How did you do?</h2><p class=\"grades\">"
