@@ -23,12 +23,35 @@ std::string question_link(const bank::Question& q) {
   return "<a href=\"/q/" + e(q.slug) + "\">" + e(q.title) + "</a> " + tags;
 }
 
+// The filter bar above a list of questions (app.js applies it; without script every
+// question stays listed). State (new, due, seen) is filled in for a signed-in visitor.
+std::string list_filters(const Site& site) {
+  std::string out = "<form class=\"filters\" data-filter-list aria-label=\"Filter the questions\">"
+                    "<label>Difficulty <select name=\"difficulty\"><option value=\"\">any</option>";
+  for (const char* d : {"easy", "medium", "hard", "expert"}) out += std::string("<option>") + d + "</option>";
+  out += "</select></label> <label>Track <select name=\"track\"><option value=\"\">any</option>";
+  for (const auto& t : site.bank.tracks) out += "<option value=\"" + e(t.id) + "\">" + e(t.name) + "</option>";
+  out += "</select></label> <label>Company <select name=\"company\"><option value=\"\">any</option>";
+  for (const auto& [id, c] : site.bank.companies) {
+    if (!c.questions.empty()) out += "<option value=\"" + e(id) + "\">" + e(c.name) + "</option>";
+  }
+  out += "</select></label> <label>State <select name=\"state\"><option value=\"\">any</option><option value=\"new\">new</option>"
+         "<option value=\"due\">due</option><option value=\"seen\">seen</option></select></label> "
+         "<label><input type=\"checkbox\" name=\"free\" value=\"1\"> free only</label> <span class=\"muted\" data-filter-count></span></form>";
+  return out;
+}
+
 std::string question_list(const Site& site, const std::vector<size_t>& indexes) {
   if (indexes.empty()) return "<p class=\"muted\">No questions here yet.</p>\n";
   std::string out = "<ol class=\"questions\">\n";
   for (size_t i : indexes) {
     const auto& q = site.bank.questions[i];
-    out += "<li>" + question_link(q) + (q.summary.empty() ? "" : "<br><span class=\"muted summary\">" + e(q.summary) + "</span>") + "</li>\n";
+    std::string tracks, companies;
+    for (const auto& t : q.tracks) tracks += (tracks.empty() ? "" : " ") + t;
+    for (const auto& c : q.companies) companies += (companies.empty() ? "" : " ") + c.id;
+    out += "<li data-slug=\"" + e(q.slug) + "\" data-difficulty=\"" + e(std::string(bank::difficulty_name(q.difficulty))) +
+           "\" data-tracks=\"" + e(tracks) + "\" data-companies=\"" + e(companies) + "\" data-free=\"" + (q.free ? "1" : "0") + "\">" +
+           question_link(q) + (q.summary.empty() ? "" : "<br><span class=\"muted summary\">" + e(q.summary) + "</span>") + "</li>\n";
   }
   return out + "</ol>\n";
 }
@@ -249,7 +272,7 @@ std::string home_page(const Site& site) {
 }
 
 std::string topic_page(const Site& site, const bank::Topic& topic) {
-  std::string body = "<h1>" + e(topic.name) + "</h1><p class=\"prose\">" + e(topic.description) + "</p>\n";
+  std::string body = "<h1>" + e(topic.name) + "</h1><p class=\"prose\">" + e(topic.description) + "</p>\n" + list_filters(site);
   const auto& all = site.bank.by_topic(topic.id);
   for (bank::Difficulty d : {bank::Difficulty::kEasy, bank::Difficulty::kMedium, bank::Difficulty::kHard, bank::Difficulty::kExpert}) {
     std::vector<size_t> level;
@@ -290,7 +313,7 @@ std::string difficulty_page(const Site& site, bank::Difficulty d) {
   std::string name(bank::difficulty_name(d));
   std::string title = name;
   title[0] = static_cast<char>(std::toupper(title[0]));
-  std::string body = "<h1>" + e(title) + " questions</h1>\n";
+  std::string body = "<h1>" + e(title) + " questions</h1>\n" + list_filters(site);
   const auto& all = site.bank.by_difficulty(d);
   for (const auto& t : site.bank.topics) {
     std::vector<size_t> in_topic;

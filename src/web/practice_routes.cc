@@ -433,10 +433,12 @@ Response App::api_due(const Request& req) const {
   Visitor v = visitor(req);
   if (v.user_id == 0) return json(401, field_error("", "sign in to see your reviews").dump());
   auto cards = options_.store->cards(v.user_id);
-  if (!cards.ok()) return json(500, field_error("", cards.error().message).dump());
+  if (!cards.ok()) return store_unavailable(req, cards.error().message);
+  // ?all=1 lists every card (the list filters' state: due or seen), not only what is due.
+  bool all = req.param("all").value_or("") == "1";
   nlohmann::json due = nlohmann::json::array();
   for (const auto& c : *cards) {
-    if (c.due > now()) continue;
+    if (!all && c.due > now()) continue;
     const bank::Question* q = bank_.find(c.slug);
     due.push_back({{"slug", c.slug}, {"title", q ? q->title : c.slug}, {"due", c.due}});
   }

@@ -233,3 +233,16 @@ test("a course resumes where the user left it", async () => {
   assert.match(await page.locator("#course-progress").textContent(), /^1 of \d+ modules done/);
   await context.close();
 });
+
+test("a list filter hides the questions that do not match", async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url + "/topics/kernels");
+  await page.waitForSelector("form[data-filter-list]");
+  const total = await page.locator("ol.questions > li[data-slug]").count();
+  const easy = await page.locator('ol.questions > li[data-difficulty="easy"]').count();
+  assert.ok(easy > 0 && easy < total);
+  await page.selectOption('form[data-filter-list] select[name="difficulty"]', "easy");
+  await page.waitForFunction((n) => document.querySelectorAll("ol.questions > li[data-slug]:not([hidden])").length === n, easy);
+  assert.match(await page.locator("[data-filter-count]").textContent(), new RegExp(`^${easy} of ${total} shown`));
+  await page.close();
+});

@@ -205,4 +205,38 @@
       timer = setTimeout(function () { if (form) update(form); }, 300);
     });
   });
+
+  // List filters: difficulty, track, company, free, and for a signed-in visitor the card state.
+  var filters = document.querySelector("form[data-filter-list]");
+  if (filters) {
+    var states = {};
+    var apply = function () {
+      var f = new FormData(filters);
+      var shown = 0, total = 0;
+      document.querySelectorAll("ol.questions > li[data-slug]").forEach(function (li) {
+        var ok = (!f.get("difficulty") || li.dataset.difficulty === f.get("difficulty")) &&
+                 (!f.get("track") || (" " + li.dataset.tracks + " ").indexOf(" " + f.get("track") + " ") >= 0) &&
+                 (!f.get("company") || (" " + li.dataset.companies + " ").indexOf(" " + f.get("company") + " ") >= 0) &&
+                 (!f.get("free") || li.dataset.free === "1") &&
+                 (!f.get("state") || (states[li.dataset.slug] || "new") === f.get("state"));
+        li.hidden = !ok;
+        total += 1;
+        shown += ok ? 1 : 0;
+      });
+      var count = filters.querySelector("[data-filter-count]");
+      if (count) count.textContent = shown + " of " + total + " shown";
+    };
+    filters.addEventListener("change", apply);
+    filters.addEventListener("submit", function (ev) { ev.preventDefault(); apply(); });
+    fetch("/api/reviews/due?all=1", { credentials: "same-origin" })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (j) {
+        if (!j) return;
+        (j.cards || j.due || []).forEach(function (c) {
+          if (c && c.slug) states[c.slug] = c.due <= j.now ? "due" : "seen";
+        });
+      })
+      .catch(function () {});
+    apply();
+  }
 })();
