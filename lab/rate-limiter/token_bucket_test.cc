@@ -86,6 +86,14 @@ TEST(TokenBucket, LongIdleRefillsToCapacityNotBeyondAndDoesNotOverflow) {
   clock.advance(std::chrono::hours(1));
   EXPECT_EQ(bucket.available_units(), 5 * TokenBucket::kUnitsPerToken);
   EXPECT_EQ(allowed_in_a_row(bucket, 10), 5);
+  // One idle length can wrap to a large positive value that a clamp to capacity hides; over
+  // many lengths a multiply-first bucket wraps negative for some of them and fails here.
+  for (int hours = 2; hours <= 200; ++hours) {
+    EXPECT_EQ(allowed_in_a_row(bucket, 10), 0);  // drained
+    clock.advance(std::chrono::hours(hours));
+    ASSERT_EQ(bucket.available_units(), 5 * TokenBucket::kUnitsPerToken) << hours << " h idle";
+    EXPECT_EQ(allowed_in_a_row(bucket, 10), 5);
+  }
 }
 
 TEST(TokenBucket, SteadyRateOverTenSeconds) {

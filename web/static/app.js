@@ -136,6 +136,7 @@
       mark.addEventListener("click", function () {
         post("/api/bookmarks", "POST", me.csrf_token, { slug: slug, on: !on }).then(function (res) {
           if (res.ok) { on = !on; mark.textContent = on ? "Remove bookmark" : "Bookmark"; }
+          status.textContent = res.ok ? (on ? "Bookmarked." : "Bookmark removed.") : "Bookmark not saved.";
         });
       });
       var note = document.getElementById("note");
