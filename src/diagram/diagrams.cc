@@ -392,8 +392,10 @@ Result<Rendered> kv_blocks(Given params, const Options& o) {
     svg.rect(x, y, cell - 3, cell - 3, own < 0 ? "d-shared" : owner_class(own));
     svg.text(x + (cell - 3) / 2, y + cell / 2 + 2, std::to_string(p), "d-on", "middle");
   }
+  // The legend names green only when a green (shared) block is drawn.
   std::string caption = std::to_string(next_block) + " blocks of " + std::to_string(bs) + " tokens; " +
-                        std::to_string(shared_blocks) + " shared prefix block" + (shared_blocks == 1 ? "" : "s") + " (green); " +
+                        (shared_blocks > 0 ? std::to_string(shared_blocks) + " shared prefix block" + (shared_blocks == 1 ? "" : "s") + " (green); "
+                                           : std::string("no shared prefix; ")) +
                         std::to_string(waste) + " empty slots in partly filled last blocks";
   svg.text(L, H - 20, caption, "d-text");
   std::string title = "Paged KV cache: " + std::to_string(lengths.size()) + " sequences in " + std::to_string(next_block) + " blocks";

@@ -107,3 +107,23 @@ TEST(Diagrams, FromADerivationOfTheRightCalculator) {
 
 }  // namespace
 }  // namespace ridge::diagram
+
+namespace ridge::diagram {
+namespace {
+
+// Issue 20: the KV-blocks legend named green when no shared block was drawn.
+TEST(Diagrams, KvBlocksLegendNamesGreenOnlyWhenDrawn) {
+  auto none = draw("kv-blocks", {{"tokens", "40,25"}, {"block-size", "16"}}, calc::testing::registry(),
+                   calc::testing::real_catalog());
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->svg.find("green"), std::string::npos);
+  EXPECT_EQ(none->svg.find("d-shared"), std::string::npos);
+  auto some = draw("kv-blocks", {{"tokens", "40,25"}, {"block-size", "16"}, {"shared-prefix", "16"}}, calc::testing::registry(),
+                   calc::testing::real_catalog());
+  ASSERT_TRUE(some.ok());
+  EXPECT_NE(some->svg.find("(green)"), std::string::npos);
+  EXPECT_NE(some->svg.find("d-shared"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ridge::diagram
