@@ -246,3 +246,17 @@ test("a list filter hides the questions that do not match", async () => {
   assert.match(await page.locator("[data-filter-count]").textContent(), new RegExp(`^${easy} of ${total} shown`));
   await page.close();
 });
+
+test("no page scrolls sideways at 375 px", async () => {
+  const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
+  const wide = [];
+  for (const path of ["/", "/q/flashattention-traffic", "/q/plan-400b-dense-on-10t-tokens", "/search?q=kv+cache", "/companies",
+                      "/companies/anthropic", "/concepts", "/concepts/kv-cache", "/courses/kernels", "/calc/fit", "/topics/kernels",
+                      "/signin", "/pricing"]) {
+    await page.goto(server.url + path);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (width > 375) wide.push(`${path}: ${width}px`);
+  }
+  assert.deepEqual(wide, []);
+  await page.close();
+});
