@@ -64,5 +64,9 @@ mutant kv-versioned future-version-reads-latest versioned_kv.cc \
   's|if (v > version_) return ReadStatus::kFutureVersion;|if (false) return ReadStatus::kFutureVersion;|'
 mutant trace-parse streams-not-merged trace_summary.cc \
   's|if (!merged.empty() \&\& b.start <= merged.back().end) {|if (false) {|'
+mutant ring-sim remainder-dropped ring_sim.cc \
+  's|extra = S % n;|extra = 0;|'
+mutant ring-sim gather-sends-wrong-chunk ring_sim.cc \
+  's|(phase == 1 ? 1 : 0)|0|'
 
 exit $fail

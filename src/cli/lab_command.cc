@@ -67,6 +67,8 @@ const std::vector<LabBuild>& lab_builds() {
        {"versioned_kv.h"}, {"versioned_kv.cc"}, {"versioned_kv_test.cc"}},
       {"trace-parse", "Chrome trace JSON to per-kernel time and GPU idle gaps",
        {"trace_summary.h"}, {"trace_summary.cc"}, {"trace_summary_test.cc"}},
+      {"ring-sim", "ring all-reduce simulator: checks the sums, counts 2(n-1)/n of the buffer per rank",
+       {"ring_sim.h"}, {"ring_sim.cc"}, {"ring_sim_test.cc"}},
   };
   return builds;
 }
