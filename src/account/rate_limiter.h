@@ -30,6 +30,8 @@ class RateLimiter {
     double tokens;
     int64_t updated;
   };
+  // The key's bucket, refilled to now (created full); the caller holds mutex_.
+  Bucket& refilled(const std::string& key);
   const Clock& clock_;
   double capacity_, per_second_;
   std::mutex mutex_;

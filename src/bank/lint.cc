@@ -29,9 +29,9 @@ constexpr std::array<std::string_view, 2> kFillerPhrases = {"it is important to 
 
 bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// Replaces {{...}}, `code` and ](destination) with neutral text of the same length, so
-// offsets (and so lines) still match the original.
-std::string mask(std::string_view prose) {
+// Replaces {{...}}, `code` (unless keep_inline_code), source definition lines and
+// ](destination) with neutral text of the same length, so offsets (and lines) still match.
+std::string mask(std::string_view prose, bool keep_inline_code = false) {
   std::string s(prose);
   auto blank = [&](size_t from, size_t to) {
     for (size_t k = from; k < to && k < s.size(); ++k) {
@@ -44,7 +44,7 @@ std::string mask(std::string_view prose) {
     blank(pos, close + 2);
     pos = close + 2;
   }
-  for (size_t pos = 0; (pos = s.find('`', pos)) != std::string::npos;) {
+  for (size_t pos = 0; !keep_inline_code && (pos = s.find('`', pos)) != std::string::npos;) {
     size_t close = s.find('`', pos + 1);
     if (close == std::string::npos) break;
     blank(pos, close + 1);
@@ -218,40 +218,11 @@ NumberToken read_number(std::string_view s, size_t i) {
   return t;
 }
 
-// Blanks {{references}}, link destinations and source definition lines; keeps inline code,
-// where hand arithmetic hides most often.
-std::string mask_for_arithmetic(std::string_view prose) {
-  std::string s(prose);
-  auto blank = [&](size_t from, size_t to) {
-    for (size_t k = from; k < to && k < s.size(); ++k) {
-      if (s[k] != '\n') s[k] = 'x';
-    }
-  };
-  for (size_t pos = 0; (pos = s.find("{{", pos)) != std::string::npos;) {
-    size_t close = s.find("}}", pos);
-    if (close == std::string::npos) break;
-    blank(pos, close + 2);
-    pos = close + 2;
-  }
-  for (size_t pos = 0; pos < s.size();) {
-    size_t end = s.find('\n', pos);
-    if (end == std::string::npos) end = s.size();
-    if (s.compare(pos, 2, "[^") == 0 && s.find("]:", pos) < end) blank(pos, end);
-    pos = end + 1;
-  }
-  for (size_t pos = 0; (pos = s.find("](", pos)) != std::string::npos;) {
-    size_t close = s.find(')', pos);
-    if (close == std::string::npos) break;
-    blank(pos + 2, close);
-    pos = close;
-  }
-  return s;
-}
-
 }  // namespace
 
 void lint_arithmetic(std::string_view prose, int first_line, const std::string& file, std::vector<Diagnostic>& diags) {
-  std::string s = mask_for_arithmetic(prose);
+  // Inline code kept: hand arithmetic hides there most often.
+  std::string s = mask(prose, /*keep_inline_code=*/true);
   struct Op {
     std::string_view text;
     bool needs_spaces;  // only an operator with a space on each side ("155 - 118", "8 x 80")

@@ -170,8 +170,7 @@ void check_retyped(double value, const std::string& written,
     if (d == nullptr) continue;
     for (const auto& r : d->results()) {
       if (r.unit == calc::Unit::kBool) continue;
-      double base = calc::Quantity{r.value, r.unit}.value;
-      if (same_to_3_digits(value, base)) {
+      if (same_to_3_digits(value, r.value)) {
         diags.push_back({file, line, "calc " + id + ": the literal " + (written.empty() ? calc::format_significant(value, 4) : written) +
                                          " equals an earlier result: use {{" + rid + "." + r.key + "}}"});
         return;

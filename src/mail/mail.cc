@@ -1,5 +1,7 @@
 #include "mail/mail.h"
 
+#include "web/url_encode.h"
+
 #include <curl/curl.h>
 #include <sodium.h>
 
@@ -251,28 +253,14 @@ bool LinkSigner::verify(const std::string& purpose, const std::vector<std::strin
   return signature.size() == expected.size() && sodium_memcmp(signature.data(), expected.data(), expected.size()) == 0;
 }
 
-std::string percent_encode(const std::string& s) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
 
 std::string confirm_url(const MailConfig& config, const LinkSigner& signer, const std::string& email, int64_t expires) {
   std::string x = std::to_string(expires);
-  return config.base_url + "/subscribe/confirm?email=" + percent_encode(email) + "&expires=" + x + "&sig=" + signer.sign("confirm", {email, x});
+  return config.base_url + "/subscribe/confirm?email=" + web::url_encode(email) + "&expires=" + x + "&sig=" + signer.sign("confirm", {email, x});
 }
 
 std::string unsubscribe_url(const MailConfig& config, const LinkSigner& signer, const std::string& email) {
-  return config.base_url + "/unsubscribe?email=" + percent_encode(email) + "&sig=" + signer.sign("unsubscribe", {email});
+  return config.base_url + "/unsubscribe?email=" + web::url_encode(email) + "&sig=" + signer.sign("unsubscribe", {email});
 }
 
 std::string token_url(const MailConfig& config, const LinkSigner& signer, const std::string& path, const std::string& purpose,

@@ -63,7 +63,6 @@ class LinkSigner {
 
 // Links that go out in mail, signed by `signer`. Subscription links carry the address; account
 // links carry a random single-use token whose hash the store keeps.
-std::string percent_encode(const std::string& s);
 std::string confirm_url(const MailConfig& config, const LinkSigner& signer, const std::string& email, int64_t expires);
 std::string unsubscribe_url(const MailConfig& config, const LinkSigner& signer, const std::string& email);
 std::string token_url(const MailConfig& config, const LinkSigner& signer, const std::string& path, const std::string& purpose,

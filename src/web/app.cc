@@ -201,8 +201,9 @@ void App::add_routes() {
   }, Dispatch::kInline);
 }
 
-bool App::runs_inline(const Request& req) const {
-  auto match = router_.match(req.method, req.path);
+Router::Match App::route(const Request& req) const { return router_.match(req.method, req.path); }
+
+bool App::runs_inline(const Request& req, const Router::Match& match) const {
   switch (match.dispatch) {
     case Dispatch::kInline: return true;
     case Dispatch::kInlineAnonymous: return req.header("cookie").find("ridge_session=") == std::string::npos;
@@ -237,11 +238,12 @@ Response App::error(const Request& req, int status, const std::string& message) 
   return r;
 }
 
-Response App::handle(const Request& req) const {
+Response App::handle(const Request& req) const { return handle(req, route(req)); }
+
+Response App::handle(const Request& req, const Router::Match& match) const {
   auto started = std::chrono::steady_clock::now();
   metrics_.in_flight(1);
   Response res;
-  auto match = router_.match(req.method, req.path);
   try {
     if (match.handler != nullptr) {
       res = (*match.handler)(req, match.params);

@@ -63,10 +63,13 @@ class App {
   // Routes, runs the handler, and adds the headers every response carries (security,
   // caching). Never throws: a handler's exception becomes a 500 page.
   Response handle(const Request& req) const;
+  // The same with the route already matched (the server matches once per request).
+  Response handle(const Request& req, const Router::Match& match) const;
+  Router::Match route(const Request& req) const;
 
   // True when `req` can be answered on the I/O thread: its handler only reads memory
   // (Router's Dispatch). Everything else goes to the server's worker pool.
-  bool runs_inline(const Request& req) const;
+  bool runs_inline(const Request& req, const Router::Match& match) const;
 
   // A plain-text error with the standard headers, for failures before routing (a request
   // too large or malformed to parse).

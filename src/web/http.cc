@@ -49,20 +49,6 @@ std::optional<std::string> url_decode(std::string_view s, bool plus_is_space) {
   return out;
 }
 
-std::string url_encode(std::string_view s) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
 
 bool parse_form(std::string_view body, std::vector<std::pair<std::string, std::string>>& out) {
   out.clear();

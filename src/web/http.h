@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "web/url_encode.h"
+
 namespace ridge::web {
 
 struct Request {
@@ -54,7 +56,6 @@ std::string cookie_value(const std::string& cookie_header, std::string_view name
 
 // Percent-decodes (and '+' to space in query components). nullopt on a malformed escape.
 std::optional<std::string> url_decode(std::string_view s, bool plus_is_space);
-std::string url_encode(std::string_view s);
 
 // Parses a request target into path and query. nullopt when it is not origin-form or has a
 // malformed escape (the caller answers 400).

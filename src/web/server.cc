@@ -176,7 +176,8 @@ struct Server::Impl {
   }
 
   asio::awaitable<Response> answer(const Request& req) {
-    if (app.runs_inline(req)) co_return app.handle(req);
+    Router::Match match = app.route(req);  // once: the dispatch decision and the handler share it
+    if (app.runs_inline(req, match)) co_return app.handle(req, match);
     if (queued.fetch_add(1) >= options.max_queue) {
       app.metrics().queue_depth(static_cast<double>(queued.fetch_sub(1) - 1));
       Response busy = app.plain_error(503, "the server is busy; try again in a second");
@@ -187,7 +188,7 @@ struct Server::Impl {
     // The handler may block (argon2id, a store round trip, a search): it runs on a worker
     // and this connection's I/O thread serves others meanwhile.
     Response res = co_await asio::co_spawn(
-        workers->get_executor(), [this, &req]() -> asio::awaitable<Response> { co_return app.handle(req); },
+        workers->get_executor(), [this, &req, &match]() -> asio::awaitable<Response> { co_return app.handle(req, match); },
         asio::use_awaitable);
     app.metrics().queue_depth(static_cast<double>(queued.fetch_sub(1) - 1));
     co_return res;
