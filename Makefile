@@ -1,5 +1,7 @@
 # The two commands of the README: `make run` and `make test`.
 # Both install missing Debian packages, configure once, build incrementally, then act.
+# `make run` builds only the `ridge` binary, optimized (the release preset), and serves it;
+# `make test` builds everything in the dev preset (Debug, -O1, warnings as errors) and tests.
 PRESET ?= dev
 BUILD := build/$(PRESET)
 RIDGE := $(BUILD)/ridge
@@ -17,8 +19,12 @@ configure: $(BUILD)/build.ninja
 build: deps configure
 	cmake --build --preset $(PRESET)
 
-run: build
-	$(RIDGE) serve --port 8080
+build/release/build.ninja: CMakeLists.txt CMakePresets.json | deps
+	cmake --preset release
+
+run: deps build/release/build.ninja
+	cmake --build --preset release --target ridge
+	build/release/ridge serve --port 8080
 
 test: build
 	ctest --preset $(PRESET)

@@ -314,65 +314,130 @@ void parse_topics(std::string_view text, const std::string& file, Bank& bank, st
   if (bank.topics.empty()) diags.push_back({file, 1, "no [[topic]] entries"});
 }
 
-bool parse_question(std::string_view text, const std::string& file, const KnownIds& known,
-                    const calc::Registry& registry, const calc::Catalog& catalog, const LoadOptions& options,
-                    Question& q, std::vector<Diagnostic>& diags) {
-  return parse_document(text, file, known, registry, catalog, options, DocKind::kQuestion, q, diags);
-}
+namespace {
 
-bool parse_document(std::string_view text, const std::string& file, const KnownIds& known,
-                    const calc::Registry& registry, const calc::Catalog& catalog, const LoadOptions& options,
-                    DocKind doc, Question& q, std::vector<Diagnostic>& diags) {
-  const bool is_concept = doc == DocKind::kConcept;
-  size_t before = diags.size();
-  q.file = file;
-  q.slug = fs::path(file).stem().string();
-  if (options.lint) lint_em_dashes(text, file, diags);
+using Results = std::map<std::string, const calc::Derivation*>;
 
-  // Front matter between "+++" lines.
+// A document's parts: the front matter's text, the body, and the body's first line number.
+struct Split {
+  std::string_view front;
+  size_t body_start = 0;
+  int body_line = 1;
+};
+
+// Stage 1: the front matter between "+++" lines.
+std::optional<Split> split_front_matter(std::string_view text, const std::string& file, std::vector<Diagnostic>& diags) {
   if (text.substr(0, 4) != "+++\n" && text.substr(0, 5) != "+++\r\n") {
     diags.push_back({file, 1, "a question starts with a '+++' line, then TOML front matter, then '+++'"});
-    return false;
+    return std::nullopt;
   }
   size_t fm_start = text.find('\n') + 1;
   size_t fm_end = text.find("\n+++", fm_start - 1);
   if (fm_end == std::string_view::npos) {
     diags.push_back({file, 1, "front matter is never closed with a '+++' line"});
-    return false;
+    return std::nullopt;
   }
-  std::string_view front = text.substr(fm_start, fm_end + 1 - fm_start);
+  Split s;
+  s.front = text.substr(fm_start, fm_end + 1 - fm_start);
   size_t body_start = text.find('\n', fm_end + 1);
-  body_start = body_start == std::string_view::npos ? text.size() : body_start + 1;
-  int body_line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(body_start), '\n'));
-  auto fm = parse_toml(front, file, 1, diags);
-  if (!fm) return false;
+  s.body_start = body_start == std::string_view::npos ? text.size() : body_start + 1;
+  s.body_line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(s.body_start), '\n'));
+  return s;
+}
 
-  FieldReader r{*fm, file, 1, diags};
+void check_keys(const toml::table& fm, bool is_concept, const std::string& file, std::vector<Diagnostic>& diags) {
   static const std::set<std::string, std::less<>> kKeys = {"title", "summary", "topic", "difficulty", "tracks", "concepts",
-                                                           "companies", "free", "must_know", "tldr", "updated"};
+                                                           "companies", "free", "must_know", "tldr", "lab", "updated"};
   static const std::set<std::string, std::less<>> kConceptKeys = {"title", "summary", "topic", "prerequisites",
                                                                   "calculators", "updated"};
-  for (const auto& [k, v] : *fm) {
+  for (const auto& [k, v] : fm) {
     if (!(is_concept ? kConceptKeys : kKeys).count(k.str())) {
       diags.push_back({file, line_of(&v, 1), "front matter: unknown key '" + std::string(k.str()) +
                                                  (is_concept ? "'; accepted: title, summary, topic, prerequisites, calculators, updated"
                                                              : "'; accepted: title, summary, topic, difficulty, tracks, concepts, "
-                                                               "companies, free, must_know, tldr, updated")});
+                                                               "companies, free, must_know, tldr, lab, updated")});
     }
   }
+}
+
+void read_companies(const toml::table& fm, const std::string& file, const KnownIds& known, Question& q,
+                    std::vector<Diagnostic>& diags) {
+  const toml::node* companies = fm.get("companies");
+  if (companies == nullptr) return;
+  const toml::array* a = companies->as_array();
+  if (!a) {
+    diags.push_back({file, line_of(companies, 1), "front matter: 'companies' must be [[companies]] tables"});
+    return;
+  }
+  for (const auto& node : *a) {
+    const toml::table* t = node.as_table();
+    if (!t) {
+      diags.push_back({file, line_of(&node, 1), "front matter: each company is a table with id, source, confidence"});
+      continue;
+    }
+    FieldReader cr{*t, file, line_of(&node, 1) - 1, diags};
+    CompanyRef c{cr.text("id", true), cr.text("source", true), cr.text("confidence", true)};
+    check_ids({c.id}, known.companies, "company", file, line_of(&node, 1), diags);
+    if (!c.confidence.empty() && c.confidence != "documented" && c.confidence != "partial" && c.confidence != "limited") {
+      diags.push_back({file, line_of(&node, 1), "company confidence '" + c.confidence +
+                                                    "' is not one of documented, partial, limited"});
+    }
+    q.companies.push_back(std::move(c));
+  }
+}
+
+// A coding question names the lab build that runs its code; the build must exist.
+void read_lab(const toml::table& fm, const std::string& file, const KnownIds& known, bool lint, Question& q,
+              std::vector<Diagnostic>& diags) {
+  FieldReader r{fm, file, 1, diags};
+  q.lab = r.text("lab", false);
+  int line = line_of(fm.get("lab"), 1);
+  if (q.lab.empty()) {
+    if (lint && q.topic == "coding") diags.push_back({file, 2, "front matter: a coding question names its lab build: lab = \"ID\""});
+    return;
+  }
+  if (!known.lab_builds.empty() && !known.lab_builds.count(q.lab)) {
+    std::string accepted;
+    for (const auto& id : known.lab_builds) accepted += (accepted.empty() ? "" : ", ") + id;
+    diags.push_back({file, line, "front matter: lab build '" + q.lab + "' does not exist; accepted: " + accepted});
+  }
+}
+
+// The ids of the lab's builds: each `lab_build(ID` call in lab/CMakeLists.txt.
+std::set<std::string, std::less<>> lab_build_ids(const fs::path& cmake_file) {
+  std::set<std::string, std::less<>> ids;
+  std::error_code ec;
+  if (!fs::exists(cmake_file, ec)) return ids;
+  std::istringstream in(read_file(cmake_file));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("lab_build(", 0) != 0) continue;
+    size_t start = std::string_view("lab_build(").size();
+    size_t end = line.find_first_of(" )", start);
+    if (end != std::string::npos && end > start) ids.insert(line.substr(start, end - start));
+  }
+  return ids;
+}
+
+// Stage 2: the front matter's fields into `q`. Answers the raw (unsubstituted) TL;DR.
+std::string read_front_matter(const toml::table& fm, const std::string& file, const KnownIds& known,
+                              const calc::Registry& registry, const LoadOptions& options, DocKind doc, Question& q,
+                              std::vector<Diagnostic>& diags) {
+  const bool is_concept = doc == DocKind::kConcept;
+  check_keys(fm, is_concept, file, diags);
+  FieldReader r{fm, file, 1, diags};
   q.title = r.text("title", true);
   q.summary = r.text("summary", false);
   q.topic = r.text("topic", true);
-  int topic_line = line_of(fm->get("topic"), 1);
-  if (!q.topic.empty()) check_ids({q.topic}, known.topics, "topic", file, topic_line, diags);
+  if (!q.topic.empty()) check_ids({q.topic}, known.topics, "topic", file, line_of(fm.get("topic"), 1), diags);
   if (is_concept) {
     q.concepts = r.list("prerequisites", false);
-    check_ids(q.concepts, known.concepts, "prerequisite concept", file, line_of(fm->get("prerequisites"), 1), diags);
+    check_ids(q.concepts, known.concepts, "prerequisite concept", file, line_of(fm.get("prerequisites"), 1), diags);
     q.tracks = r.list("calculators", false);  // a concept's calculators to try
     for (const auto& c : q.tracks) {
       if (registry.find(c) == nullptr) {
-        diags.push_back({file, line_of(fm->get("calculators"), 1), "calculator '" + c + "' does not exist; accepted: " +
-                                                                       registry.name_list()});
+        diags.push_back({file, line_of(fm.get("calculators"), 1), "calculator '" + c + "' does not exist; accepted: " +
+                                                                      registry.name_list()});
       }
     }
   } else {
@@ -380,18 +445,19 @@ bool parse_document(std::string_view text, const std::string& file, const KnownI
     if (auto d = parse_difficulty(difficulty)) {
       q.difficulty = *d;
     } else if (!difficulty.empty()) {
-      diags.push_back({file, line_of(fm->get("difficulty"), 1),
+      diags.push_back({file, line_of(fm.get("difficulty"), 1),
                        "difficulty '" + difficulty + "' is not one of easy, medium, hard, expert"});
     }
     q.tracks = r.list("tracks", true);
-    check_ids(q.tracks, known.tracks, "track", file, line_of(fm->get("tracks"), 1), diags);
+    check_ids(q.tracks, known.tracks, "track", file, line_of(fm.get("tracks"), 1), diags);
     q.concepts = r.list("concepts", true);
-    check_ids(q.concepts, known.concepts, "concept", file, line_of(fm->get("concepts"), 1), diags);
+    check_ids(q.concepts, known.concepts, "concept", file, line_of(fm.get("concepts"), 1), diags);
     q.free = r.boolean("free", true);
     q.must_know = r.boolean("must_know", false);
+    read_lab(fm, file, known, options.lint, q, diags);
   }
   std::string tldr_raw = is_concept ? std::string() : r.text("tldr", true);
-  if (const toml::node* u = fm->get("updated")) {
+  if (const toml::node* u = fm.get("updated")) {
     if (auto d = u->as_date()) {
       std::ostringstream os;
       os << d->get();
@@ -402,292 +468,331 @@ bool parse_document(std::string_view text, const std::string& file, const KnownI
   } else {
     diags.push_back({file, 2, "front matter: 'updated' is required (a date such as 2026-11-30)"});
   }
-  if (const toml::node* companies = is_concept ? nullptr : fm->get("companies")) {
-    const toml::array* a = companies->as_array();
-    if (!a) {
-      diags.push_back({file, line_of(companies, 1), "front matter: 'companies' must be [[companies]] tables"});
+  if (!is_concept) read_companies(fm, file, known, q, diags);
+  return tldr_raw;
+}
+
+bool is_calc_block(const Block& b) {
+  return b.fenced && b.info.rfind("calc", 0) == 0 && (b.info.size() == 4 || b.info[4] == ' ');
+}
+
+// The header "calc id=kv" or "calc id=kv hidden" into `cb`; false when it names no id.
+bool read_calc_header(const Block& b, CalcBlock& cb, const std::string& file, std::vector<Diagnostic>& diags) {
+  std::istringstream words(b.info.substr(4));
+  std::string word;
+  while (words >> word) {
+    if (word.rfind("id=", 0) == 0) {
+      cb.id = word.substr(3);
+    } else if (word == "hidden") {
+      cb.hidden = true;
     } else {
-      for (const auto& node : *a) {
-        const toml::table* t = node.as_table();
-        if (!t) {
-          diags.push_back({file, line_of(&node, 1), "front matter: each company is a table with id, source, confidence"});
-          continue;
-        }
-        FieldReader cr{*t, file, line_of(&node, 1) - 1, diags};
-        CompanyRef c{cr.text("id", true), cr.text("source", true), cr.text("confidence", true)};
-        check_ids({c.id}, known.companies, "company", file, line_of(&node, 1), diags);
-        if (!c.confidence.empty() && c.confidence != "documented" && c.confidence != "partial" && c.confidence != "limited") {
-          diags.push_back({file, line_of(&node, 1), "company confidence '" + c.confidence +
-                                                        "' is not one of documented, partial, limited"});
-        }
-        q.companies.push_back(std::move(c));
-      }
+      diags.push_back({file, cb.line, "calc block header: '" + word + "' is not id=NAME or hidden"});
     }
   }
+  if (cb.id.empty()) {
+    diags.push_back({file, cb.line, "calc block needs an id: ```calc id=NAME"});
+    return false;
+  }
+  return true;
+}
 
-  // The body: blocks, calc evaluation, references, sections, rendering.
-  q.body_markdown = std::string(text.substr(body_start));
-  std::vector<Block> blocks = split_blocks(q.body_markdown, body_line, file, diags);
-  std::map<std::string, const calc::Derivation*> results;
-  // First pass: evaluate calc blocks in order (a later block may use an earlier one's result).
+// Arithmetic between results: references are resolved by the expr engine itself, so its
+// steps show which result each number came from.
+void evaluate_expr_block(const Block& b, const Results& results, const LoadOptions& options, const std::string& file,
+                         CalcBlock& cb, std::vector<Diagnostic>& diags) {
+  cb.call = std::string(b.text.substr(0, b.text.find_last_not_of(" \n") + 1));
+  auto lookup = [&](std::string_view ref) -> std::optional<calc::Quantity> { return lookup_reference(ref, results); };
+  std::vector<calc::Quantity> literals;
+  auto d = calc::evaluate_expr_collecting(b.text, lookup, &literals);
+  if (d) {
+    cb.derivation = std::move(d).value();
+  } else {
+    for (const auto& e : d.errors()) diags.push_back({file, b.line, "calc " + cb.id + ": " + e.to_string()});
+  }
+  if (options.lint) {
+    for (const auto& lit : literals) check_retyped(lit.value, "", results, file, b.line, cb.id, diags);
+  }
+}
+
+// A calculator call: "fit model=... gpu=..." with {{id.key}} references substituted.
+void evaluate_call_block(const Block& b, const Results& results, const calc::Registry& registry,
+                         const calc::Catalog& catalog, const LoadOptions& options, const std::string& file, CalcBlock& cb,
+                         std::vector<Diagnostic>& diags) {
+  std::string call_text = substitute_references(b.text, results, b.line, file, diags, /*raw=*/true);
+  cb.call = std::string(call_text.substr(0, call_text.find_last_not_of(" \n") + 1));
+  if (options.lint) {
+    // A literal input that equals an earlier result was copied by hand: pass it by reference.
+    std::istringstream args(b.text);
+    std::string arg;
+    while (args >> arg) {
+      size_t eq = arg.find('=');
+      if (eq == std::string::npos || arg.find("{{") != std::string::npos) continue;
+      std::string value = arg.substr(eq + 1);
+      char* end = nullptr;
+      double v = std::strtod(value.c_str(), &end);
+      if (end == value.c_str()) continue;
+      check_retyped(v, value.substr(0, static_cast<size_t>(end - value.c_str())), results, file, b.line, cb.id, diags);
+    }
+  }
+  CalcCall call;
+  std::string error;
+  if (!parse_call(call_text, call, error)) {
+    diags.push_back({file, b.line, "calc " + cb.id + ": " + error});
+  } else if (registry.find(call.calculator) == nullptr) {
+    diags.push_back({file, b.line, "calc " + cb.id + ": '" + call.calculator + "' is not a calculator; accepted: " +
+                                       registry.name_list()});
+  } else {
+    auto d = registry.evaluate(call.calculator, call.args, catalog);
+    if (d) {
+      cb.derivation = std::move(d).value();
+    } else {
+      for (const auto& e : d.errors()) diags.push_back({file, b.line, "calc " + cb.id + ": " + e.to_string()});
+    }
+  }
+}
+
+// Stage 3: every calc block in order (a later block may use an earlier one's result).
+Results evaluate_calcs(const std::vector<Block>& blocks, const calc::Registry& registry, const calc::Catalog& catalog,
+                       const LoadOptions& options, const std::string& file, Question& q, std::vector<Diagnostic>& diags) {
+  Results results;
   q.calcs.reserve(blocks.size());
   for (const Block& b : blocks) {
-    if (!b.fenced || b.info.rfind("calc", 0) != 0 || (b.info.size() > 4 && b.info[4] != ' ')) continue;
+    if (!is_calc_block(b)) continue;
     CalcBlock cb;
     cb.line = b.line - 1;
-    std::string error;
-    // The header: "calc id=kv" or "calc id=kv hidden".
-    std::istringstream words(b.info.substr(4));
-    std::string word;
-    while (words >> word) {
-      if (word.rfind("id=", 0) == 0) {
-        cb.id = word.substr(3);
-      } else if (word == "hidden") {
-        cb.hidden = true;
-      } else {
-        diags.push_back({file, cb.line, "calc block header: '" + word + "' is not id=NAME or hidden"});
-      }
-    }
-    if (cb.id.empty()) {
-      diags.push_back({file, cb.line, "calc block needs an id: ```calc id=NAME"});
-      continue;
-    }
+    if (!read_calc_header(b, cb, file, diags)) continue;
     if (results.count(cb.id)) {
       diags.push_back({file, cb.line, "calc block id '" + cb.id + "' is used twice"});
       continue;
     }
     if (calc::is_expr_block(b.text)) {
-      // Arithmetic between results: references are resolved by the expr engine itself, so
-      // its steps show which result each number came from.
-      cb.call = std::string(b.text.substr(0, b.text.find_last_not_of(" \n") + 1));
-      auto lookup = [&](std::string_view ref) -> std::optional<calc::Quantity> {
-        return lookup_reference(ref, results);
-      };
-      std::vector<calc::Quantity> literals;
-      auto d = calc::evaluate_expr_collecting(b.text, lookup, &literals);
-      if (d) {
-        cb.derivation = std::move(d).value();
-      } else {
-        for (const auto& e : d.errors()) diags.push_back({file, b.line, "calc " + cb.id + ": " + e.to_string()});
-      }
-      if (options.lint) {
-        for (const auto& lit : literals) check_retyped(lit.value, "", results, file, b.line, cb.id, diags);
-      }
-      q.calcs.push_back(std::move(cb));
-      results[q.calcs.back().id] = q.calcs.back().derivation ? &*q.calcs.back().derivation : nullptr;
-      continue;
-    }
-    std::string call_text = substitute_references(b.text, results, b.line, file, diags, /*raw=*/true);
-    cb.call = std::string(call_text.substr(0, call_text.find_last_not_of(" \n") + 1));
-    CalcCall call;
-    if (options.lint) {
-      // A literal input that equals an earlier result was copied by hand: pass it by reference.
-      std::istringstream args(b.text);
-      std::string arg;
-      while (args >> arg) {
-        size_t eq = arg.find('=');
-        if (eq == std::string::npos || arg.find("{{") != std::string::npos) continue;
-        std::string value = arg.substr(eq + 1);
-        char* end = nullptr;
-        double v = std::strtod(value.c_str(), &end);
-        if (end == value.c_str()) continue;
-        check_retyped(v, value.substr(0, static_cast<size_t>(end - value.c_str())), results, file, b.line, cb.id, diags);
-      }
-    }
-    if (!parse_call(call_text, call, error)) {
-      diags.push_back({file, b.line, "calc " + cb.id + ": " + error});
-    } else if (registry.find(call.calculator) == nullptr) {
-      diags.push_back({file, b.line, "calc " + cb.id + ": '" + call.calculator + "' is not a calculator; accepted: " +
-                                         registry.name_list()});
+      evaluate_expr_block(b, results, options, file, cb, diags);
     } else {
-      auto d = registry.evaluate(call.calculator, call.args, catalog);
-      if (d) {
-        cb.derivation = std::move(d).value();
-      } else {
-        for (const auto& e : d.errors()) diags.push_back({file, b.line, "calc " + cb.id + ": " + e.to_string()});
-      }
+      evaluate_call_block(b, results, registry, catalog, options, file, cb, diags);
     }
     q.calcs.push_back(std::move(cb));
     results[q.calcs.back().id] = q.calcs.back().derivation ? &*q.calcs.back().derivation : nullptr;
   }
+  return results;
+}
 
-  q.tldr = substitute_references(tldr_raw, results, line_of(fm->get("tldr"), 1), file, diags);
-  if (options.lint) {
-    lint_prose(tldr_raw, line_of(fm->get("tldr"), 1), file, diags);
-    lint_arithmetic(tldr_raw, line_of(fm->get("tldr"), 1), file, diags);
-    lint_arithmetic(q.title, line_of(fm->get("title"), 1), file, diags);
-    lint_arithmetic(q.summary, line_of(fm->get("summary"), 1), file, diags);
-  }
+// Stage 4: the body into HTML, collecting sections, sources, links and follow-ups on the way.
+class BodyRenderer {
+ public:
+  BodyRenderer(const calc::Registry& registry, const calc::Catalog& catalog, const LoadOptions& options,
+               const Results& results, bool is_concept, const std::string& file, Question& q,
+               std::vector<Diagnostic>& diags)
+      : registry_(registry), catalog_(catalog), options_(options), results_(results), is_concept_(is_concept),
+        file_(file), q_(q), diags_(diags) {}
 
-  std::string html;
-  size_t calc_index = 0;
-  const Snippet* last_snippet = nullptr;
-  std::string current_section;
-  for (size_t bi = 0; bi < blocks.size(); ++bi) {
-    const Block& b = blocks[bi];
-    if (!b.fenced && b.text.find_first_not_of(" \t\n") == std::string::npos) continue;  // blank lines between fences
-    if (!b.fenced) {
-      // Sections, sources, links and follow-ups come from the prose lines.
-      std::istringstream lines(b.text);
-      std::string line;
-      int ln = b.line;
-      for (; std::getline(lines, line); ++ln) {
-        if (line.rfind("## ", 0) == 0) {
-          current_section = line.substr(3);
-          q.sections.push_back(current_section);
-          if (is_concept) {
-            if (std::find(kConceptSections.begin(), kConceptSections.end(), current_section) == kConceptSections.end()) {
-              diags.push_back({file, ln, "section '" + current_section +
-                                             "' is not one of What it is, How it works, Numbers to know, The misconception, Sources"});
-            }
-          } else if (std::find(kSections.begin(), kSections.end(), current_section) == kSections.end()) {
-            diags.push_back({file, ln, "section '" + current_section +
-                                           "' is not one of Answer, Decision table, Signals, Diagram, Follow-ups, Sources"});
-          }
-        } else if (line.rfind("### ", 0) == 0 && current_section == "Follow-ups") {
-          q.follow_ups.push_back(line.substr(4));
-        } else if (line.rfind("[^", 0) == 0 && line.find("]:") != std::string::npos) {
-          size_t close = line.find("]:");
-          std::string key = line.substr(2, close - 2);
-          std::string rest = line.substr(close + 2);
-          if (current_section != "Sources") {
-            diags.push_back({file, ln, "source [^" + key + "] is defined outside ## Sources"});
-          }
-          if (std::any_of(q.sources.begin(), q.sources.end(), [&](const SourceEntry& s) { return s.key == key; })) {
-            diags.push_back({file, ln, "source [^" + key + "] is defined twice"});
-          }
-          q.sources.push_back({key, std::string(rest.substr(rest.find_first_not_of(' ') == std::string::npos ? rest.size() : rest.find_first_not_of(' '))), ln});
-        }
-        for (size_t pos = 0; (pos = line.find("](/", pos)) != std::string::npos; ++pos) {
-          size_t close = line.find(')', pos);
-          if (close != std::string::npos) q.links.emplace_back(line.substr(pos + 2, close - pos - 2), ln);
-        }
+  std::string render(const std::vector<Block>& blocks) {
+    for (const Block& b : blocks) {
+      if (!b.fenced && b.text.find_first_not_of(" \t\n") == std::string::npos) continue;  // blank lines between fences
+      if (!b.fenced) {
+        prose(b);
+        last_snippet_ = nullptr;
+        continue;
       }
-      if (options.lint) {
-        lint_prose(b.text, b.line, file, diags);
-        lint_arithmetic(b.text, b.line, file, diags);
-      }
-      std::string prose = substitute_references(b.text, results, b.line, file, diags);
-      q.plain_text += prose;
-      html += markdown_to_html(mark_citations(prose));
-      last_snippet = nullptr;
-      continue;
-    }
-    std::istringstream info_words(b.info);
-    std::string kind, mode;
-    info_words >> kind >> mode;
-    if (kind == "calc") {
-      if (calc_index < q.calcs.size() && q.calcs[calc_index].line == b.line - 1) {
-        const CalcBlock& cb = q.calcs[calc_index++];
-        if (cb.derivation && !cb.hidden) html += calc::render_html(*cb.derivation);
-      }
-      last_snippet = nullptr;
-    } else if (kind == "diagram") {
-      DiagramBlock d;
-      d.line = b.line - 1;
-      d.kind = mode;
-      std::string word;
-      bool syntax_ok = true;
-      while (info_words >> word) {
-        size_t eq = word.find('=');
-        if (eq == std::string::npos || eq == 0 || eq + 1 == word.size()) {
-          diags.push_back({file, d.line, "diagram parameter '" + word + "' is not key=value"});
-          syntax_ok = false;
-          continue;
-        }
-        d.params[word.substr(0, eq)] = word.substr(eq + 1);
-      }
-      const calc::Derivation* from = nullptr;
-      if (auto f = d.params.find("from"); f != d.params.end()) {
-        auto found = results.find(f->second);
-        if (found == results.end()) {
-          diags.push_back({file, d.line, "diagram from=" + f->second + ": no calc block with that id"});
-          syntax_ok = false;
-        } else {
-          from = found->second;
-          if (from == nullptr) syntax_ok = false;  // that block's own error is reported
-        }
-      }
-      if (syntax_ok) {
-        calc::Given given(d.params.begin(), d.params.end());
-        diagram::Options opts;
-        opts.id = q.slug + "-d" + std::to_string(q.diagrams.size() + 1);
-        auto drawn = diagram::draw(d.kind, given, registry, catalog, opts, from);
-        if (drawn) {
-          html += "<figure class=\"diagram\">" + drawn->svg + "<figcaption>" + escape(drawn->title) + "</figcaption></figure>\n";
-        } else {
-          for (const auto& e : drawn.errors()) diags.push_back({file, d.line, "diagram " + d.kind + ": " + e.to_string()});
-        }
-      }
-      q.diagrams.push_back(std::move(d));
-      last_snippet = nullptr;
-    } else if (kind == "output") {
-      if (last_snippet == nullptr) {
-        diags.push_back({file, b.line - 1, "```output must follow a snippet (```cpp run, ```python run)"});
+      std::istringstream info_words(b.info);
+      std::string kind, mode;
+      info_words >> kind >> mode;
+      if (kind == "calc") {
+        calc_block(b);
+        last_snippet_ = nullptr;
+      } else if (kind == "diagram") {
+        diagram_block(b, mode, info_words);
+        last_snippet_ = nullptr;
+      } else if (kind == "output") {
+        output_block(b);
+        last_snippet_ = nullptr;
+      } else if ((kind == "cpp" || kind == "python" || kind == "cuda") && (mode == "run" || mode == "compile")) {
+        snippet_block(b, kind, mode);
       } else {
-        q.snippets.back().expected_output = b.text;
+        html_ += "<pre><code" + (kind.empty() ? std::string() : " class=\"language-" + escape(kind) + "\"") + ">" +
+                 escape(b.text) + "</code></pre>\n";
+        last_snippet_ = nullptr;
       }
-      html += "<pre class=\"output\"><code>" + escape(b.text) + "</code></pre>\n";
-      last_snippet = nullptr;
-    } else if ((kind == "cpp" || kind == "python" || kind == "cuda") && (mode == "run" || mode == "compile")) {
-      if (kind == "cuda" && mode == "run") {
-        diags.push_back({file, b.line - 1, "```cuda run is not supported: use ```cuda compile (CI has no GPU)"});
-      }
-      q.snippets.push_back({kind, mode, b.text, std::nullopt, b.line - 1});
-      last_snippet = &q.snippets.back();
-      html += "<pre class=\"snippet\" data-lang=\"" + escape(kind) + "\"><code class=\"language-" + escape(kind) + "\">" +
-              escape(b.text) + "</code></pre>\n";
-    } else {
-      html += "<pre><code" + (kind.empty() ? std::string() : " class=\"language-" + escape(kind) + "\"") + ">" +
-              escape(b.text) + "</code></pre>\n";
-      last_snippet = nullptr;
     }
+    return std::move(html_);
   }
-  q.html = link_citations(std::move(html), q.sources);
 
-  if (is_concept) {
-    // Structure of a concept: the four teaching sections in order, Sources last if present,
-    // and enough words to teach (prose only: code and calc blocks do not count).
-    std::vector<std::string> expected = {"What it is", "How it works", "Numbers to know", "The misconception"};
-    std::vector<std::string> got = q.sections;
-    if (!got.empty() && got.back() == "Sources") got.pop_back();
-    if (got != expected) {
-      diags.push_back({file, body_line, "a concept's sections are, in order: What it is, How it works, Numbers to know, "
-                                        "The misconception (then Sources when anything is cited)"});
-    }
-    size_t words = 0;
-    bool in_word = false;
-    for (char c : q.plain_text) {
-      bool w = std::isalnum(static_cast<unsigned char>(c)) || (static_cast<unsigned char>(c) & 0x80);
-      if (w && !in_word) ++words;
-      in_word = w;
-    }
-    q.word_count = static_cast<int>(words);
-    if (words < 120) {
-      diags.push_back({file, body_line, "a concept teaches in 150 to 400 words; this one has " + std::to_string(words) +
-                                            " (at least 120 are required)"});
-    }
-  } else {
-    // Structure: the sections a question must have, in order.
-    auto has = [&](std::string_view s) { return std::find(q.sections.begin(), q.sections.end(), s) != q.sections.end(); };
-    if (q.sections.empty() || q.sections.front() != "Answer") {
-      diags.push_back({file, body_line, "the body starts with '## Answer'"});
-    }
-    for (const char* required : {"Follow-ups", "Sources"}) {
-      if (!has(required)) diags.push_back({file, body_line, "section '## " + std::string(required) + "' is missing"});
-    }
-    if (!has("Decision table") && !has("Signals") && !has("Diagram")) {
-      diags.push_back({file, body_line, "a question needs at least one of '## Decision table', '## Signals', '## Diagram'"});
-    }
-    if (has("Sources") && q.sections.back() != "Sources") {
-      diags.push_back({file, body_line, "'## Sources' is the last section"});
-    }
-    if (has("Follow-ups") && (q.follow_ups.size() < 2 || q.follow_ups.size() > 4)) {
-      diags.push_back({file, body_line, "'## Follow-ups' holds " + std::to_string(q.follow_ups.size()) +
-                                            " '### ' questions; it needs 2 to 4"});
+ private:
+  void heading(const std::string& line, int ln) {
+    current_section_ = line.substr(3);
+    q_.sections.push_back(current_section_);
+    if (is_concept_) {
+      if (std::find(kConceptSections.begin(), kConceptSections.end(), current_section_) == kConceptSections.end()) {
+        diags_.push_back({file_, ln, "section '" + current_section_ +
+                                         "' is not one of What it is, How it works, Numbers to know, The misconception, Sources"});
+      }
+    } else if (std::find(kSections.begin(), kSections.end(), current_section_) == kSections.end()) {
+      diags_.push_back({file_, ln, "section '" + current_section_ +
+                                       "' is not one of Answer, Decision table, Signals, Diagram, Follow-ups, Sources"});
     }
   }
-  // Citations: every [^key] used is defined, and every definition is used.
+
+  void source_definition(const std::string& line, int ln) {
+    size_t close = line.find("]:");
+    std::string key = line.substr(2, close - 2);
+    std::string rest = line.substr(close + 2);
+    if (current_section_ != "Sources") diags_.push_back({file_, ln, "source [^" + key + "] is defined outside ## Sources"});
+    if (std::any_of(q_.sources.begin(), q_.sources.end(), [&](const SourceEntry& s) { return s.key == key; })) {
+      diags_.push_back({file_, ln, "source [^" + key + "] is defined twice"});
+    }
+    size_t first = rest.find_first_not_of(' ');
+    q_.sources.push_back({key, first == std::string::npos ? std::string() : rest.substr(first), ln});
+  }
+
+  // Sections, sources, links and follow-ups come from the prose lines.
+  void prose(const Block& b) {
+    std::istringstream lines(b.text);
+    std::string line;
+    for (int ln = b.line; std::getline(lines, line); ++ln) {
+      if (line.rfind("## ", 0) == 0) {
+        heading(line, ln);
+      } else if (line.rfind("### ", 0) == 0 && current_section_ == "Follow-ups") {
+        q_.follow_ups.push_back(line.substr(4));
+      } else if (line.rfind("[^", 0) == 0 && line.find("]:") != std::string::npos) {
+        source_definition(line, ln);
+      }
+      for (size_t pos = 0; (pos = line.find("](/", pos)) != std::string::npos; ++pos) {
+        size_t close = line.find(')', pos);
+        if (close != std::string::npos) q_.links.emplace_back(line.substr(pos + 2, close - pos - 2), ln);
+      }
+    }
+    if (options_.lint) {
+      lint_prose(b.text, b.line, file_, diags_);
+      lint_arithmetic(b.text, b.line, file_, diags_);
+    }
+    std::string text = substitute_references(b.text, results_, b.line, file_, diags_);
+    q_.plain_text += text;
+    html_ += markdown_to_html(mark_citations(text));
+  }
+
+  void calc_block(const Block& b) {
+    if (calc_index_ < q_.calcs.size() && q_.calcs[calc_index_].line == b.line - 1) {
+      const CalcBlock& cb = q_.calcs[calc_index_++];
+      if (cb.derivation && !cb.hidden) html_ += calc::render_html(*cb.derivation);
+    }
+  }
+
+  void diagram_block(const Block& b, const std::string& kind, std::istringstream& words) {
+    DiagramBlock d;
+    d.line = b.line - 1;
+    d.kind = kind;
+    std::string word;
+    bool syntax_ok = true;
+    while (words >> word) {
+      size_t eq = word.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == word.size()) {
+        diags_.push_back({file_, d.line, "diagram parameter '" + word + "' is not key=value"});
+        syntax_ok = false;
+        continue;
+      }
+      d.params[word.substr(0, eq)] = word.substr(eq + 1);
+    }
+    const calc::Derivation* from = nullptr;
+    if (auto f = d.params.find("from"); f != d.params.end()) {
+      auto found = results_.find(f->second);
+      if (found == results_.end()) {
+        diags_.push_back({file_, d.line, "diagram from=" + f->second + ": no calc block with that id"});
+        syntax_ok = false;
+      } else {
+        from = found->second;
+        if (from == nullptr) syntax_ok = false;  // that block's own error is reported
+      }
+    }
+    if (syntax_ok) {
+      calc::Given given(d.params.begin(), d.params.end());
+      diagram::Options opts;
+      opts.id = q_.slug + "-d" + std::to_string(q_.diagrams.size() + 1);
+      auto drawn = diagram::draw(d.kind, given, registry_, catalog_, opts, from);
+      if (drawn) {
+        html_ += "<figure class=\"diagram\">" + drawn->svg + "<figcaption>" + escape(drawn->title) + "</figcaption></figure>\n";
+      } else {
+        for (const auto& e : drawn.errors()) diags_.push_back({file_, d.line, "diagram " + d.kind + ": " + e.to_string()});
+      }
+    }
+    q_.diagrams.push_back(std::move(d));
+  }
+
+  void output_block(const Block& b) {
+    if (last_snippet_ == nullptr) {
+      diags_.push_back({file_, b.line - 1, "```output must follow a snippet (```cpp run, ```python run)"});
+    } else {
+      q_.snippets.back().expected_output = b.text;
+    }
+    html_ += "<pre class=\"output\"><code>" + escape(b.text) + "</code></pre>\n";
+  }
+
+  void snippet_block(const Block& b, const std::string& kind, const std::string& mode) {
+    if (kind == "cuda" && mode == "run") {
+      diags_.push_back({file_, b.line - 1, "```cuda run is not supported: use ```cuda compile (CI has no GPU)"});
+    }
+    q_.snippets.push_back({kind, mode, b.text, std::nullopt, b.line - 1});
+    last_snippet_ = &q_.snippets.back();
+    html_ += "<pre class=\"snippet\" data-lang=\"" + escape(kind) + "\"><code class=\"language-" + escape(kind) + "\">" +
+             escape(b.text) + "</code></pre>\n";
+  }
+
+  const calc::Registry& registry_;
+  const calc::Catalog& catalog_;
+  const LoadOptions& options_;
+  const Results& results_;
+  const bool is_concept_;
+  const std::string& file_;
+  Question& q_;
+  std::vector<Diagnostic>& diags_;
+  std::string html_;
+  size_t calc_index_ = 0;
+  const Snippet* last_snippet_ = nullptr;
+  std::string current_section_;
+};
+
+// Stage 5a: a concept's structure: the four teaching sections in order, Sources last if
+// present, and enough words to teach (prose only: code and calc blocks do not count).
+void check_concept_structure(Question& q, const std::string& file, int body_line, std::vector<Diagnostic>& diags) {
+  std::vector<std::string> expected = {"What it is", "How it works", "Numbers to know", "The misconception"};
+  std::vector<std::string> got = q.sections;
+  if (!got.empty() && got.back() == "Sources") got.pop_back();
+  if (got != expected) {
+    diags.push_back({file, body_line, "a concept's sections are, in order: What it is, How it works, Numbers to know, "
+                                      "The misconception (then Sources when anything is cited)"});
+  }
+  size_t words = 0;
+  bool in_word = false;
+  for (char c : q.plain_text) {
+    bool w = std::isalnum(static_cast<unsigned char>(c)) || (static_cast<unsigned char>(c) & 0x80);
+    if (w && !in_word) ++words;
+    in_word = w;
+  }
+  q.word_count = static_cast<int>(words);
+  if (words < 120) {
+    diags.push_back({file, body_line, "a concept teaches in 150 to 400 words; this one has " + std::to_string(words) +
+                                          " (at least 120 are required)"});
+  }
+}
+
+// Stage 5b: the sections a question must have, in order.
+void check_question_structure(const Question& q, const std::string& file, int body_line, std::vector<Diagnostic>& diags) {
+  auto has = [&](std::string_view s) { return std::find(q.sections.begin(), q.sections.end(), s) != q.sections.end(); };
+  if (q.sections.empty() || q.sections.front() != "Answer") diags.push_back({file, body_line, "the body starts with '## Answer'"});
+  for (const char* required : {"Follow-ups", "Sources"}) {
+    if (!has(required)) diags.push_back({file, body_line, "section '## " + std::string(required) + "' is missing"});
+  }
+  if (!has("Decision table") && !has("Signals") && !has("Diagram")) {
+    diags.push_back({file, body_line, "a question needs at least one of '## Decision table', '## Signals', '## Diagram'"});
+  }
+  if (has("Sources") && q.sections.back() != "Sources") diags.push_back({file, body_line, "'## Sources' is the last section"});
+  if (has("Follow-ups") && (q.follow_ups.size() < 2 || q.follow_ups.size() > 4)) {
+    diags.push_back({file, body_line, "'## Follow-ups' holds " + std::to_string(q.follow_ups.size()) +
+                                          " '### ' questions; it needs 2 to 4"});
+  }
+}
+
+// Stage 6: every [^key] used is defined, and every definition is used.
+void check_citations(const Question& q, const std::string& tldr_raw, int tldr_line, int body_line,
+                     const LoadOptions& options, const std::string& file, std::vector<Diagnostic>& diags) {
   std::string all_prose = tldr_raw + "\n" + q.body_markdown;
   for (size_t pos = 0; (pos = all_prose.find("[^", pos)) != std::string::npos; pos += 2) {
     size_t close = all_prose.find(']', pos);
@@ -698,8 +803,7 @@ bool parse_document(std::string_view text, const std::string& file, const KnownI
     if (!std::any_of(q.sources.begin(), q.sources.end(), [&](const SourceEntry& s) { return s.key == key; })) {
       int ln = body_line - 1 + static_cast<int>(std::count(all_prose.begin() + static_cast<long>(tldr_raw.size()) + 1,
                                                            all_prose.begin() + static_cast<long>(std::max(pos, tldr_raw.size() + 1)), '\n'));
-      diags.push_back({file, pos <= tldr_raw.size() ? line_of(fm->get("tldr"), 1) : ln + 1,
-                       "citation [^" + key + "] has no definition in ## Sources"});
+      diags.push_back({file, pos <= tldr_raw.size() ? tldr_line : ln + 1, "citation [^" + key + "] has no definition in ## Sources"});
     }
   }
   for (const auto& s : q.sources) {
@@ -712,6 +816,54 @@ bool parse_document(std::string_view text, const std::string& file, const KnownI
     if (!cited && options.lint) diags.push_back({file, s.line, "source [^" + s.key + "] is never cited"});
     if (s.text.empty()) diags.push_back({file, s.line, "source [^" + s.key + "] says nothing: what, who, when"});
   }
+}
+
+}  // namespace
+
+bool parse_question(std::string_view text, const std::string& file, const KnownIds& known,
+                    const calc::Registry& registry, const calc::Catalog& catalog, const LoadOptions& options,
+                    Question& q, std::vector<Diagnostic>& diags) {
+  return parse_document(text, file, known, registry, catalog, options, DocKind::kQuestion, q, diags);
+}
+
+// The stages in order: front matter, its fields, calc blocks, the body's HTML, structure, citations.
+bool parse_document(std::string_view text, const std::string& file, const KnownIds& known,
+                    const calc::Registry& registry, const calc::Catalog& catalog, const LoadOptions& options,
+                    DocKind doc, Question& q, std::vector<Diagnostic>& diags) {
+  const bool is_concept = doc == DocKind::kConcept;
+  size_t before = diags.size();
+  q.file = file;
+  q.slug = fs::path(file).stem().string();
+  if (options.lint) lint_em_dashes(text, file, diags);
+
+  std::optional<Split> split = split_front_matter(text, file, diags);
+  if (!split) return false;
+  auto fm = parse_toml(split->front, file, 1, diags);
+  if (!fm) return false;
+  std::string tldr_raw = read_front_matter(*fm, file, known, registry, options, doc, q, diags);
+  int tldr_line = line_of(fm->get("tldr"), 1);
+
+  q.body_markdown = std::string(text.substr(split->body_start));
+  std::vector<Block> blocks = split_blocks(q.body_markdown, split->body_line, file, diags);
+  Results results = evaluate_calcs(blocks, registry, catalog, options, file, q, diags);
+
+  q.tldr = substitute_references(tldr_raw, results, tldr_line, file, diags);
+  if (options.lint) {
+    lint_prose(tldr_raw, tldr_line, file, diags);
+    lint_arithmetic(tldr_raw, tldr_line, file, diags);
+    lint_arithmetic(q.title, line_of(fm->get("title"), 1), file, diags);
+    lint_arithmetic(q.summary, line_of(fm->get("summary"), 1), file, diags);
+  }
+
+  BodyRenderer renderer(registry, catalog, options, results, is_concept, file, q, diags);
+  q.html = link_citations(renderer.render(blocks), q.sources);
+
+  if (is_concept) {
+    check_concept_structure(q, file, split->body_line, diags);
+  } else {
+    check_question_structure(q, file, split->body_line, diags);
+  }
+  check_citations(q, tldr_raw, tldr_line, split->body_line, options, file, diags);
   return diags.size() == before || !q.title.empty();
 }
 
@@ -736,6 +888,7 @@ LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const
   KnownIds known;
   for (const auto& t : bank.topics) known.topics.insert(t.id);
   for (const auto& t : bank.tracks) known.tracks.insert(t.id);
+  known.lab_builds = lab_build_ids(fs::weakly_canonical(root, ec).parent_path() / "lab" / "CMakeLists.txt");
   // Concepts: ids first (prerequisites refer to each other), bodies after companies.
   std::vector<fs::path> concept_files;
   for (const auto& entry : fs::directory_iterator(root / "concepts", ec)) {

@@ -32,6 +32,9 @@ struct LoadResult {
 // The ids a question may refer to, known before questions are parsed.
 struct KnownIds {
   std::set<std::string, std::less<>> topics, tracks, concepts, companies;
+  // The lab's builds (the lab_build() calls of lab/CMakeLists.txt beside the content root);
+  // empty when no lab is there, and then a question's `lab` is not checked against it.
+  std::set<std::string, std::less<>> lab_builds;
 };
 
 LoadResult load_bank(const std::filesystem::path& root, const calc::Registry& registry, const calc::Catalog& catalog,

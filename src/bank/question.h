@@ -126,6 +126,7 @@ struct Question {
   std::vector<CompanyRef> companies;
   bool free = false;
   bool must_know = false;
+  std::string lab;      // the lab build that runs this question's code (lab/ID), coding questions
   std::string updated;  // YYYY-MM-DD
   std::string tldr;     // references substituted, plain text
   std::string body_markdown;  // as written

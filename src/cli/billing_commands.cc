@@ -45,7 +45,7 @@ std::unique_ptr<store::Store> open_for(const Args& a, const char* cmd, std::ostr
     err << "ridge " << cmd << ": " << opened.error().message << "\n";
     return nullptr;
   }
-  auto s = std::move(const_cast<std::unique_ptr<store::Store>&>(opened.value()));
+  auto s = std::move(opened).value();
   auto user = s->find_user_by_email(a.email);
   if (!user.ok()) {
     err << "ridge " << cmd << ": " << user.error().message << "\n";

@@ -16,6 +16,7 @@
 #include "mail/mail.h"
 #include "mail/sender.h"
 #include "store/store.h"
+#include "web/log.h"
 #include "web/server.h"
 
 namespace ridge::cli {
@@ -25,7 +26,9 @@ namespace {
 
 const char* kServeUsage =
     "Usage: ridge serve [--port 8080] [--bind 127.0.0.1] [--content DIR] [--db URL] [--threads N] [--io per-thread|shared]\n"
-    "                   [--trusted-proxy CIDR[,CIDR...]] [--mail-dir DIR]\n"
+    "                   [--trusted-proxy CIDR[,CIDR...]] [--mail-dir DIR] [--log-format text|json] [--access-log on|off]\n"
+    "Logs go to stderr: one access line per request (time, method, path, status, bytes, microseconds, request id)\n"
+    "and error lines; --log-format json writes one JSON object per line.\n"
     "--trusted-proxy: requests from these addresses (your proxy: 127.0.0.1/32, 10.0.0.0/8) are attributed\n"
     "to the client their X-Forwarded-For names, for rate limits and connection caps.\n"
     "Each flag can also come from the environment: RIDGE_PORT, RIDGE_BIND, RIDGE_CONTENT, RIDGE_DB, RIDGE_THREADS,\n"
@@ -73,10 +76,12 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
     }
     if (name == "trusted-proxy") name = "trusted_proxy";
     if (name == "mail-dir") name = "mail_dir";
+    if (name == "log-format") name = "log_format";
+    if (name == "access-log") name = "access_log";
     if (name != "port" && name != "bind" && name != "content" && name != "db" && name != "threads" && name != "io" &&
-        name != "static" && name != "trusted_proxy" && name != "mail_dir") {
+        name != "static" && name != "trusted_proxy" && name != "mail_dir" && name != "log_format" && name != "access_log") {
       std::cerr << "ridge serve: '" << a << "' is not a flag; accepted: --port, --bind, --content, --db, --threads, --io, "
-                   "--static, --trusted-proxy, --mail-dir\n";
+                   "--static, --trusted-proxy, --mail-dir, --log-format, --access-log\n";
       return 2;
     }
     if (value.empty()) {
@@ -132,13 +137,31 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
     }
   }
   options.trusted_proxies = trusted;
+  web::log::Options log_options;
+  if (settings.count("log_format")) {
+    const web::log::Format* f = web::log::parse_format(settings["log_format"]);
+    if (f == nullptr) {
+      std::cerr << "ridge serve: --log-format '" << settings["log_format"].substr(0, 80) << "' is not a log format; accepted: text, json\n";
+      return 2;
+    }
+    log_options.format = *f;
+  }
+  if (settings.count("access_log")) {
+    const std::string& v = settings["access_log"];
+    if (v != "on" && v != "off") {
+      std::cerr << "ridge serve: --access-log '" << v.substr(0, 80) << "' is not on or off\n";
+      return 2;
+    }
+    log_options.access = v == "on";
+  }
+  web::log::configure(log_options);
   std::string db = settings.count("db") ? settings["db"] : "sqlite:ridge.db";
   auto opened = store::open_store(db);
   if (!opened.ok()) {
     std::cerr << "ridge serve: " << opened.error().message << "\n";
     return 1;
   }
-  std::unique_ptr<store::Store> database = std::move(const_cast<std::unique_ptr<store::Store>&>(opened.value()));
+  std::unique_ptr<store::Store> database = std::move(opened).value();
   auto start = std::chrono::steady_clock::now();
   auto catalog = calc_io::load_catalog(data_dir);
   if (!catalog) {
@@ -217,6 +240,7 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
   sender->start();
   int rc = server.run();
   sender->stop();
+  web::log::flush();
   if (rc == 0) std::cout << "ridge serve: stopped" << std::endl;
   return rc;
 }

@@ -1,5 +1,7 @@
 #include "diagram/svg.h"
 
+#include "calc/derivation.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -16,19 +18,6 @@ std::string fmt(double v) {
   return s;
 }
 
-std::string escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 void Svg::line(double x1, double y1, double x2, double y2, std::string_view cls) {
   body_ += "<line x1=\"" + fmt(x1) + "\" y1=\"" + fmt(y1) + "\" x2=\"" + fmt(x2) + "\" y2=\"" + fmt(y2) +
@@ -41,7 +30,7 @@ void Svg::rect(double x, double y, double w, double h, std::string_view cls, std
   if (tooltip.empty()) {
     body_ += "/>\n";
   } else {
-    body_ += "><title>" + escape(tooltip) + "</title></rect>\n";
+    body_ += "><title>" + calc::html_escape(tooltip) + "</title></rect>\n";
   }
 }
 
@@ -51,7 +40,7 @@ void Svg::circle(double cx, double cy, double r, std::string_view cls) {
 
 void Svg::text(double x, double y, std::string_view content, std::string_view cls, std::string_view anchor) {
   body_ += "<text x=\"" + fmt(x) + "\" y=\"" + fmt(y) + "\" class=\"" + std::string(cls) + "\" text-anchor=\"" +
-           std::string(anchor) + "\">" + escape(content) + "</text>\n";
+           std::string(anchor) + "\">" + calc::html_escape(content) + "</text>\n";
 }
 
 void Svg::polyline(const std::string& points, std::string_view cls) {
@@ -87,7 +76,7 @@ std::string Svg::finish(std::string_view kind, std::string_view id, std::string_
   out += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"diagram d-" + std::string(kind) + "\" viewBox=\"0 0 " +
          fmt(width_) + " " + fmt(height_) + "\" role=\"img\" aria-labelledby=\"" + tid + " " + did + "\"" +
          (standalone ? " width=\"" + fmt(width_) + "\" height=\"" + fmt(height_) + "\"" : std::string()) + ">\n";
-  out += "<title id=\"" + tid + "\">" + escape(title) + "</title>\n<desc id=\"" + did + "\">" + escape(desc) + "</desc>\n";
+  out += "<title id=\"" + tid + "\">" + calc::html_escape(title) + "</title>\n<desc id=\"" + did + "\">" + calc::html_escape(desc) + "</desc>\n";
   if (standalone) out += "<style>" + std::string(standalone_style()) + "</style>\n";
   out += "<rect x=\"0\" y=\"0\" width=\"" + fmt(width_) + "\" height=\"" + fmt(height_) + "\" class=\"d-bg\"/>\n";
   out += body_;

@@ -36,7 +36,6 @@ class Svg {
 
 // A coordinate with two decimals and no trailing zeros: 12.5, 3, 0.25.
 std::string fmt(double v);
-std::string escape(std::string_view s);
 
 // The stylesheet embedded in standalone files (the same classes as web/static/style.css).
 std::string_view standalone_style();

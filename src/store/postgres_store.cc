@@ -3,7 +3,9 @@
 #include <libpq-fe.h>
 
 #include <algorithm>
+#include <charconv>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -32,8 +34,20 @@ class PgResult {
   std::string error() const { return PQresultErrorMessage(r_); }
   int rows() const { return PQntuples(r_); }
   std::string text(int row, int col) const { return PQgetvalue(r_, row, col); }
-  int64_t i64(int row, int col) const { return std::stoll(PQgetvalue(r_, row, col)); }
-  double f64(int row, int col) const { return std::stod(PQgetvalue(r_, row, col)); }
+  // NULL (an aggregate over no rows) and text that is not a number read as 0: no exception
+  // leaves a store call.
+  int64_t i64(int row, int col) const {
+    const char* s = PQgetvalue(r_, row, col);
+    int64_t v = 0;
+    std::from_chars(s, s + std::strlen(s), v);
+    return v;
+  }
+  double f64(int row, int col) const {
+    const char* s = PQgetvalue(r_, row, col);
+    char* end = nullptr;
+    double v = std::strtod(s, &end);
+    return end == s ? 0.0 : v;
+  }
   bool boolean(int row, int col) const { return PQgetvalue(r_, row, col)[0] == 't'; }
 
  private:

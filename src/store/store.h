@@ -20,13 +20,15 @@ struct StoreError {
 };
 
 template <class T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T v) : v_(std::move(v)) {}               // NOLINT
   Result(StoreError e) : v_(std::move(e)) {}      // NOLINT
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
-  const T& value() const { return std::get<0>(v_); }
+  const T& value() const& { return std::get<0>(v_); }
+  T& value() & { return std::get<0>(v_); }
+  T&& value() && { return std::get<0>(std::move(v_)); }
   const T& operator*() const { return value(); }
   const T* operator->() const { return &value(); }
   const StoreError& error() const { return std::get<1>(v_); }

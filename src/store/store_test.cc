@@ -35,13 +35,13 @@ class StoreSuite : public ::testing::TestWithParam<std::string> {
       std::filesystem::remove(path_);
       auto s = open_store("sqlite:" + path_.string());
       ASSERT_TRUE(s.ok()) << s.error().message;
-      store_ = std::move(const_cast<std::unique_ptr<Store>&>(s.value()));
+      store_ = std::move(s).value();
     } else {
       std::string url = pg_url();
       if (url.empty()) GTEST_SKIP() << "no PostgreSQL fixture (run through ctest)";
       auto s = open_store(url);
       ASSERT_TRUE(s.ok()) << s.error().message;
-      store_ = std::move(const_cast<std::unique_ptr<Store>&>(s.value()));
+      store_ = std::move(s).value();
       auto users = store_->list_users();  // kept alive: the loop reads into it
       ASSERT_TRUE(users.ok());
       for (const auto& u : *users) ASSERT_TRUE(store_->delete_user(u.id).ok());

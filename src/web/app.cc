@@ -8,6 +8,7 @@
 #include "calc/model.h"
 #include "diagram/diagrams.h"
 #include "web/course_pages.h"
+#include "web/log.h"
 #include "web/pages.h"
 
 namespace ridge::web {
@@ -59,6 +60,7 @@ ordered_json question_summary(const bank::Question& q, bool may_read) {
                     {"concepts", q.concepts},
                     {"free", q.free}};
   if (q.free || may_read) j["tldr"] = q.tldr;
+  if (!q.lab.empty()) j["lab"] = q.lab;
   j["updated"] = q.updated;
   j["url"] = "/q/" + q.slug;
   return j;
@@ -243,6 +245,7 @@ Response App::handle(const Request& req) const { return handle(req, route(req));
 Response App::handle(const Request& req, const Router::Match& match) const {
   auto started = std::chrono::steady_clock::now();
   metrics_.in_flight(1);
+  const std::string request_id = log::next_request_id();
   Response res;
   try {
     if (match.handler != nullptr) {
@@ -266,8 +269,8 @@ Response App::handle(const Request& req, const Router::Match& match) const {
   } catch (const StoreUnavailable& ex) {
     res = store_unavailable(req, ex.what());
   } catch (const std::exception& ex) {
-    std::cerr << "ridge: 500 on " << req.method << " " << req.path << ": " << ex.what() << "\n";
-    res = error(req, 500, "Something broke while answering this request.");
+    log::error("500 on " + req.method + " " + req.path + ": " + ex.what(), request_id);
+    res = error(req, 500, "Something broke while answering this request (request id " + request_id + ").");
   }
   // Whatever depends on the visitor is never stored by a shared cache: a response marked
   // personal, and any answer to a request that carries a session (except static assets,
@@ -280,16 +283,21 @@ Response App::handle(const Request& req, const Router::Match& match) const {
   // (a redirect built from input) would split the response.
   for (const auto& [k, v] : res.headers) {
     if (!valid_header_name(k) || !valid_header_value(v)) {
-      std::cerr << "ridge: refused to send header " << k << " with a control character (" << req.method << " "
-                << req.path << ")\n";
+      log::error("refused to send header " + k + " with a control character (" + req.method + " " + req.path + ")",
+                 request_id);
       res = plain_error(500, "internal error: a response header held a control character");
       break;
     }
   }
   res.head_only = req.method == "HEAD";
+  if (res.prebuilt_headers == nullptr) res.set("X-Request-Id", request_id);
   metrics_.in_flight(-1);
+  auto elapsed = std::chrono::steady_clock::now() - started;
   metrics_.request(match.pattern ? *match.pattern : (match.allow.empty() ? "unmatched" : "wrong-method"), res.status,
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+                   std::chrono::duration<double>(elapsed).count());
+  uint64_t bytes = res.head_only ? 0 : (res.shared_body ? res.shared_body->size() : res.body.size());
+  log::access({req.method, req.path, res.status, bytes,
+               std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count(), request_id});
   return res;
 }
 

@@ -6,6 +6,7 @@
 
 #include "billing/billing.h"
 #include "web/app.h"
+#include "web/log.h"
 #include "web/pages.h"
 
 namespace ridge::web {
@@ -88,7 +89,7 @@ Response App::checkout(const Request& req) const {
   auto session = billing::create_checkout_session(options_.billing, v.account_id, v.email, options_.base_url + "/settings?paid=1",
                                                   options_.base_url + "/pricing");
   if (session.url.empty()) {
-    std::cerr << "ridge: checkout for account " << v.account_id << " failed: " << session.error << "\n";
+    log::error("checkout for account " + v.account_id + " failed: " + session.error);
     Response r = error(req, 502, "The payment provider did not answer; nothing was charged. Try again in a minute.");
     r.set("Retry-After", "30");
     return r;
@@ -103,7 +104,7 @@ Response App::webhook(const Request& req) const {
   if (b.webhook_secret.empty()) return json(503, error_body("", "webhooks are not configured on this site"));
   auto check = billing::verify_stripe_signature(req.header("stripe-signature"), req.body, b.webhook_secret, now());
   if (check != billing::Signature::kOk) {
-    std::cerr << "ridge: webhook refused from " << client_address(req) << ": " << billing::to_string(check) << "\n";
+    log::error("webhook refused from " + client_address(req) + ": " + std::string(billing::to_string(check)));
     return json(400, error_body("Stripe-Signature", billing::to_string(check)));
   }
   auto event = nlohmann::json::parse(req.body, nullptr, false);
@@ -124,12 +125,12 @@ Response App::webhook(const Request& req) const {
   auto user = options_.store ? options_.store->find_user_by_account_id(account) : store::Result<std::optional<store::User>>(store::StoreError{"no store"});
   if (!user.ok()) return store_unavailable(req, user.error().message);
   if (!user->has_value()) {
-    std::cerr << "ridge: webhook event " << id.substr(0, 80) << " names no account (" << account.substr(0, 80) << "); nothing granted\n";
+    log::error("webhook event " + id.substr(0, 80) + " names no account (" + account.substr(0, 80) + "); nothing granted");
     return json(200, nlohmann::json{{"received", true}, {"granted", false}, {"reason", "unknown account"}}.dump());
   }
   auto granted = options_.store->grant_for_event(id, (*user)->id, b.months, now());
   if (!granted.ok()) return store_unavailable(req, granted.error().message);  // 503: the provider retries
-  if (*granted) std::cerr << "ridge: event " << id.substr(0, 80) << " granted " << b.months << " months to account " << account << "\n";
+  if (*granted) log::info("event " + id.substr(0, 80) + " granted " + std::to_string(b.months) + " months to account " + account);
   return json(200, nlohmann::json{{"received", true}, {"granted", *granted}}.dump());
 }
 

@@ -10,6 +10,7 @@
 
 #include "account/security.h"
 #include "web/app.h"
+#include "web/log.h"
 #include "web/pages.h"
 
 namespace ridge::web {
@@ -81,7 +82,7 @@ bool App::queue_mail(const mail::Message& m) const {
   if (!options_.store || !options_.mail) return false;
   auto id = options_.store->enqueue_mail(m.to, mail::render(*options_.mail, m, now()), now());
   if (!id.ok()) {
-    std::cerr << "ridge: cannot queue mail: " << id.error().message << "\n";
+    log::error("cannot queue mail: " + id.error().message);
     return false;
   }
   if (options_.mail_wake) options_.mail_wake();
@@ -111,7 +112,7 @@ void App::send_account_mail(int64_t user_id, const std::string& email, bool exis
     std::string token = account::random_token();
     auto saved = options_.store->create_account_token(account::token_hash(token), user_id, "verify", now() + kAccountTokenSeconds, now());
     if (!saved.ok()) {
-      std::cerr << "ridge: cannot store a verification token: " << saved.error().message << "\n";
+      log::error("cannot store a verification token: " + saved.error().message);
       return;
     }
     std::string link = mail::token_url(*options_.mail, *options_.signer, "/verify", "verify", token);
@@ -131,7 +132,7 @@ App::SubscribeOutcome App::subscribe_address(const Request& req, const std::stri
   if (!mail_allowed(req, &retry)) return {429, "", "too many requests; try again in " + std::to_string(retry) + " s", retry};
   auto sub = options_.store->subscribe(email, now());
   if (!sub.ok()) {
-    std::cerr << "ridge: subscribe failed: " << sub.error().message << "\n";
+    log::error("subscribe failed: " + sub.error().message);
     return {503, "", "the database is unavailable; try again in a few seconds", 5};
   }
   // The answer is the same for a new, a pending and a confirmed address; only a pending one
@@ -376,7 +377,10 @@ Response App::reset_confirm(const Request& req) const {
   if (!set.ok()) return store_unavailable(req, set.error().message);
   auto ended = options_.store->delete_sessions_of(**user);  // every other session ends here
   if (!ended.ok()) return store_unavailable(req, ended.error().message);
-  options_.store->set_email_verified(**user, now());  // the link proved the mailbox
+  // The link proved the mailbox; the password is already changed, so a failure here is logged, not shown.
+  if (auto verified = options_.store->set_email_verified(**user, now()); !verified.ok()) {
+    log::error("email not marked verified after a reset: " + verified.error().message);
+  }
   Response go = start_session(**user, false, "/dashboard");
   go.set("Set-Cookie", std::string(kPreCookie) + "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
   return go;

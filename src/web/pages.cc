@@ -575,6 +575,11 @@ std::string question_page(const Site& site, const bank::Question& q) {
           "<p><button type=\"button\" id=\"save-note\">Save note</button></p></section>\n"
           "<p id=\"practice-signin\" class=\"muted\"><a href=\"/signin?next=/q/" + e(q.slug) + "\">Sign in</a> to grade yourself and "
           "have this question scheduled for review.</p>\n";
+  if (!q.lab.empty()) {
+    body += "<p class=\"card lab-build\"><strong>In the lab:</strong> the build <code>lab/" + e(q.lab) +
+            "/</code> runs this question's code. <code>ridge lab test " + e(q.lab) + "</code> runs its tests against "
+            "the reference; <code>ridge lab test " + e(q.lab) + " --impl yours.cc</code> runs them against your own.</p>\n";
+  }
   // Previous and next in the topic.
   const auto& siblings = site.bank.by_topic(q.topic);
   auto self = std::find_if(siblings.begin(), siblings.end(), [&](size_t i) { return &site.bank.questions[i] == &q; });

@@ -13,6 +13,7 @@
 #include "practice/drills.h"
 #include "practice/fsrs.h"
 #include "web/app.h"
+#include "web/log.h"
 #include "web/pages.h"
 
 namespace ridge::web {
@@ -215,8 +216,13 @@ Response App::drill(const Request& req) const {
               ", the engine says " + e(calc::format_quantity(g.expected, d->unit)) + " (" + pct(g.relative_error) + " off).</p>";
       body += calc::render_html(d->answer);
       if (v.user_id != 0 && req.method == "POST") {
-        options_.store->record_drill(v.user_id, {d->calculator, d->topic, g.correct, now()});
-        body += "<p class=\"muted\">Saved to your progress.</p>";
+        if (auto saved = options_.store->record_drill(v.user_id, {d->calculator, d->topic, g.correct, now()}); saved.ok()) {
+          body += "<p class=\"muted\">Saved to your progress.</p>";
+        } else {
+          log::error("drill not recorded: " + saved.error().message);
+          body += "<p class=\"error\" role=\"alert\">Not saved to your progress: the database is unavailable. "
+                  "Answer again in a few seconds to count it.</p>";
+        }
       } else if (v.user_id == 0) {
         body += "<p class=\"muted\"><a href=\"/signup\">Create an account</a> to count drills on your dashboard.</p>";
       }
@@ -347,7 +353,9 @@ Response App::readiness(const Request& req) const {
         auto g = practice::grade_drill(*d, answer);
         bool correct = !late && !answer.empty() && g.message.empty() && g.correct;
         score = correct ? 1 : 0;
-        options_.store->record_drill(v.user_id, {d->calculator, d->topic, correct, now()});
+        if (auto saved = options_.store->record_drill(v.user_id, {d->calculator, d->topic, correct, now()}); !saved.ok()) {
+          return store_unavailable(req, "readiness drill not recorded: " + saved.error().message);
+        }
         // Feedback per answer, with the engine's worked chain.
         detail_items += "<section class=\"card feedback\"><h3>Drill " + std::to_string(n) + ": " +
                         std::string(correct ? "correct" : "missed") + "</h3><p>" + e(d->prompt) + "</p><p>You said " +
@@ -374,7 +382,9 @@ Response App::readiness(const Request& req) const {
       ranked.emplace_back(s.first / s.second, topic);
     }
     double score = count ? total / count : 0;
-    options_.store->save_readiness(v.user_id, {0, track, started, now(), score, detail.dump()});
+    if (auto saved = options_.store->save_readiness(v.user_id, {0, track, started, now(), score, detail.dump()}); !saved.ok()) {
+      return store_unavailable(req, "readiness not saved: " + saved.error().message);
+    }
     std::sort(ranked.begin(), ranked.end());
     body = "<h1>Your readiness: <span id=\"readiness-score\">" + pct(score) + "</span></h1>" +
            (late ? "<p class=\"error\">Finished after the 15 minutes: the answers counted as missed.</p>" : "") +
@@ -418,7 +428,7 @@ Response App::settings(const Request& req) const {
       if (text.empty() || *end != 0 || !(r >= 0.7 && r <= 0.97)) {
         message = "Desired retention '" + text + "' is out of range; accepted: 0.70 to 0.97.";
       } else {
-        options_.store->set_retention(v.user_id, r);
+        if (auto done = options_.store->set_retention(v.user_id, r); !done.ok()) return store_unavailable(req, done.error().message);
         v.retention = r;
         message = "Desired retention set to " + pct(r) + ".";
       }
@@ -429,8 +439,11 @@ Response App::settings(const Request& req) const {
       } else if (auto why = account::check_password(next); !why.empty()) {
         message = "The new password " + why + ".";
       } else {
-        options_.store->set_password(v.user_id, account::hash_password(next));
-        options_.store->delete_sessions_of(v.user_id);
+        if (auto done = options_.store->set_password(v.user_id, account::hash_password(next)); !done.ok()) {
+          return store_unavailable(req, done.error().message);
+        }
+        // The other sessions end with the old password; a failure here leaves them open: say so.
+        if (auto done = options_.store->delete_sessions_of(v.user_id); !done.ok()) return store_unavailable(req, done.error().message);
         return start_session(v.user_id, false, "/settings");
       }
     } else if (action == "verify") {
@@ -440,7 +453,7 @@ Response App::settings(const Request& req) const {
       if (!account::verify_password((*user)->password_hash, value_of(form, "current"))) {
         message = "The password is wrong; nothing was deleted.";
       } else {
-        options_.store->delete_user(v.user_id);
+        if (auto done = options_.store->delete_user(v.user_id); !done.ok()) return store_unavailable(req, done.error().message);
         Response r = redirect("/");
         r.set("Set-Cookie", "ridge_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
         return r;

@@ -13,6 +13,7 @@
 #include "practice/drills.h"
 #include "practice/fsrs.h"
 #include "web/app.h"
+#include "web/log.h"
 #include "web/course_pages.h"
 
 #include <iostream>
@@ -86,7 +87,8 @@ App::Visitor App::visitor(const Request& req) const {
   if (!session.ok()) throw StoreUnavailable(session.error().message);
   if (!session->has_value()) return v;
   if ((*session)->expires_at <= now()) {
-    options_.store->delete_session(hash);
+    // An expired session is anonymous whether or not the clean-up is written.
+    if (auto done = options_.store->delete_session(hash); !done.ok()) log::error("expired session not deleted: " + done.error().message);
     return v;
   }
   auto user = options_.store->get_user((*session)->user_id);
@@ -168,7 +170,7 @@ Response App::course(const Request& req, const Params& p) const {
 
 Response App::store_unavailable(const Request& req, const std::string& why) const {
   // A store failure is the server's problem, not the user's: 503 with a retry hint, logged.
-  std::cerr << "ridge: store error on " << req.method << " " << req.path << ": " << why << "\n";
+  log::error("store error on " + req.method + " " + req.path + ": " + why);
   Response r = req.path.rfind("/api/", 0) == 0 ? json(503, field_error("", "the database is unavailable; try again in a few seconds").dump())
                                                : error(req, 503, "The database is unavailable; try again in a few seconds.");
   r.set("Retry-After", "5");
@@ -330,7 +332,7 @@ Response App::signout(const Request& req) const {
   parse_form(req.body, form);
   if (v.user_id == 0) return api ? json(401, field_error("", "not signed in").dump()) : redirect("/");
   if (!csrf_ok(req, v, form_value(form, "csrf"))) return api ? json(403, field_error("csrf", "missing or wrong CSRF token").dump()) : plain_error(403, "missing or wrong CSRF token");
-  options_.store->delete_session(v.token_hash);
+  if (auto done = options_.store->delete_session(v.token_hash); !done.ok()) return store_unavailable(req, done.error().message);
   Response r = api ? json(200, "{}") : redirect("/");
   r.set("Set-Cookie", std::string(kCookie) + "=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
   return r;

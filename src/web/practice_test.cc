@@ -30,7 +30,7 @@ class Practice : public ::testing::Test {
     for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(path_.string() + s);
     auto opened = store::open_store("sqlite:" + path_.string());
     ASSERT_TRUE(opened.ok()) << opened.error().message;
-    store_ = std::move(const_cast<std::unique_ptr<store::Store>&>(opened.value()));
+    store_ = std::move(opened).value();
     auto loaded = bank::load_bank(std::string(RIDGE_SOURCE_DIR) + "/content", calc::testing::registry(),
                                   calc::testing::real_catalog(), {false});
     AppOptions options;

@@ -1,0 +1,128 @@
+#include "web/log.h"
+
+#include <sodium.h>
+#include <spdlog/async.h>
+#include <spdlog/async_logger.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+namespace ridge::web::log {
+namespace {
+
+struct State {
+  Options options;
+  std::shared_ptr<spdlog::logger> logger;
+};
+
+std::atomic<std::shared_ptr<State>>& state() {
+  static std::atomic<std::shared_ptr<State>> s;
+  return s;
+}
+
+std::shared_ptr<State> current() { return state().load(std::memory_order_acquire); }
+
+// Text for a log line: control bytes written as \xNN so no input can end a line; for a
+// field (`field`), spaces, quotes and backslashes too, so no input can fake another field.
+std::string escaped(std::string_view v, bool field) {
+  std::string out;
+  out.reserve(v.size());
+  for (unsigned char c : v) {
+    if (c < 0x20 || c == 0x7f || (field && (c == '"' || c == '\\' || c == ' '))) {
+      char buf[5];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string text_value(std::string_view v) { return escaped(v, true); }
+
+std::string json_value(std::string_view v) {
+  return nlohmann::json(std::string(v)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
+const Format* parse_format(std::string_view name) {
+  static const Format kText = Format::kText, kJson = Format::kJson;
+  if (name == "text") return &kText;
+  if (name == "json") return &kJson;
+  return nullptr;
+}
+
+void configure(const Options& options, std::shared_ptr<spdlog::sinks::sink> sink) {
+  auto s = std::make_shared<State>();
+  s->options = options;
+  if (!sink) sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+  static std::once_flag pool_once;
+  std::call_once(pool_once, [] { spdlog::init_thread_pool(8192, 1); });
+  s->logger = std::make_shared<spdlog::async_logger>("ridge", std::move(sink), spdlog::thread_pool(),
+                                                     spdlog::async_overflow_policy::overrun_oldest);
+  // The time in UTC with milliseconds; the rest of the line is ours.
+  s->logger->set_pattern(options.format == Format::kJson ? "{\"time\":\"%Y-%m-%dT%H:%M:%S.%eZ\",%v}"
+                                                         : "%Y-%m-%dT%H:%M:%S.%eZ %v",
+                         spdlog::pattern_time_type::utc);
+  s->logger->set_level(spdlog::level::info);
+  s->logger->flush_on(spdlog::level::err);
+  state().store(std::move(s), std::memory_order_release);
+}
+
+void flush() {
+  if (auto s = current()) s->logger->flush();
+}
+
+void access(const AccessLine& l) {
+  auto s = current();
+  if (!s || !s->options.access) return;
+  if (s->options.format == Format::kJson) {
+    s->logger->info("\"log\":\"access\",\"method\":{},\"path\":{},\"status\":{},\"bytes\":{},\"us\":{},\"id\":{}",
+                    json_value(l.method), json_value(l.path), l.status, l.bytes, l.micros, json_value(l.request_id));
+  } else {
+    s->logger->info("{} {} {} {}B {}us id={}", text_value(l.method), text_value(l.path), l.status, l.bytes, l.micros,
+                    text_value(l.request_id));
+  }
+}
+
+namespace {
+
+void event(spdlog::level::level_enum level, std::string_view what, std::string_view request_id) {
+  const char* name = level == spdlog::level::err ? "error" : "info";
+  auto s = current();
+  if (!s) {
+    std::fprintf(stderr, "ridge: %s: %.*s\n", name, static_cast<int>(what.size()), what.data());
+    return;
+  }
+  if (s->options.format == Format::kJson) {
+    s->logger->log(level, "\"log\":\"{}\",\"message\":{},\"id\":{}", name, json_value(what), json_value(request_id));
+  } else {
+    s->logger->log(level, "{} {} id={}", level == spdlog::level::err ? "ERROR" : "INFO", escaped(what, false),
+                   text_value(request_id));
+  }
+}
+
+}  // namespace
+
+void info(std::string_view what, std::string_view request_id) { event(spdlog::level::info, what, request_id); }
+
+void error(std::string_view what, std::string_view request_id) { event(spdlog::level::err, what, request_id); }
+
+std::string next_request_id() {
+  static const uint32_t prefix = [] {
+    if (sodium_init() < 0) return 0u;
+    return randombytes_random();
+  }();
+  static std::atomic<uint64_t> counter{0};
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%08x-%08llx", prefix, static_cast<unsigned long long>(++counter));
+  return buf;
+}
+
+}  // namespace ridge::web::log

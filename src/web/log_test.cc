@@ -1,0 +1,122 @@
+// The access and error logs: what a line holds, that input cannot forge a line, and that a
+// handler's exception is logged with its request id and answered 500.
+#include "web/log.h"
+
+#include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "bank/loader.h"
+#include "calc/test_catalog.h"
+#include "web/app.h"
+
+namespace ridge::web {
+namespace {
+
+class LogTest : public ::testing::Test {
+ protected:
+  void use(log::Format format, bool access = true) {
+    out_.str("");
+    log::configure({format, access}, std::make_shared<spdlog::sinks::ostream_sink_mt>(out_));
+  }
+  std::vector<std::string> lines() {
+    log::flush();
+    std::vector<std::string> v;
+    std::istringstream in(out_.str());
+    for (std::string l; std::getline(in, l);) v.push_back(l);
+    return v;
+  }
+  void TearDown() override { log::configure({log::Format::kText, /*access=*/false}); }
+  std::ostringstream out_;
+};
+
+TEST_F(LogTest, AnAccessLineHoldsEveryField) {
+  use(log::Format::kText);
+  log::access({"GET", "/q/kv-cache", 200, 5120, 85, "0000abcd-00000001"});
+  auto v = lines();
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0].find(" GET /q/kv-cache 200 5120B 85us id=0000abcd-00000001"), std::string::npos) << v[0];
+  EXPECT_EQ(v[0].find('T'), 10u) << v[0];  // 2026-12-01T23:59:01.123Z
+  EXPECT_EQ(v[0][23], 'Z') << v[0];
+}
+
+TEST_F(LogTest, APathCannotForgeALineOrAField) {
+  use(log::Format::kText);
+  log::access({"GET", "/a\n2026-01-01T00:00:00.000Z GET /admin 200 1B 1us id=x", 404, 0, 3, "id1"});
+  auto v = lines();
+  ASSERT_EQ(v.size(), 1u) << out_.str();
+  EXPECT_NE(v[0].find("/a\\x0a2026"), std::string::npos) << v[0];
+  EXPECT_EQ(v[0].find(" GET /admin "), std::string::npos) << v[0];  // spaces inside the path are escaped
+}
+
+TEST_F(LogTest, JsonLinesParseAndKeepTheValues) {
+  use(log::Format::kJson);
+  log::access({"POST", "/api/\"reviews\"\n", 201, 17, 1234, "id2"});
+  log::error("boom: \"quoted\"\nsecond line", "id2");
+  auto v = lines();
+  ASSERT_EQ(v.size(), 2u) << out_.str();
+  auto a = nlohmann::json::parse(v[0]);
+  EXPECT_EQ(a["log"], "access");
+  EXPECT_EQ(a["method"], "POST");
+  EXPECT_EQ(a["path"], "/api/\"reviews\"\n");
+  EXPECT_EQ(a["status"], 201);
+  EXPECT_EQ(a["bytes"], 17);
+  EXPECT_EQ(a["us"], 1234);
+  EXPECT_EQ(a["id"], "id2");
+  EXPECT_EQ(a["time"].get<std::string>().size(), 24u);
+  auto e = nlohmann::json::parse(v[1]);
+  EXPECT_EQ(e["log"], "error");
+  EXPECT_EQ(e["message"], "boom: \"quoted\"\nsecond line");
+}
+
+TEST_F(LogTest, AccessLogOffKeepsTheErrorLog) {
+  use(log::Format::kText, /*access=*/false);
+  log::access({"GET", "/", 200, 1, 1, "id3"});
+  log::error("the store failed", "id3");
+  auto v = lines();
+  ASSERT_EQ(v.size(), 1u) << out_.str();
+  EXPECT_NE(v[0].find("ERROR the store failed id=id3"), std::string::npos) << v[0];
+}
+
+TEST_F(LogTest, RequestIdsAreUniqueAndShareTheProcessPrefix) {
+  std::string a = log::next_request_id(), b = log::next_request_id();
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.size(), 17u) << a;
+  EXPECT_EQ(a.substr(0, 9), b.substr(0, 9));
+}
+
+TEST_F(LogTest, AHandlersExceptionIsLoggedAndAnswered500WithItsRequestId) {
+  use(log::Format::kText);
+  auto loaded = bank::load_bank(std::string(RIDGE_SOURCE_DIR) + "/content", calc::testing::registry(),
+                                calc::testing::real_catalog(), {false});
+  App app(std::move(loaded.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
+          Assets(std::string(RIDGE_SOURCE_DIR) + "/web/static"), AppOptions{});
+  Handler throws = [](const Request&, const Params&) -> Response { throw std::runtime_error("the disk is on fire"); };
+  static const std::string pattern = "/boom";
+  Router::Match match;
+  match.handler = &throws;
+  match.pattern = &pattern;
+  Request req;
+  req.method = "GET";
+  req.target = req.path = "/boom";
+  Response res = app.handle(req, match);
+  EXPECT_EQ(res.status, 500);
+  std::string id;
+  for (const auto& [k, v] : res.headers) {
+    if (k == "X-Request-Id") id = v;
+  }
+  ASSERT_FALSE(id.empty());
+  EXPECT_NE(res.body.find(id), std::string::npos) << "the page names the request id to quote";
+  EXPECT_EQ(res.body.find("on fire"), std::string::npos) << "the exception's text is not shown to the visitor";
+  auto v = lines();
+  ASSERT_EQ(v.size(), 2u) << out_.str();
+  EXPECT_NE(v[0].find("ERROR 500 on GET /boom: the disk is on fire id=" + id), std::string::npos) << v[0];
+  EXPECT_NE(v[1].find(" GET /boom 500 "), std::string::npos) << v[1];
+  EXPECT_NE(v[1].find("id=" + id), std::string::npos) << v[1];
+}
+
+}  // namespace
+}  // namespace ridge::web
