@@ -212,6 +212,18 @@ test("metrics: a separate listener has every series, and counters move", async (
   assert.equal((await request(`http://127.0.0.1:${servers[0].port}/metrics`)).status, 404);
   // The other listener answers nothing but /metrics.
   assert.equal((await request(`http://127.0.0.1:${servers[0].metricsPort}/healthz`)).status, 404);
+  // A bad address is named, with what is accepted.
+  for (const bad of ["9090", "localhost:9090", "127.0.0.1:99999"]) {
+    let err = "";
+    try {
+      execFileSync(process.env.RIDGE_BIN, ["serve", "--db", pgUrl, "--metrics-bind", bad], { stdio: "pipe", timeout: 20000 });
+      assert.fail("ridge serve --metrics-bind " + bad + " started");
+    } catch (e) {
+      assert.equal(e.status, 2, String(e.stderr));
+      err = String(e.stderr);
+    }
+    assert.match(err, new RegExp(`--metrics-bind '${bad}' is not an address and port; accepted: ADDR:PORT`));
+  }
   const before = await scrape(servers[0]);
   const ok = await request(`http://127.0.0.1:${servers[0].port}/api/signin`, { method: "POST", body: { email: "nobody@example.com", password: "wrong password here" } });
   assert.equal(ok.status, 401);
