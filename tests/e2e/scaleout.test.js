@@ -277,6 +277,20 @@ test("the sign-in rate limit is one budget across the servers", async () => {
   assert.equal((await viaNginx("/api/signin", { method: "POST", body: { email: "limited@example.com", password: PASSWORD }, from: nextClient() })).status, 200);
 });
 
+test("the sign-up rate limit is one budget across the servers", async () => {
+  const before = await perServer("ridge_http_requests_total", { route: "/api/signup", status: "201" });
+  const statuses = [];
+  for (let i = 0; i < 11; ++i) {
+    const r = await viaNginx("/api/signup", { method: "POST", body: { email: `burst-${i}@example.com`, password: PASSWORD }, from: "203.0.113.10" });
+    statuses.push(r.status);
+  }
+  // 10 per address, then one every 30 s: per process it would be 30 with three servers.
+  assert.deepEqual(statuses, [...Array(10).fill(201), 429]);
+  const made = minus(await perServer("ridge_http_requests_total", { route: "/api/signup", status: "201" }), before);
+  console.log("sign-ups per server:", made);
+  assert.ok(made.every((n) => n >= 1), "every server took some: " + made);
+});
+
 test("a user's reviews posted round-robin are all there", async () => {
   const user = await signup("round-robin@example.com");
   const slugs = (await viaNginx("/api/questions")).json.questions.map((q) => q.slug).slice(0, 30);
