@@ -111,6 +111,16 @@ function asPostgres(args) {
   else execFileSync(cmd[0], cmd.slice(1), { stdio: "ignore", timeout: 60000 });
 }
 
+// Signals a child and waits for it to exit, at most 10 s, then kills it.
+function stopChild(child, signal) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10000);
+    child.on("exit", () => { clearTimeout(timer); resolve(); });
+    child.kill(signal);
+  });
+}
+
 async function startSmtp(port, file) {
   const child = spawn("/usr/bin/python3", [join(here, "smtp_server.py"), String(port), file], { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
@@ -121,7 +131,7 @@ async function startSmtp(port, file) {
     child.stderr.on("data", onData);
     child.on("exit", (code) => reject(new Error("smtp server exited " + code + ": " + output)));
   });
-  return { file, stop: () => new Promise((r) => { if (child.exitCode !== null) return r(); child.on("exit", r); child.kill("SIGTERM"); }) };
+  return { file, stop: () => stopChild(child, "SIGTERM") };
 }
 const mails = (rcpt) => !existsSync(smtp.file) ? [] :
   readFileSync(smtp.file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((m) => m.rcpt === rcpt);
@@ -163,7 +173,10 @@ async function startNginx() {
   let output = "";
   child.stdout.on("data", (d) => { output += d; });
   child.stderr.on("data", (d) => { output += d; });
+  let failed = null;
+  child.on("error", (e) => { failed = e; });  // not installed: scripts/deps.sh installs it
   await waitFor(async () => {
+    if (failed) throw new Error("cannot run /usr/sbin/nginx: " + failed.message);
     if (child.exitCode !== null) throw new Error("nginx exited " + child.exitCode + ": " + output);
     return (await viaNginx("/healthz", { timeout: 2000 })).status === 200;
   }, 15000, "nginx to answer /healthz");
@@ -172,7 +185,7 @@ async function startNginx() {
     log, child,
     logSize: () => statSync(log).size,
     logSince: (offset) => readFileSync(log, "utf8").slice(offset),
-    stop: () => new Promise((r) => { if (child.exitCode !== null) return r(); child.on("exit", r); child.kill("SIGQUIT"); }),
+    stop: () => stopChild(child, "SIGQUIT"),
   };
 }
 
