@@ -19,6 +19,7 @@ packages=(
   prometheus-cpp-dev      # /metrics in the Prometheus text format (registry, counters, histograms)
   libcurl4-openssl-dev    # Stripe's REST API (Checkout Sessions) and SMTP with STARTTLS for mail
   python3-aiosmtpd        # the real SMTP server the mail tests start (/usr/bin/python3 -m aiosmtpd)
+  nginx                   # the proxy in front of three servers in tests/e2e/scaleout.test.js (README's configuration)
   python3                 # snippet runner for ```python run blocks
   chromium                # browser tests (driven by playwright-core)
 )

@@ -40,4 +40,35 @@ void RateLimiter::take(const std::string& key) {
   if (b.tokens >= 1) b.tokens -= 1;
 }
 
+StoreRateLimiter::Answer StoreRateLimiter::limited(const std::string& key, double* retry_after) {
+  auto tokens = store_.bucket_tokens(key, capacity_, per_second_, clock_.now());
+  if (!tokens.ok()) return Answer::kUnavailable;
+  if (*tokens >= 1) return Answer::kAllowed;
+  if (retry_after) *retry_after = (1 - *tokens) / per_second_;
+  return Answer::kLimited;
+}
+
+StoreRateLimiter::Answer StoreRateLimiter::allow(const std::string& key, double* retry_after) {
+  Answer taken = take(key);
+  if (taken != Answer::kLimited) return taken;
+  Answer now = limited(key, retry_after);
+  // Refilled between the take and the read: call it limited for a second.
+  if (now == Answer::kAllowed && retry_after) *retry_after = 1;
+  return now == Answer::kUnavailable ? now : Answer::kLimited;
+}
+
+StoreRateLimiter::Answer StoreRateLimiter::exhausted(const std::string& key, double* retry_after) {
+  return limited(key, retry_after);
+}
+
+StoreRateLimiter::Answer StoreRateLimiter::take(const std::string& key) {
+  int64_t now = clock_.now();
+  // Now and then, drop the buckets that are full again (the table stays the size of the
+  // last few minutes' failures); its failure is harmless.
+  if (++takes_ % 1024 == 0) store_.prune_buckets(now);
+  auto left = store_.take_token(key, capacity_, per_second_, now);
+  if (!left.ok()) return Answer::kUnavailable;
+  return left->has_value() ? Answer::kAllowed : Answer::kLimited;
+}
+
 }  // namespace ridge::account

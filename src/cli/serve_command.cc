@@ -1,12 +1,17 @@
 #include "cli/serve_command.h"
 
+#include <boost/asio/ip/address.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <thread>
 
 #include "bank/loader.h"
 #include "calc_io/load_catalog.h"
@@ -17,6 +22,7 @@
 #include "mail/sender.h"
 #include "store/store.h"
 #include "web/log.h"
+#include "web/metered_store.h"
 #include "web/server.h"
 
 namespace ridge::cli {
@@ -26,13 +32,15 @@ namespace {
 
 const char* kServeUsage =
     "Usage: ridge serve [--port 8080] [--bind 127.0.0.1] [--content DIR] [--db URL] [--threads N] [--io per-thread|shared]\n"
-    "                   [--trusted-proxy CIDR[,CIDR...]] [--mail-dir DIR] [--log-format text|json] [--access-log on|off]\n"
+    "                   [--trusted-proxy CIDR[,CIDR...]] [--mail-dir DIR] [--metrics-bind ADDR:PORT]\n"
+    "                   [--log-format text|json] [--access-log on|off]\n"
     "Logs go to stderr: one access line per request (time, method, path, status, bytes, microseconds, request id)\n"
     "and error lines; --log-format json writes one JSON object per line.\n"
     "--trusted-proxy: requests from these addresses (your proxy: 127.0.0.1/32, 10.0.0.0/8) are attributed\n"
     "to the client their X-Forwarded-For names, for rate limits and connection caps.\n"
+    "--metrics-bind: serve /metrics on this address only (127.0.0.1:9090, [::1]:9090), not on --bind's.\n"
     "Each flag can also come from the environment: RIDGE_PORT, RIDGE_BIND, RIDGE_CONTENT, RIDGE_DB, RIDGE_THREADS,\n"
-    "RIDGE_IO, RIDGE_STATIC, RIDGE_TRUSTED_PROXY. Flags win over the environment.\n"
+    "RIDGE_IO, RIDGE_STATIC, RIDGE_TRUSTED_PROXY, RIDGE_METRICS_BIND. Flags win over the environment.\n"
     "--db sqlite:PATH (default sqlite:ridge.db) or postgresql://user@host:port/db.\n"
     "RIDGE_SECURE_COOKIES=1 marks the session cookie Secure (behind TLS); RIDGE_SECRET shares the\n"
     "readiness-check and mail-link signing key between servers (and `ridge mail weekly`).\n"
@@ -56,7 +64,7 @@ std::string default_static_dir() {
 
 int run_serve(const std::vector<std::string>& args, const std::string& data_dir) {
   std::map<std::string, std::string> settings;
-  for (const char* name : {"port", "bind", "content", "db", "threads", "io", "static", "trusted_proxy", "mail_dir"}) {
+  for (const char* name : {"port", "bind", "content", "db", "threads", "io", "static", "trusted_proxy", "mail_dir", "metrics_bind"}) {
     std::string env = "RIDGE_" + std::string(name);
     for (auto& c : env) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     if (const char* v = std::getenv(env.c_str()); v && *v) settings[name] = v;
@@ -78,10 +86,12 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
     if (name == "mail-dir") name = "mail_dir";
     if (name == "log-format") name = "log_format";
     if (name == "access-log") name = "access_log";
+    if (name == "metrics-bind") name = "metrics_bind";
     if (name != "port" && name != "bind" && name != "content" && name != "db" && name != "threads" && name != "io" &&
-        name != "static" && name != "trusted_proxy" && name != "mail_dir" && name != "log_format" && name != "access_log") {
+        name != "static" && name != "trusted_proxy" && name != "mail_dir" && name != "metrics_bind" && name != "log_format" &&
+        name != "access_log") {
       std::cerr << "ridge serve: '" << a << "' is not a flag; accepted: --port, --bind, --content, --db, --threads, --io, "
-                   "--static, --trusted-proxy, --mail-dir, --log-format, --access-log\n";
+                   "--static, --trusted-proxy, --mail-dir, --metrics-bind, --log-format, --access-log\n";
       return 2;
     }
     if (value.empty()) {
@@ -155,13 +165,40 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
     log_options.access = v == "on";
   }
   web::log::configure(log_options);
+  std::optional<web::ServerOptions> metrics_options;
+  if (settings.count("metrics_bind")) {
+    const std::string& m = settings["metrics_bind"];
+    size_t colon = m.rfind(':');
+    std::string host = colon == std::string::npos ? "" : m.substr(0, colon), port = colon == std::string::npos ? "" : m.substr(colon + 1);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    char* end = nullptr;
+    long n = std::strtol(port.c_str(), &end, 10);
+    boost::system::error_code ec;
+    boost::asio::ip::make_address(host, ec);
+    if (host.empty() || ec || port.empty() || *end != 0 || n < 0 || n > 65535) {
+      std::cerr << "ridge serve: --metrics-bind '" << m.substr(0, 80)
+                << "' is not an address and port; accepted: ADDR:PORT such as 127.0.0.1:9090 or [::1]:9090\n";
+      return 2;
+    }
+    metrics_options.emplace();
+    metrics_options->bind = host;
+    metrics_options->port = static_cast<unsigned short>(n);
+    metrics_options->threads = 1;
+    metrics_options->workers = 1;
+    metrics_options->handle_signals = false;  // the main listener's shutdown stops this one
+    metrics_options->metrics = web::MetricsRoute::kOnly;
+    metrics_options->trusted_proxies = trusted;
+    options.metrics = web::MetricsRoute::kElsewhere;
+  }
   std::string db = settings.count("db") ? settings["db"] : "sqlite:ridge.db";
   auto opened = store::open_store(db);
   if (!opened.ok()) {
     std::cerr << "ridge serve: " << opened.error().message << "\n";
     return 1;
   }
-  std::unique_ptr<store::Store> database = std::move(opened).value();
+  std::unique_ptr<store::Store> real_database = std::move(opened).value();
+  // Every store call, the app's and the mail sender's, is timed into the app's metrics.
+  auto database = std::make_unique<web::MeteredStore>(*real_database);
   auto start = std::chrono::steady_clock::now();
   auto catalog = calc_io::load_catalog(data_dir);
   if (!catalog) {
@@ -236,9 +273,37 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
     std::cout << "ridge serve: " << questions << " questions, " << app->cached_pages() << " pages rendered in "
               << static_cast<int>(ms) << " ms; listening on http://" << options.bind << ":" << port << "/" << std::endl;
   };
+  database->observe(app->metrics());
+  std::unique_ptr<web::Server> metrics_server;
+  std::thread metrics_thread;
+  std::promise<bool> listening;  // whether the metrics listener accepts
+  std::atomic<bool> told{false};
+  auto tell = [&](bool ok) {
+    if (!told.exchange(true)) listening.set_value(ok);
+  };
+  if (metrics_options) {
+    auto bound = listening.get_future();
+    metrics_options->on_listening = [&](unsigned short port) {
+      std::cout << "ridge serve: metrics on http://" << metrics_options->bind << ":" << port << "/metrics" << std::endl;
+      tell(true);
+    };
+    metrics_server = std::make_unique<web::Server>(*app, *metrics_options);
+    metrics_thread = std::thread([&] {
+      metrics_server->run();
+      tell(false);  // could not listen (nothing when it did, then stopped)
+    });
+    if (!bound.get()) {
+      metrics_thread.join();
+      return 1;
+    }
+  }
   web::Server server(*app, options);
   sender->start();
   int rc = server.run();
+  if (metrics_server) {
+    metrics_server->stop();
+    metrics_thread.join();
+  }
   sender->stop();
   web::log::flush();
   if (rc == 0) std::cout << "ridge serve: stopped" << std::endl;

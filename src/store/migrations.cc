@@ -123,6 +123,17 @@ CREATE TABLE account_tokens (
   created_at INTEGER NOT NULL
 );
 )sql"},
+      // 3: token buckets for the sign-in and sign-up limits, shared by every server on the
+      // store (additive: a server of the previous release ignores the table).
+      {3, R"sql(
+CREATE TABLE rate_limits (
+  bucket TEXT PRIMARY KEY,
+  tokens REAL NOT NULL,
+  updated_at INTEGER NOT NULL,
+  full_at INTEGER NOT NULL
+);
+CREATE INDEX rate_limits_full ON rate_limits(full_at);
+)sql"},
   };
   return m;
 }
@@ -246,6 +257,17 @@ CREATE TABLE account_tokens (
   used_at BIGINT NOT NULL DEFAULT 0,
   created_at BIGINT NOT NULL
 );
+)sql"},
+      // 3: token buckets for the sign-in and sign-up limits, shared by every server on the
+      // store (additive: a server of the previous release ignores the table).
+      {3, R"sql(
+CREATE TABLE rate_limits (
+  bucket TEXT PRIMARY KEY,
+  tokens DOUBLE PRECISION NOT NULL,
+  updated_at BIGINT NOT NULL,
+  full_at BIGINT NOT NULL
+);
+CREATE INDEX rate_limits_full ON rate_limits(full_at);
 )sql"},
   };
   return m;

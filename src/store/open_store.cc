@@ -3,6 +3,7 @@
 #include "store/store.h"
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 
 namespace ridge::store {
@@ -31,6 +32,14 @@ int64_t add_months_utc(int64_t unix_seconds, int months) {
   tm.tm_mon = month;
   tm.tm_mday = std::min(tm.tm_mday, days);
   return static_cast<int64_t>(timegm(&tm));
+}
+
+double refilled(double tokens, int64_t updated_at, double capacity, double per_second, int64_t now) {
+  return std::min(capacity, tokens + static_cast<double>(std::max<int64_t>(now - updated_at, 0)) * per_second);
+}
+
+int64_t full_at(double capacity, double per_second, int64_t now) {
+  return now + static_cast<int64_t>(std::ceil(capacity / per_second));
 }
 
 }  // namespace ridge::store

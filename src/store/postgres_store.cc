@@ -33,6 +33,7 @@ class PgResult {
   }
   std::string error() const { return PQresultErrorMessage(r_); }
   int rows() const { return PQntuples(r_); }
+  PGresult* raw() const { return r_; }
   std::string text(int row, int col) const { return PQgetvalue(r_, row, col); }
   // NULL (an aggregate over no rows) and text that is not a number read as 0: no exception
   // leaves a store call.
@@ -62,6 +63,10 @@ class Pool {
   void add(PGconn* c) {
     all_.push_back(c);
     free_.push_back(c);
+  }
+  Store::PoolUse use() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return {static_cast<int>(all_.size() - free_.size()), static_cast<int>(all_.size())};
   }
   PGconn* take() {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -467,10 +472,41 @@ class PostgresStore final : public Store {
     return exec("UPDATE users SET email_verified_at = $1 WHERE id = $2 AND email_verified_at = 0", {s(now), s(user_id)});
   }
 
+  Result<std::optional<double>> take_token(const std::string& key, double capacity, double per_second, int64_t now) override {
+    Conn c(*pool_);
+    // One upsert: a concurrent take on the same bucket waits for the row lock, then sees
+    // this one's result. A clock behind the stored time refills nothing.
+    auto r = c.run(
+        "INSERT INTO rate_limits AS b (bucket, tokens, updated_at, full_at) VALUES ($1, $2::float8 - 1, $4::bigint, $5::bigint) "
+        "ON CONFLICT (bucket) DO UPDATE SET tokens = LEAST($2::float8, b.tokens + GREATEST($4::bigint - b.updated_at, 0) * $3::float8) - 1, "
+        "updated_at = GREATEST(b.updated_at, $4::bigint), full_at = $5::bigint "
+        "WHERE LEAST($2::float8, b.tokens + GREATEST($4::bigint - b.updated_at, 0) * $3::float8) >= 1 RETURNING b.tokens",
+        {key, d(capacity), d(per_second), s(now), s(full_at(capacity, per_second, now))});
+    if (!r.ok()) return StoreError{r.error()};
+    if (r.rows() == 0) return std::optional<double>();
+    return std::optional<double>(r.f64(0, 0));
+  }
+
+  Result<double> bucket_tokens(const std::string& key, double capacity, double per_second, int64_t now) override {
+    Conn c(*pool_);
+    auto r = c.run("SELECT tokens, updated_at FROM rate_limits WHERE bucket = $1", {key});
+    if (!r.ok()) return StoreError{r.error()};
+    if (r.rows() == 0) return capacity;
+    return refilled(r.f64(0, 0), r.i64(0, 1), capacity, per_second, now);
+  }
+
+  Result<int64_t> prune_buckets(int64_t now) override {
+    Conn c(*pool_);
+    auto r = c.run("DELETE FROM rate_limits WHERE full_at <= $1", {s(now)});
+    if (!r.ok()) return StoreError{r.error()};
+    return static_cast<int64_t>(std::stoll(PQcmdTuples(r.raw())));
+  }
+
   bool ping() override {
     Conn c(*pool_);
     return c.run("SELECT 1").ok();
   }
+  std::optional<PoolUse> pool_use() override { return pool_->use(); }
   std::string backend() const override { return "postgresql"; }
 
  private:
@@ -523,7 +559,7 @@ class PostgresStore final : public Store {
 
 }  // namespace
 
-Result<std::unique_ptr<Store>> open_postgres(const std::string& url, int pool_size) {
+Result<std::unique_ptr<Store>> open_postgres(const std::string& url, int pool_size, int up_to_version) {
   auto pool = std::make_unique<Pool>();
   for (int i = 0; i < pool_size; ++i) {
     PGconn* c = PQconnectdb(url.c_str());
@@ -543,6 +579,7 @@ Result<std::unique_ptr<Store>> open_postgres(const std::string& url, int pool_si
     if (!lock.ok()) return StoreError{lock.error()};
     c.run("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)");
     for (const auto& m : postgres_migrations()) {
+      if (m.version > up_to_version) break;
       auto seen = c.run("SELECT 1 FROM schema_migrations WHERE version = $1", {std::to_string(m.version)});
       if (seen.ok() && seen.rows() > 0) continue;
       std::string sql = std::string("BEGIN;") + m.sql + "INSERT INTO schema_migrations VALUES (" + std::to_string(m.version) + "); COMMIT;";

@@ -434,6 +434,44 @@ class SqliteStore final : public Store {
                 [&](Stmt& s) { s.bind(1, now).bind(2, user_id); });
   }
 
+  Result<std::optional<double>> take_token(const std::string& key, double capacity, double per_second, int64_t now) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // One upsert: the refill and the take in one statement, so two processes on the file
+    // cannot both take the last token. A clock behind the stored time refills nothing.
+    Stmt s(db_,
+           "INSERT INTO rate_limits (bucket, tokens, updated_at, full_at) VALUES (?1, ?2 - 1, ?4, ?5) "
+           "ON CONFLICT (bucket) DO UPDATE SET tokens = min(?2, tokens + max(?4 - updated_at, 0) * ?3) - 1, "
+           "updated_at = max(updated_at, ?4), full_at = ?5 "
+           "WHERE min(?2, tokens + max(?4 - updated_at, 0) * ?3) >= 1 RETURNING tokens");
+    s.bind(1, key).bind(2, capacity).bind(3, per_second).bind(4, now).bind(5, full_at(capacity, per_second, now));
+    int rc = s.step();
+    if (rc == SQLITE_ROW) {
+      double left = s.f64(0);
+      if (s.step() != SQLITE_DONE) return StoreError{s.error()};
+      return std::optional<double>(left);
+    }
+    if (rc == SQLITE_DONE) return std::optional<double>();
+    return StoreError{s.error()};
+  }
+
+  Result<double> bucket_tokens(const std::string& key, double capacity, double per_second, int64_t now) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Stmt s(db_, "SELECT tokens, updated_at FROM rate_limits WHERE bucket = ?");
+    s.bind(1, key);
+    int rc = s.step();
+    if (rc == SQLITE_ROW) return refilled(s.f64(0), s.i64(1), capacity, per_second, now);
+    if (rc == SQLITE_DONE) return capacity;
+    return StoreError{s.error()};
+  }
+
+  Result<int64_t> prune_buckets(int64_t now) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Stmt s(db_, "DELETE FROM rate_limits WHERE full_at <= ?");
+    s.bind(1, now);
+    if (s.step() != SQLITE_DONE) return StoreError{s.error()};
+    return static_cast<int64_t>(sqlite3_changes(db_));
+  }
+
   bool ping() override {
     std::lock_guard<std::mutex> lock(mutex_);
     return sqlite3_exec(db_, "SELECT 1", nullptr, nullptr, nullptr) == SQLITE_OK;
@@ -512,7 +550,7 @@ class SqliteStore final : public Store {
 
 }  // namespace
 
-Result<std::unique_ptr<Store>> open_sqlite(const std::string& path) {
+Result<std::unique_ptr<Store>> open_sqlite(const std::string& path, int up_to_version) {
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
     std::string e = db ? sqlite3_errmsg(db) : "out of memory";
@@ -530,6 +568,7 @@ Result<std::unique_ptr<Store>> open_sqlite(const std::string& path) {
   }
   sqlite3_exec(db, "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)", nullptr, nullptr, nullptr);
   for (const auto& m : sqlite_migrations()) {
+    if (m.version > up_to_version) break;
     sqlite3_stmt* q = nullptr;
     sqlite3_prepare_v2(db, "SELECT 1 FROM schema_migrations WHERE version = ?", -1, &q, nullptr);
     sqlite3_bind_int(q, 1, m.version);

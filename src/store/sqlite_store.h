@@ -2,6 +2,7 @@
 // and synchronous=FULL, so a write that returned has reached the disk.
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -9,6 +10,8 @@
 
 namespace ridge::store {
 
-Result<std::unique_ptr<Store>> open_sqlite(const std::string& path);
+// up_to_version: apply the migrations up to this one only (the tests build a previous
+// release's schema with it).
+Result<std::unique_ptr<Store>> open_sqlite(const std::string& path, int up_to_version = std::numeric_limits<int>::max());
 
 }  // namespace ridge::store

@@ -117,6 +117,12 @@ struct Subscription {
 // Calendar months added in UTC, the day clamped to the month's length (Jan 31 + 1 = Feb 28).
 int64_t add_months_utc(int64_t unix_seconds, int months);
 
+// Token-bucket arithmetic both stores share: the tokens of a bucket last written at
+// `updated_at` holding `tokens`, refilled to `now` (a clock behind refills nothing); and a
+// time by which a bucket taken from at `now` is surely full again (for prune_buckets).
+double refilled(double tokens, int64_t updated_at, double capacity, double per_second, int64_t now);
+int64_t full_at(double capacity, double per_second, int64_t now);
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -204,8 +210,24 @@ class Store {
                                                            int64_t now) = 0;
   virtual Result<Done> set_email_verified(int64_t user_id, int64_t now) = 0;
 
+  // Token buckets shared by every process on the store (the sign-in and sign-up limits):
+  // `capacity` tokens, refilled at `per_second`; a bucket with no row is full. take_token
+  // refills `key`'s bucket to `now` and takes one token in one statement (atomic against
+  // other processes): the tokens left, or nullopt (nothing changes) when it held less than one.
+  virtual Result<std::optional<double>> take_token(const std::string& key, double capacity, double per_second, int64_t now) = 0;
+  // The tokens `key`'s bucket holds at `now`; changes nothing.
+  virtual Result<double> bucket_tokens(const std::string& key, double capacity, double per_second, int64_t now) = 0;
+  // Deletes the buckets that are full again by `now` (the same as no row); how many.
+  virtual Result<int64_t> prune_buckets(int64_t now) = 0;
+
   // Answers when the database is reachable (for /readyz).
   virtual bool ping() = 0;
+  // Connections of the store's pool in use now and in all; nullopt for SQLite (one connection
+  // behind a lock).
+  struct PoolUse {
+    int in_use = 0, size = 0;
+  };
+  virtual std::optional<PoolUse> pool_use() { return std::nullopt; }
   virtual std::string backend() const = 0;
 };
 

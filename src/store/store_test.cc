@@ -3,6 +3,7 @@
 #include "store/store.h"
 
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +11,10 @@
 #include <thread>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+
+#include "store/postgres_store.h"
+#include "store/sqlite_store.h"
 
 namespace ridge::store {
 namespace {
@@ -296,6 +301,57 @@ TEST_P(StoreSuite, TwoProcessesQueueTheWeekOnceBetweenThem) {
   EXPECT_EQ(queued.load(), 20);
 }
 
+// The sign-in limits' buckets: a burst of `capacity`, then one token per refill interval;
+// a refused take changes nothing; a clock behind the stored time refills nothing; a full
+// bucket is pruned and reads as full.
+TEST_P(StoreSuite, TokenBucketsTakeRefillAndPrune) {
+  ASSERT_TRUE(store_->prune_buckets(std::numeric_limits<int64_t>::max()).ok());  // PostgreSQL: what earlier runs left
+  const std::string key = "pair:10.0.0.1|a@example.com";
+  for (int i = 0; i < 5; ++i) {
+    auto left = store_->take_token(key, 5, 1.0 / 60, 1000);
+    ASSERT_TRUE(left.ok()) << left.error().message;
+    ASSERT_TRUE(left->has_value()) << i;
+    EXPECT_DOUBLE_EQ(**left, 4 - i);
+  }
+  auto refused = store_->take_token(key, 5, 1.0 / 60, 1000);
+  ASSERT_TRUE(refused.ok());
+  EXPECT_FALSE(refused->has_value());
+  EXPECT_DOUBLE_EQ(*store_->bucket_tokens(key, 5, 1.0 / 60, 1000), 0);
+  EXPECT_DOUBLE_EQ(*store_->bucket_tokens(key, 5, 1.0 / 60, 1030), 0.5);
+  EXPECT_FALSE(store_->take_token(key, 5, 1.0 / 60, 1030)->has_value());  // half a token is not one
+  EXPECT_FALSE(store_->take_token(key, 5, 1.0 / 60, 900)->has_value());   // a clock behind refills nothing
+  auto later = store_->take_token(key, 5, 1.0 / 60, 1060);
+  ASSERT_TRUE(later.ok() && later->has_value());
+  EXPECT_NEAR(**later, 0, 1e-9);
+  EXPECT_DOUBLE_EQ(*store_->bucket_tokens("acct:other@example.com", 100, 1.0 / 60, 1000), 100);  // no row: full
+  EXPECT_EQ(*store_->prune_buckets(1060 + 299), 0);  // not surely full yet
+  EXPECT_EQ(*store_->prune_buckets(1060 + 300), 1);
+  EXPECT_DOUBLE_EQ(*store_->bucket_tokens(key, 5, 1.0 / 60, 1060), 5);
+}
+
+// Two stores on one database stand for two servers: 8 threads on each take from one bucket
+// of 40 tokens (no refill to speak of) and exactly 40 takes succeed between them.
+TEST_P(StoreSuite, TwoProcessesShareABucketAndNeverOvertake) {
+  std::string url = GetParam() == "sqlite" ? "sqlite:" + path_.string() : pg_url();
+  auto other = open_store(url);
+  ASSERT_TRUE(other.ok()) << other.error().message;
+  const std::string key = "addr:race-" + std::to_string(::getpid()) + "-" + GetParam();
+  std::atomic<int> taken{0}, errors{0};
+  auto run = [&](Store* s) {
+    for (int i = 0; i < 10; ++i) {
+      auto r = s->take_token(key, 40, 1e-9, 5000);
+      if (!r.ok()) ++errors;
+      else if (r->has_value()) ++taken;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) threads.emplace_back(run, i % 2 ? store_.get() : other->get());
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(taken.load(), 40);
+  EXPECT_LT(*store_->bucket_tokens(key, 40, 1e-9, 5000), 1);
+}
+
 TEST_P(StoreSuite, AccountTokensAreSingleUseAndExpire) {
   int64_t a = user("tok@example.com");
   ASSERT_TRUE(store_->create_account_token("h-reset", a, "reset", 1000 + 1800, 1000).ok());
@@ -318,6 +374,72 @@ TEST_P(StoreSuite, ReopeningKeepsDataAndDoesNotReapplyMigrations) {
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_EQ((*again)->reviews(a)->size(), 1u);
   EXPECT_TRUE((*again)->ping());
+}
+
+// A rolling upgrade from the previous release (bf78964: migrations 1 and 2): its schema, with
+// data in it, stays open as the old server's store while a new server opens the database
+// (migration 3, additive: a table). The old server's calls (the previous release's queries:
+// this code has the same ones, plus the bucket methods) keep working on the migrated schema,
+// the new one reads what the old one wrote, and only the new one uses the new table.
+TEST_P(StoreSuite, APreviousReleasesSchemaMigratesWhileItsServerRuns) {
+  std::unique_ptr<Store> old_store;
+  std::string url;
+  if (GetParam() == "sqlite") {
+    std::string file = path_.string() + "-previous";
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(file + suffix);
+    url = "sqlite:" + file;
+    auto opened = open_sqlite(file, 2);
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    old_store = std::move(const_cast<std::unique_ptr<Store>&>(opened.value()));
+  } else {
+    // A database of its own, made fresh: the suite's has the current schema already.
+    std::string base = pg_url();
+    PGconn* admin = PQconnectdb(base.c_str());
+    ASSERT_EQ(PQstatus(admin), CONNECTION_OK) << PQerrorMessage(admin);
+    PQclear(PQexec(admin, "DROP DATABASE IF EXISTS ridge_previous"));
+    PGresult* made = PQexec(admin, "CREATE DATABASE ridge_previous");
+    ASSERT_EQ(PQresultStatus(made), PGRES_COMMAND_OK) << PQerrorMessage(admin);
+    PQclear(made);
+    PQfinish(admin);
+    url = base.substr(0, base.rfind('/')) + "/ridge_previous";
+    auto opened = open_postgres(url, 2, 2);
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    old_store = std::move(const_cast<std::unique_ptr<Store>&>(opened.value()));
+  }
+  // The previous release's schema has no buckets.
+  EXPECT_FALSE(old_store->take_token("addr:x", 5, 1, 1000).ok());
+  auto a = old_store->create_user("old@example.com", "hash", 1000);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  ASSERT_TRUE(old_store->create_session("old-token", {*a, "csrf", 99999}, 1000).ok());
+  ASSERT_TRUE(old_store->record_review(*a, {"x", 1, 5, 10, 1, 1, 0}, 3, 1000).ok());
+  ASSERT_TRUE(old_store->enqueue_mail("old@example.com", "message", 1000).ok());
+
+  auto opened = open_store(url);  // the new release starts: migration 3 runs
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  Store& new_store = **opened;
+  // The old server, still up, reads and writes as before.
+  auto session = old_store->find_session("old-token");
+  ASSERT_TRUE(session.ok() && session->has_value()) << (session.ok() ? "" : session.error().message);
+  EXPECT_EQ((*session)->user_id, *a);
+  ASSERT_TRUE(old_store->record_review(*a, {"x", 2, 5, 20, 10, 2, 0}, 3, 1010).ok());
+  auto b = old_store->create_user("old-two@example.com", "hash", 1010);
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  EXPECT_EQ(old_store->claim_mail(2000, 60, 10)->size(), 1u);
+  // The new server sees everything the old one wrote, and has its buckets.
+  EXPECT_EQ(new_store.reviews(*a)->size(), 2u);
+  EXPECT_EQ((*new_store.get_card(*a, "x"))->reps, 2);
+  EXPECT_TRUE(new_store.find_user_by_email("old-two@example.com")->has_value());
+  EXPECT_TRUE(new_store.find_session("old-token")->has_value());
+  auto token = new_store.take_token("addr:x", 5, 1, 1000);
+  ASSERT_TRUE(token.ok()) << token.error().message;
+  EXPECT_TRUE(token->has_value());
+  // The old server's writes after the upgrade land too, and the new one's reach it.
+  ASSERT_TRUE(new_store.record_review(*a, {"x", 3, 5, 30, 20, 3, 0}, 3, 1020).ok());
+  EXPECT_EQ(old_store->reviews(*a)->size(), 3u);
+  old_store.reset();
+  if (GetParam() == "sqlite") {
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(url.substr(7) + suffix);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreSuite, ::testing::Values("sqlite", "postgresql"),

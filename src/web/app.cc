@@ -82,10 +82,13 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   // Failed sign-ins: 5 per address and account pair, then one a minute; 30 per address, then
   // one every 10 s; 100 per account, then one a minute. Successes cost nothing.
   // Sign-ups: 10 per address, then one every 30 s.
-  by_signup_ = std::make_unique<account::RateLimiter>(*options_.clock, 10, 1.0 / 30);
-  by_pair_ = std::make_unique<account::RateLimiter>(*options_.clock, 5, 1.0 / 60);
-  by_address_ = std::make_unique<account::RateLimiter>(*options_.clock, 30, 1.0 / 10);
-  by_account_ = std::make_unique<account::RateLimiter>(*options_.clock, 100, 1.0 / 60);
+  // The buckets live in the store, so every server on one database shares them.
+  if (options_.store) {
+    by_signup_ = std::make_unique<account::StoreRateLimiter>(*options_.store, *options_.clock, 10, 1.0 / 30);
+    by_pair_ = std::make_unique<account::StoreRateLimiter>(*options_.store, *options_.clock, 5, 1.0 / 60);
+    by_address_ = std::make_unique<account::StoreRateLimiter>(*options_.store, *options_.clock, 30, 1.0 / 10);
+    by_account_ = std::make_unique<account::StoreRateLimiter>(*options_.store, *options_.clock, 100, 1.0 / 60);
+  }
   // Mail a visitor can cause: 5 per address, then one a minute; 3 per recipient, then one
   // every 10 minutes (nobody can turn the site into a mail cannon aimed at one inbox).
   mail_by_address_ = std::make_unique<account::RateLimiter>(*options_.clock, 5, 1.0 / 60);
@@ -173,6 +176,9 @@ void App::add_routes() {
     if (!req.remote.empty() && !inside(kPrivate) && !inside(trusted_)) return error(req, 404, "There is no page at /metrics.");
     Response r;
     r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    if (options_.store) {
+      if (auto use = options_.store->pool_use()) metrics_.store_pool(use->in_use, use->size);
+    }
     r.body = metrics_.text();
     r.set("Cache-Control", "no-store");
     return r;

@@ -199,7 +199,8 @@ class App {
   };
   std::map<std::string, Cached, std::less<>> pages_;
   std::unique_ptr<account::SystemClock> system_clock_;
-  std::unique_ptr<account::RateLimiter> by_address_, by_account_, by_pair_, by_signup_, mail_by_address_, mail_by_recipient_;
+  std::unique_ptr<account::StoreRateLimiter> by_address_, by_account_, by_pair_, by_signup_;  // with a store only
+  std::unique_ptr<account::RateLimiter> mail_by_address_, mail_by_recipient_;
 };
 
 }  // namespace ridge::web

@@ -44,6 +44,12 @@ struct Metrics::Impl {
                                                          .Name("ridge_store_call_duration_seconds")
                                                          .Help("Store calls, by operation and outcome")
                                                          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& pool =
+      prometheus::BuildGauge().Name("ridge_store_pool_connections").Help("PostgreSQL pool connections, in use and in all").Register(*registry);
+  prometheus::Family<prometheus::Counter>& mail = prometheus::BuildCounter()
+                                                      .Name("ridge_mail_deliveries_total")
+                                                      .Help("Messages delivered (sent) or not (failed, to be retried) by this process")
+                                                      .Register(*registry);
 };
 
 namespace {
@@ -54,7 +60,11 @@ const prometheus::Histogram::BucketBoundaries& buckets() {
 }
 }  // namespace
 
-Metrics::Metrics() : impl_(std::make_unique<Impl>()) {}
+Metrics::Metrics() : impl_(std::make_unique<Impl>()) {
+  // At zero from the start, so a scrape shows them before the first delivery.
+  impl_->mail.Add({{"outcome", "sent"}});
+  impl_->mail.Add({{"outcome", "failed"}});
+}
 Metrics::~Metrics() = default;
 
 void Metrics::request(const std::string& route, int status, double seconds) const {
@@ -81,8 +91,22 @@ void Metrics::queue_depth(double waiting) const { impl_->queue.Set(waiting); }
 void Metrics::signin_refused() const { impl_->refused.Increment(); }
 
 void Metrics::store_call(const std::string& operation, double seconds, bool ok) const {
-  impl_->store.Add({{"operation", operation}, {"outcome", ok ? "ok" : "error"}}, buckets()).Observe(seconds);
+  // Cached per thread like request()'s series.
+  thread_local std::map<std::tuple<uint64_t, std::string, bool>, prometheus::Histogram*> seen;
+  auto key = std::make_tuple(impl_->id, operation, ok);
+  auto it = seen.find(key);
+  if (it == seen.end()) {
+    it = seen.emplace(std::move(key), &impl_->store.Add({{"operation", operation}, {"outcome", ok ? "ok" : "error"}}, buckets())).first;
+  }
+  it->second->Observe(seconds);
 }
+
+void Metrics::store_pool(int in_use, int size) const {
+  impl_->pool.Add({{"state", "in_use"}}).Set(in_use);
+  impl_->pool.Add({{"state", "total"}}).Set(size);
+}
+
+void Metrics::mail_delivery(bool sent) const { impl_->mail.Add({{"outcome", sent ? "sent" : "failed"}}).Increment(); }
 
 std::string Metrics::text() const { return prometheus::TextSerializer().Serialize(impl_->registry->Collect()); }
 

@@ -21,7 +21,9 @@ class Metrics {
   void in_flight(int delta) const;          // requests being handled now
   void queue_depth(double waiting) const;   // worker-pool requests waiting or running
   void signin_refused() const;              // a sign-in answered 429
-  void store_call(const std::string& operation, double seconds, bool ok) const;
+  void store_call(const std::string& operation, double seconds, bool ok) const;  // by operation and outcome
+  void store_pool(int in_use, int size) const;  // the PostgreSQL pool's connections, at a scrape
+  void mail_delivery(bool sent) const;          // a message marked sent, or failed (to be retried)
 
   // The Prometheus text exposition format (version 0.0.4).
   std::string text() const;

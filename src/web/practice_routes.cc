@@ -206,7 +206,10 @@ App::AuthOutcome App::sign_up(const std::string& email, const std::string& passw
   if (auto why = account::check_email(email); !why.empty()) return {400, "email", "email " + why};
   if (auto why = account::check_password(password); !why.empty()) return {400, "password", "password " + why};
   double retry = 0;
-  if (!by_signup_->allow(remote, &retry)) {
+  using Answer = account::StoreRateLimiter::Answer;
+  Answer signup = by_signup_->allow(remote, &retry);
+  if (signup == Answer::kUnavailable) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
+  if (signup == Answer::kLimited) {
     return {429, "", "too many attempts; try again in " + std::to_string(static_cast<int>(std::ceil(retry))) + " s", 0,
             static_cast<int>(std::ceil(retry))};
   }
@@ -233,7 +236,12 @@ App::AuthOutcome App::sign_in(const std::string& email, const std::string& passw
   // distributed guesser without turning five wrong passwords into a lockout (OWASP ASVS 2.2.1).
   std::string pair = "pair:" + remote + "|" + email, addr = "addr:" + remote, acct = "acct:" + email;
   double retry = 0;
-  if (by_pair_->exhausted(pair, &retry) || by_address_->exhausted(addr, &retry) || by_account_->exhausted(acct, &retry)) {
+  using Answer = account::StoreRateLimiter::Answer;
+  Answer verdict = by_pair_->exhausted(pair, &retry);
+  if (verdict == Answer::kAllowed) verdict = by_address_->exhausted(addr, &retry);
+  if (verdict == Answer::kAllowed) verdict = by_account_->exhausted(acct, &retry);
+  if (verdict == Answer::kUnavailable) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
+  if (verdict == Answer::kLimited) {
     int seconds = std::max(1, static_cast<int>(std::ceil(retry)));
     metrics_.signin_refused();
     return {429, "", "too many failed sign-ins; try again in " + std::to_string(seconds) + " s", 0, seconds};
@@ -245,9 +253,11 @@ App::AuthOutcome App::sign_in(const std::string& email, const std::string& passw
   bool ok = user->has_value() && account::verify_password((*user)->password_hash, password);
   if (!user->has_value()) account::verify_password(kDummy, password);
   if (!ok) {
-    by_pair_->take(pair);
-    by_address_->take(addr);
-    by_account_->take(acct);
+    // A failure the store could not count is not answered as one: no uncounted guesses.
+    bool counted = by_pair_->take(pair) != Answer::kUnavailable;
+    counted = by_address_->take(addr) != Answer::kUnavailable && counted;
+    counted = by_account_->take(acct) != Answer::kUnavailable && counted;
+    if (!counted) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
     return {401, "", "email or password is wrong"};
   }
   return {200, "", "", (*user)->id};

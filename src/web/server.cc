@@ -259,6 +259,9 @@ struct Server::Impl {
           keep_alive = false;  // what follows on this connection cannot be trusted
         } else if (!parse_target(req.target, req)) {
           res = app.plain_error(400, "malformed request target (a path with valid %-escapes is expected)");
+        } else if (options.metrics != MetricsRoute::kHere && (req.path == "/metrics") != (options.metrics == MetricsRoute::kOnly)) {
+          res = app.plain_error(404, options.metrics == MetricsRoute::kOnly ? "this listener serves /metrics only"
+                                                                             : "There is no page at /metrics.");
         } else {
           res = co_await answer(req);
         }

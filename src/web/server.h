@@ -19,6 +19,11 @@ enum class IoModel {
   kShared,     // one io_context run by every thread, one acceptor
 };
 
+// Where a listener answers /metrics: with every other route (kHere), not at all because a
+// separate listener does (kElsewhere), or alone (kOnly: `--metrics-bind`'s listener, 404 for
+// any other path).
+enum class MetricsRoute { kHere, kElsewhere, kOnly };
+
 struct ServerOptions {
   std::string bind = "127.0.0.1";
   unsigned short port = 8080;  // 0 picks a free port (tests)
@@ -42,6 +47,7 @@ struct ServerOptions {
   // get `busy_idle_timeout` instead of `idle_timeout`.
   double pressure_share = 0.7;
   std::chrono::seconds busy_idle_timeout{2};
+  MetricsRoute metrics = MetricsRoute::kHere;
   std::function<void(unsigned short port)> on_listening;  // called once the sockets accept
 };
 

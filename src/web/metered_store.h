@@ -1,0 +1,196 @@
+// A store that times every call into the server's metrics (ridge_store_call_duration_seconds
+// by operation and outcome) and counts the mail the sender marks sent or failed, then hands
+// the call to the real store. The metrics arrive after construction (the App that owns them
+// is built on top of this store); calls before that are not timed.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <type_traits>
+
+#include "store/store.h"
+#include "web/metrics.h"
+
+namespace ridge::web {
+
+class MeteredStore final : public store::Store {
+ public:
+  explicit MeteredStore(store::Store& inner) : inner_(inner) {}
+  void observe(const Metrics& metrics) { metrics_.store(&metrics); }
+
+  template <class T>
+  using Result = store::Result<T>;
+  using Done = store::Done;
+  using User = store::User;
+  using Session = store::Session;
+  using Card = store::Card;
+  using ReviewLog = store::ReviewLog;
+  using DrillResult = store::DrillResult;
+  using Readiness = store::Readiness;
+  using OutgoingMail = store::OutgoingMail;
+  using MailCounts = store::MailCounts;
+  using Subscription = store::Subscription;
+
+  Result<int64_t> create_user(const std::string& email, const std::string& password_hash, int64_t now) override {
+    return timed("create_user", [&] { return inner_.create_user(email, password_hash, now); });
+  }
+  Result<std::optional<User>> find_user_by_email(const std::string& email) override {
+    return timed("find_user_by_email", [&] { return inner_.find_user_by_email(email); });
+  }
+  Result<std::optional<User>> get_user(int64_t id) override {
+    return timed("get_user", [&] { return inner_.get_user(id); });
+  }
+  Result<std::vector<User>> list_users() override {
+    return timed("list_users", [&] { return inner_.list_users(); });
+  }
+  Result<Done> set_password(int64_t user_id, const std::string& password_hash) override {
+    return timed("set_password", [&] { return inner_.set_password(user_id, password_hash); });
+  }
+  Result<Done> set_retention(int64_t user_id, double desired_retention) override {
+    return timed("set_retention", [&] { return inner_.set_retention(user_id, desired_retention); });
+  }
+  Result<Done> delete_user(int64_t user_id) override {
+    return timed("delete_user", [&] { return inner_.delete_user(user_id); });
+  }
+  Result<Done> create_session(const std::string& token_hash, const Session& session, int64_t now) override {
+    return timed("create_session", [&] { return inner_.create_session(token_hash, session, now); });
+  }
+  Result<std::optional<Session>> find_session(const std::string& token_hash) override {
+    return timed("find_session", [&] { return inner_.find_session(token_hash); });
+  }
+  Result<Done> delete_session(const std::string& token_hash) override {
+    return timed("delete_session", [&] { return inner_.delete_session(token_hash); });
+  }
+  Result<Done> delete_sessions_of(int64_t user_id) override {
+    return timed("delete_sessions_of", [&] { return inner_.delete_sessions_of(user_id); });
+  }
+  Result<Done> record_review(int64_t user_id, const Card& card, int grade, int64_t now) override {
+    return timed("record_review", [&] { return inner_.record_review(user_id, card, grade, now); });
+  }
+  Result<std::optional<Card>> get_card(int64_t user_id, const std::string& slug) override {
+    return timed("get_card", [&] { return inner_.get_card(user_id, slug); });
+  }
+  Result<std::vector<Card>> cards(int64_t user_id) override {
+    return timed("cards", [&] { return inner_.cards(user_id); });
+  }
+  Result<std::vector<ReviewLog>> reviews(int64_t user_id) override {
+    return timed("reviews", [&] { return inner_.reviews(user_id); });
+  }
+  Result<Done> set_bookmark(int64_t user_id, const std::string& slug, bool on, int64_t now) override {
+    return timed("set_bookmark", [&] { return inner_.set_bookmark(user_id, slug, on, now); });
+  }
+  Result<std::vector<std::string>> bookmarks(int64_t user_id) override {
+    return timed("bookmarks", [&] { return inner_.bookmarks(user_id); });
+  }
+  Result<Done> put_note(int64_t user_id, const std::string& slug, const std::string& body, int64_t now) override {
+    return timed("put_note", [&] { return inner_.put_note(user_id, slug, body, now); });
+  }
+  Result<std::optional<std::string>> get_note(int64_t user_id, const std::string& slug) override {
+    return timed("get_note", [&] { return inner_.get_note(user_id, slug); });
+  }
+  Result<Done> record_drill(int64_t user_id, const DrillResult& result) override {
+    return timed("record_drill", [&] { return inner_.record_drill(user_id, result); });
+  }
+  Result<std::vector<DrillResult>> drills(int64_t user_id) override {
+    return timed("drills", [&] { return inner_.drills(user_id); });
+  }
+  Result<int64_t> save_readiness(int64_t user_id, const Readiness& r) override {
+    return timed("save_readiness", [&] { return inner_.save_readiness(user_id, r); });
+  }
+  Result<std::vector<Readiness>> readiness_history(int64_t user_id) override {
+    return timed("readiness_history", [&] { return inner_.readiness_history(user_id); });
+  }
+  Result<std::optional<User>> find_user_by_account_id(const std::string& account_id) override {
+    return timed("find_user_by_account_id", [&] { return inner_.find_user_by_account_id(account_id); });
+  }
+  Result<int64_t> access_until(int64_t user_id) override {
+    return timed("access_until", [&] { return inner_.access_until(user_id); });
+  }
+  Result<int64_t> grant(int64_t user_id, int months, int64_t now) override {
+    return timed("grant", [&] { return inner_.grant(user_id, months, now); });
+  }
+  Result<Done> revoke(int64_t user_id) override {
+    return timed("revoke", [&] { return inner_.revoke(user_id); });
+  }
+  Result<bool> grant_for_event(const std::string& event_id, int64_t user_id, int months, int64_t now) override {
+    return timed("grant_for_event", [&] { return inner_.grant_for_event(event_id, user_id, months, now); });
+  }
+  Result<int64_t> enqueue_mail(const std::string& recipient, const std::string& message, int64_t now) override {
+    return timed("enqueue_mail", [&] { return inner_.enqueue_mail(recipient, message, now); });
+  }
+  Result<std::vector<OutgoingMail>> claim_mail(int64_t now, int64_t lease_seconds, int limit) override {
+    return timed("claim_mail", [&] { return inner_.claim_mail(now, lease_seconds, limit); });
+  }
+  Result<Done> mail_sent(int64_t id, int64_t now) override {
+    auto r = timed("mail_sent", [&] { return inner_.mail_sent(id, now); });
+    if (const Metrics* m = metrics_.load(); m && r.ok()) m->mail_delivery(true);
+    return r;
+  }
+  Result<Done> mail_failed(int64_t id, int64_t retry_at, const std::string& error) override {
+    auto r = timed("mail_failed", [&] { return inner_.mail_failed(id, retry_at, error); });
+    if (const Metrics* m = metrics_.load(); m && r.ok()) m->mail_delivery(false);
+    return r;
+  }
+  Result<MailCounts> mail_counts() override {
+    return timed("mail_counts", [&] { return inner_.mail_counts(); });
+  }
+  Result<Subscription> subscribe(const std::string& email, int64_t now) override {
+    return timed("subscribe", [&] { return inner_.subscribe(email, now); });
+  }
+  Result<std::optional<Subscription>> find_subscription(const std::string& email) override {
+    return timed("find_subscription", [&] { return inner_.find_subscription(email); });
+  }
+  Result<bool> confirm_subscription(const std::string& email, int64_t now) override {
+    return timed("confirm_subscription", [&] { return inner_.confirm_subscription(email, now); });
+  }
+  Result<bool> unsubscribe(const std::string& email, int64_t now) override {
+    return timed("unsubscribe", [&] { return inner_.unsubscribe(email, now); });
+  }
+  Result<std::vector<Subscription>> confirmed_subscriptions() override {
+    return timed("confirmed_subscriptions", [&] { return inner_.confirmed_subscriptions(); });
+  }
+  Result<std::vector<std::string>> weekly_slugs_sent(int64_t subscription_id) override {
+    return timed("weekly_slugs_sent", [&] { return inner_.weekly_slugs_sent(subscription_id); });
+  }
+  Result<bool> queue_weekly(const std::string& week, int64_t subscription_id, const std::string& slug, const std::string& recipient, const std::string& message, int64_t now) override {
+    return timed("queue_weekly", [&] { return inner_.queue_weekly(week, subscription_id, slug, recipient, message, now); });
+  }
+  Result<Done> create_account_token(const std::string& token_hash, int64_t user_id, const std::string& purpose, int64_t expires_at, int64_t now) override {
+    return timed("create_account_token", [&] { return inner_.create_account_token(token_hash, user_id, purpose, expires_at, now); });
+  }
+  Result<std::optional<int64_t>> use_account_token(const std::string& token_hash, const std::string& purpose, int64_t now) override {
+    return timed("use_account_token", [&] { return inner_.use_account_token(token_hash, purpose, now); });
+  }
+  Result<Done> set_email_verified(int64_t user_id, int64_t now) override {
+    return timed("set_email_verified", [&] { return inner_.set_email_verified(user_id, now); });
+  }
+  Result<std::optional<double>> take_token(const std::string& key, double capacity, double per_second, int64_t now) override {
+    return timed("take_token", [&] { return inner_.take_token(key, capacity, per_second, now); });
+  }
+  Result<double> bucket_tokens(const std::string& key, double capacity, double per_second, int64_t now) override {
+    return timed("bucket_tokens", [&] { return inner_.bucket_tokens(key, capacity, per_second, now); });
+  }
+  Result<int64_t> prune_buckets(int64_t now) override {
+    return timed("prune_buckets", [&] { return inner_.prune_buckets(now); });
+  }
+
+  bool ping() override { return inner_.ping(); }
+  std::string backend() const override { return inner_.backend(); }
+  std::optional<PoolUse> pool_use() override { return inner_.pool_use(); }
+
+ private:
+  template <class Call>
+  std::invoke_result_t<Call> timed(const char* operation, Call call) {
+    auto started = std::chrono::steady_clock::now();
+    auto result = call();
+    if (const Metrics* m = metrics_.load()) {
+      m->store_call(operation, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), result.ok());
+    }
+    return result;
+  }
+
+  store::Store& inner_;
+  std::atomic<const Metrics*> metrics_{nullptr};
+};
+
+}  // namespace ridge::web
