@@ -390,7 +390,7 @@ TEST_P(StoreSuite, APreviousReleasesSchemaMigratesWhileItsServerRuns) {
     url = "sqlite:" + file;
     auto opened = open_sqlite(file, 2);
     ASSERT_TRUE(opened.ok()) << opened.error().message;
-    old_store = std::move(const_cast<std::unique_ptr<Store>&>(opened.value()));
+    old_store = std::move(opened).value();
   } else {
     // A database of its own, made fresh: the suite's has the current schema already.
     std::string base = pg_url();
@@ -404,7 +404,7 @@ TEST_P(StoreSuite, APreviousReleasesSchemaMigratesWhileItsServerRuns) {
     url = base.substr(0, base.rfind('/')) + "/ridge_previous";
     auto opened = open_postgres(url, 2, 2);
     ASSERT_TRUE(opened.ok()) << opened.error().message;
-    old_store = std::move(const_cast<std::unique_ptr<Store>&>(opened.value()));
+    old_store = std::move(opened).value();
   }
   // The previous release's schema has no buckets.
   EXPECT_FALSE(old_store->take_token("addr:x", 5, 1, 1000).ok());
