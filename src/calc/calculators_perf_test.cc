@@ -53,12 +53,48 @@ TEST(Step, FullRecomputationAddsAThirdOfTheLayers) {
   EXPECT_NEAR(result(full, "step_seconds"), 1.08832 + 0.28549 + 0.05637, 2e-4);
 }
 
-TEST(Step, PipelineBubbleIsStagesMinusOneOverVirtualTimesMicroBatches) {
-  // 175B (96 layers) on 64 GPUs: TP 8, PP 8, DP 1; 64 micro-batches of 1; vp 3:
-  // bubble = (8 − 1) ÷ (3 × 64) = 0.036458.
-  Derivation d = run("step", {{"model", "gpt-3-175b"}, {"gpu", "a100-80gb-sxm"}, {"gpus", "64"}, {"tp", "8"},
-                              {"pp", "8"}, {"vp", "3"}, {"seq", "2048"}, {"global-batch", "64"}});
-  EXPECT_NEAR(result(d, "bubble_fraction"), 7.0 / 192, 1e-9);
+TEST(Step, BubbleIsItsShareOfTheStep) {
+  // 175B (96 layers) on 64 GPUs: TP 8, PP 8, DP 1; 64 micro-batches of 1; vp 3. The bubble is
+  // (8 − 1) ÷ 3 micro-batch slots, and the pipeline runs 64 + 7/3 of them, so its share of the
+  // pipeline time is (7/3) ÷ (64 + 7/3) = 0.035176, the pipeline-bubble calculator's figure; the
+  // optimizer step (outside the pipeline) makes its share of the whole step a little smaller.
+  Given g{{"model", "gpt-3-175b"}, {"gpu", "a100-80gb-sxm"}, {"gpus", "64"}, {"tp", "8"}, {"pp", "8"},
+          {"vp", "3"}, {"seq", "2048"}, {"global-batch", "64"}};
+  Derivation d = run("step", g);
+  const double pipeline_share = (7.0 / 3) / (64 + 7.0 / 3);
+  EXPECT_LT(result(d, "bubble_fraction"), pipeline_share);
+  EXPECT_GT(result(d, "bubble_fraction"), 0.99 * pipeline_share);
+  Derivation pb = run("pipeline-bubble", {{"stages", "8"}, {"microbatches", "64"}, {"schedule", "interleaved"},
+                                          {"virtual-stages", "3"}});
+  EXPECT_NEAR(result(pb, "bubble_fraction"), pipeline_share, 1e-9);
+  // Two micro-batches on eight stages: idle 7 of 2 + 7 slots. A share, never above 1 (the old
+  // (pp − 1) ÷ m read 350%).
+  g["vp"] = "1";
+  g["global-batch"] = "2";
+  Derivation few = run("step", g);
+  EXPECT_LT(result(few, "bubble_fraction"), 7.0 / 9);
+  EXPECT_GT(result(few, "bubble_fraction"), 0.95 * 7.0 / 9);  // the optimizer step is a larger share here
+}
+
+TEST(Step, GradientReduceDtypeFollowsMegatronDefaults) {
+  // 22B on 16 GPUs, TP 8, DP 2: the all-reduce moves 2(d−1)/d = 1 × params per GPU × bytes. bf16
+  // training reduces in fp32 by default (4 B); --grad-reduce-dtype bf16 halves it; fp16 training
+  // reduces in fp16. Params per GPU 22,061,094,912 ÷ 8 = 2,757,636,864; at 25 GB/s × 1:
+  // fp32 0.441222 s, 16-bit 0.220611 s.
+  Given g = korthikanti_22b();
+  g["gpus"] = "16";
+  g["global-batch"] = "8";
+  const double fp32 = result(run("step", g), "exposed_comm_seconds");
+  g["grad-reduce-dtype"] = "bf16";
+  const double bf16 = result(run("step", g), "exposed_comm_seconds");
+  EXPECT_NEAR(fp32 - bf16, 0.220611, 1e-5);
+  g["grad-reduce-dtype"] = "auto";
+  g["dtype"] = "fp16";
+  EXPECT_NEAR(result(run("step", g), "exposed_comm_seconds"), bf16, 1e-9);
+  // Half of it hidden behind backward: half the fp32 time left.
+  g["dtype"] = "bf16";
+  g["dp-overlap"] = "0.5";
+  EXPECT_NEAR(fp32 - result(run("step", g), "exposed_comm_seconds"), 0.220611, 1e-5);
 }
 
 TEST(Step, LayoutErrorsAreNamed) {
@@ -87,33 +123,46 @@ Given llama7b_h100(const char* batch, const char* input, const char* output) {
   return {{"model", "llama-2-7b"}, {"gpu", "h100-sxm"}, {"batch", batch}, {"input-tokens", input},
           {"output-tokens", output}, {"weights-dtype", "fp8"}, {"kv-dtype", "fp8"},
           {"bandwidth-efficiency", "1"}, {"prefill-efficiency", "1"}, {"layer-overhead", "0"},
-          {"kv-group-reuse", "1"}};
+          {"kv-group-reuse", "1"}, {"allreduce-latency", "0"}};
 }
 
 TEST(Serve, Llama7BBatchOneIsWeightBound) {
   // Llama 2 7B: N = 2 × 32,000 × 4,096 + 32 × (4·4,096² + 3·4,096·11,008 + 2·4,096) + 4,096
   //   = 6,738,415,616; matmul params (no input embedding) 6,607,343,616.
-  // Prefill of 128 tokens: 2 × 6,607,343,616 × 128 + 2 × 32 × 128² × 4,096 = 1.69577e12 FLOP
-  //   = 0.857 ms at 1,978.9 TFLOP/s (fp8), below reading 6,738,415,616 B at 3.35 TB/s = 2.0115 ms.
+  // Prefill GEMMs of 128 tokens: 2 × 6,607,343,616 × 128 = 1.69148e12 FLOP = 0.8548 ms at
+  //   1,978.9 TFLOP/s (fp8), below reading 6,738,415,616 B at 3.35 TB/s = 2.011467 ms; attention
+  //   2 × 32 × 128² × 4,096 = 4.295e9 FLOP = 0.002170 ms on top: TTFT 2.013638 ms.
   Derivation d = run("serve", llama7b_h100("1", "128", "1"));
-  EXPECT_NEAR(result(d, "ttft_seconds"), 2.0115e-3, 1e-7);
-  // Decode at context 128 + 1/2: KV 2 × 32 × 32 × 128 × 1 B = 262,144 B/token × 128.5 = 33,685,504 B;
-  // (6,738,415,616 + 33,685,504) B ÷ 3.35 TB/s = 2.0215 ms per token.
-  EXPECT_NEAR(result(d, "tpot_seconds"), 2.0215e-3, 1e-7);
-  EXPECT_NEAR(result(d, "output_tokens_per_second"), 1 / 2.0215e-3, 0.1);
-  // One request: 2.0115 + 1 × 2.0215 ms = 4.0330 ms, 247.9 requests/s.
-  EXPECT_NEAR(result(d, "requests_per_second"), 1 / 4.0330e-3, 0.1);
+  EXPECT_NEAR(result(d, "ttft_seconds"), 2.013638e-3, 1e-8);
+  // Decode at context 128 + 1/2: KV 2 × 32 × 32 × 128 × 1 B = 262,144 B/token × 128.5 = 33,685,504 B
+  //   = 0.010055 ms after the 2.011467 ms weight read: 2.021523 ms per token.
+  EXPECT_NEAR(result(d, "tpot_seconds"), 2.021523e-3, 1e-8);
+  EXPECT_NEAR(result(d, "output_tokens_per_second"), 1 / 2.021523e-3, 0.1);
+  // One output token comes out of the prefill: the request is TTFT + 0 × TPOT, 496.6 requests/s.
+  EXPECT_NEAR(result(d, "requests_per_second"), 1 / 2.013638e-3, 0.1);
+}
+
+TEST(Serve, LargeBatchDecodeAddsAttentionToComputeBoundGemms) {
+  // Batch 768, 128 in, 128 out: the GEMMs do 2 × 6,607,343,616 × 768 FLOP = 5.128546 ms at
+  // 1,978.9 TFLOP/s (above the 2.011467 ms weight read), and attention then reads
+  // 768 × (128 + 64) × 262,144 B = 38.65 GB of KV in 11.538718 ms (its 4·L·b·ctx·h FLOPs take
+  // 0.039 ms): a separate kernel, so the two add: 16.667264 ms.
+  Derivation d = run("serve", llama7b_h100("768", "128", "128"));
+  EXPECT_NEAR(result(d, "tpot_seconds"), 16.667264e-3, 1e-8);
 }
 
 TEST(Serve, TensorParallelSplitsTheWeightsAndAddsAllReduces) {
   // tp 2 halves the weight read: 3,369,207,808 B ÷ 3.35 TB/s = 1.00573 ms of the decode step; the
-  // KV (4 KV heads per GPU, 16,842,752 B) adds 0.00503 ms; two all-reduces per layer of 4,096 × 2 B
+  // KV (16 KV heads per GPU, 16,842,752 B) adds 0.00503 ms; two all-reduces per layer of 4,096 × 2 B
   // move 2 × 32 × 2·1/2 × 8,192 B = 524,288 B at 450 GB/s × 0.7: 0.00166 ms. Sum 1.01242 ms.
   Given g = llama7b_h100("1", "128", "1");
   g["tp"] = "2";
   Derivation d = run("serve", g);
   EXPECT_NEAR(result(d, "tpot_seconds"), 1.01242e-3, 2e-8);
   EXPECT_NEAR(result(d, "output_tokens_per_second_per_gpu"), 1 / 1.01242e-3 / 2, 0.1);
+  // Each of the 2 × 32 all-reduces also pays a fixed latency: 10 us each adds 0.64 ms.
+  g["allreduce-latency"] = "10us";
+  EXPECT_NEAR(result(run("serve", g), "tpot_seconds"), 1.01242e-3 + 0.64e-3, 2e-8);
 }
 
 }  // namespace

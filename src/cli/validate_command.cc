@@ -147,35 +147,48 @@ double mean_abs(const std::vector<Row>& rows) {
 }
 
 // Grid search of the fitted constants on the fit half, one group at a time.
-void fit(const std::vector<Run>& runs, const calc::Registry& registry, const calc::Catalog& catalog, std::ostream& out) {
-  double best = 1e9;
+// `fixed` (from --set) holds constants the search leaves where they are.
+void fit(const std::vector<Run>& runs, const calc::Registry& registry, const calc::Catalog& catalog,
+         const calc::Given& fixed, std::ostream& out) {
+  // Training: the issue bounds the worst error (20%) as well as the mean, so the search minimises
+  // the mean absolute error on the fit half among the constants whose worst error there is within
+  // 20%, and the worst error where none is.
+  double best = 1e9, best_worst = 1e9;
   calc::Given best_t;
-  for (double emax = 0.50; emax <= 0.951; emax += 0.01) {
+  for (double emax = 0.50; emax <= 0.951; emax += 0.005) {
     for (double half : {0.0, 25.0, 50.0, 75.0, 100.0, 125.0, 150.0, 200.0, 250.0, 300.0, 400.0, 500.0}) {
-      calc::Given g{{"gemm-efficiency-max", fmt("%.2f", emax)}, {"gemm-half-intensity", fmt("%.0f", half)}};
-      double e = mean_abs(evaluate(runs, registry, catalog, g, "training", "fit"));
-      if (e < best) best = e, best_t = g;
+      calc::Given g = fixed;
+      g["gemm-efficiency-max"] = fmt("%.3f", emax);
+      g["gemm-half-intensity"] = fmt("%.0f", half);
+      std::vector<Row> rows = evaluate(runs, registry, catalog, g, "training", "fit");
+      double e = mean_abs(rows), worst = 0;
+      for (const Row& r : rows) worst = std::max(worst, r.failure.empty() ? std::abs(r.error) : 1.0);
+      const bool ok = worst <= 0.20, best_ok = best_worst <= 0.20;
+      if ((ok && (!best_ok || e < best)) || (!ok && !best_ok && worst < best_worst)) {
+        best = e, best_worst = worst, best_t = g;
+      }
     }
   }
   out << "training (fit half): gemm-efficiency-max " << best_t["gemm-efficiency-max"] << ", gemm-half-intensity "
-      << best_t["gemm-half-intensity"] << ", mean |error| " << fmt("%.1f%%", best * 100) << "\n";
+      << best_t["gemm-half-intensity"] << ", mean |error| " << fmt("%.1f%%", best * 100) << ", worst "
+      << fmt("%.1f%%", best_worst * 100) << "\n";
   best = 1e9;
   calc::Given best_s;
-  for (double bw = 0.50; bw <= 0.951; bw += 0.05) {
-    for (double pf = 0.30; pf <= 0.951; pf += 0.05) {
-      for (double oh : {0.0, 10.0, 20.0, 30.0, 40.0, 60.0, 80.0, 100.0, 120.0, 150.0, 200.0}) {
-        for (double reuse = 0; reuse <= 1.001; reuse += 0.1) {
-          calc::Given g{{"bandwidth-efficiency", fmt("%.2f", bw)}, {"prefill-efficiency", fmt("%.2f", pf)},
-                        {"layer-overhead", fmt("%.0fus", oh)}, {"kv-group-reuse", fmt("%.1f", reuse)}};
-          double e = mean_abs(evaluate(runs, registry, catalog, g, "serving", "fit"));
-          if (e < best) best = e, best_s = g;
-        }
+  for (double bw = 0.50; bw <= 0.901; bw += 0.025) {
+    for (double pf = 0.30; pf <= 0.851; pf += 0.025) {
+      for (double oh = 0; oh <= 300.1; oh += 10) {
+        calc::Given g = fixed;
+        g["bandwidth-efficiency"] = fmt("%.3f", bw);
+        g["prefill-efficiency"] = fmt("%.3f", pf);
+        g["layer-overhead"] = fmt("%.0fus", oh);
+        double e = mean_abs(evaluate(runs, registry, catalog, g, "serving", "fit"));
+        if (e < best) best = e, best_s = g;
       }
     }
   }
   out << "serving (fit half): bandwidth-efficiency " << best_s["bandwidth-efficiency"] << ", prefill-efficiency "
-      << best_s["prefill-efficiency"] << ", layer-overhead " << best_s["layer-overhead"] << ", kv-group-reuse "
-      << best_s["kv-group-reuse"] << ", mean |error| "
+      << best_s["prefill-efficiency"] << ", layer-overhead " << best_s["layer-overhead"]
+      << " (kv-group-reuse and allreduce-latency are assumptions, not fitted), mean |error| "
       << fmt("%.1f%%", best * 100) << "\n";
 }
 
@@ -184,6 +197,7 @@ void fit(const std::vector<Run>& runs, const calc::Registry& registry, const cal
 int run_validate(const std::vector<std::string>& args, const calc::Registry& registry, const calc::Catalog& catalog,
                  const std::string& runs_path, std::ostream& out, std::ostream& err) {
   bool json = false, check = false, do_fit = false;
+  calc::Given overrides;  // --set NAME=VALUE: try a constant without rebuilding
   double max_train_mean = 0.10, max_train_worst = 0.20, max_serve_mean = 0.20;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -198,10 +212,14 @@ int run_validate(const std::vector<std::string>& args, const calc::Registry& reg
     else if (a == "--max-training-mean" && value(max_train_mean)) continue;
     else if (a == "--max-training-worst" && value(max_train_worst)) continue;
     else if (a == "--max-serving-mean" && value(max_serve_mean)) continue;
+    else if (a == "--set" && i + 1 < args.size() && args[i + 1].find('=') != std::string::npos) {
+      const std::string& kv = args[++i];
+      overrides[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+    }
     else {
       err << "ridge validate: unknown argument '" << a
           << "'\nUsage: ridge validate [--json] [--fit] [--check] [--max-training-mean PCT] [--max-training-worst PCT] "
-             "[--max-serving-mean PCT]\n";
+             "[--max-serving-mean PCT] [--set NAME=VALUE]\n";
       return 2;
     }
   }
@@ -211,10 +229,10 @@ int run_validate(const std::vector<std::string>& args, const calc::Registry& reg
     return 2;
   }
   if (do_fit) {
-    fit(*runs, registry, catalog, out);
+    fit(*runs, registry, catalog, overrides, out);
     return 0;
   }
-  std::vector<Row> rows = evaluate(*runs, registry, catalog, {});
+  std::vector<Row> rows = evaluate(*runs, registry, catalog, overrides);
   const char* groups[] = {"training", "serving"};
   const char* halves[] = {"", "fit", "held-out"};
   if (json) {
