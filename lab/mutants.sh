@@ -35,6 +35,40 @@ mutant() {
   fi
 }
 
+# pymutant ID NAME FILE SED-EXPRESSION: the same for a build's cases (lab/ID/cases.jsonl),
+# planted in its Python reference lab/ID/ref/FILE and run with `ridge lab test ID --impl`.
+pymutant() {
+  local id="$1" name="$2" file="$3" expr="$4"
+  local src="$lab/$id/ref/$file" dst="$tmp/$id-$name-$file"
+  sed "$expr" "$src" > "$dst"
+  if cmp -s "$src" "$dst"; then
+    echo "FAIL: $id/$name (Python): the sed expression no longer changes ref/$file"
+    fail=1
+    return
+  fi
+  local out
+  out=$("$ridge" lab test "$id" --impl "$dst" 2>&1)
+  local rc=$?
+  if [[ $rc -eq 1 && "$out" == *"  FAIL  "* ]]; then
+    echo "ok: $id/$name (Python) is caught: $(printf '%s\n' "$out" | grep -m1 '^  FAIL  ')"
+  else
+    echo "FAIL: $id/$name (Python) survived (exit $rc):"
+    printf '%s\n' "$out" | tail -20
+    fail=1
+  fi
+}
+
+pymutant intervals touching-not-merged intervals.py \
+  's|if out and s <= out\[-1\]\[1\]:|if out and s < out[-1][1]:|'
+pymutant rate-limiter retry-after-rounded-down token_bucket.py \
+  's|-(-deficit // self.rate)|deficit // self.rate|'
+pymutant retry sleeps-past-the-deadline retry.py \
+  's|if now + sleep >= deadline_at:|if False:|'
+pymutant kv-versioned future-version-reads-latest versioned_kv.py \
+  's|if v > self.version:|if False:|'
+pymutant hash-ring no-wrap-around hash_ring.py \
+  's|i = 0  # past the largest point|i = len(self.points) - 1  # past the largest point|'
+
 mutant rate-limiter retry-after-rounded-down token_bucket.cc \
   's|(deficit + rate_ - 1) / rate_|deficit / rate_|'
 mutant batcher batch-function-runs-under-the-lock batcher.cc \

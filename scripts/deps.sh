@@ -20,6 +20,8 @@ packages=(
   python3-aiosmtpd        # the real SMTP server the mail tests start (/usr/bin/python3 -m aiosmtpd)
   python3                 # snippet runner for ```python run blocks
   chromium                # browser tests (driven by playwright-core)
+  bubblewrap              # the sandbox of `ridge lab test --impl`: no network, no repository, time and memory limits
+  golang-go               # compiles Go implementations for `ridge lab test ID --impl FILE.go` (and the Go references)
 )
 
 missing=()

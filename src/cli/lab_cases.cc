@@ -18,7 +18,7 @@ namespace ridge::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
+using json = nlohmann::ordered_json;  // requests and replies shown in the order they were written
 
 struct Case {
   std::string name;
@@ -120,6 +120,13 @@ std::string last_lines(const std::string& text, std::size_t count, const std::st
   return out;
 }
 
+std::string seconds(int ms) {
+  if (ms % 1000 == 0) return std::to_string(ms / 1000) + " s";
+  std::ostringstream o;
+  o << ms / 1000.0 << " s";
+  return o.str();
+}
+
 std::string mib(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 class TempDir {
@@ -195,8 +202,7 @@ std::string process_problem(const SandboxResult& r, const CaseOptions& options) 
                       e.find("cannot allocate memory") != std::string::npos;
   std::string why;
   if (r.timed_out) {
-    why = "killed at the time limit of " + std::to_string(options.limits.timeout_ms / 1000.0).substr(0, 4) +
-          " s per case (--timeout SECONDS changes it)";
+    why = "killed at the time limit of " + seconds(options.limits.timeout_ms) + " per case (--timeout SECONDS changes it)";
   } else if (r.output_overflow) {
     why = "killed: wrote more than 4 MiB to stdout";
   } else if (r.signal != 0) {
@@ -235,6 +241,12 @@ int run_cases(const std::string& id, const fs::path& cases_file, const fs::path&
     }
     cases = std::move(chosen);
   }
+  // The sandbox shows /usr: cases kept under it would be readable by the program.
+  if (const std::string where = fs::weakly_canonical(cases_file).string(); where.rfind("/usr/", 0) == 0) {
+    err << "ridge lab: the cases are at " << where << ", under /usr, which the sandbox shows to the program; "
+        << "run ridge from a source tree outside /usr (RIDGE_SOURCE_DIR)\n";
+    return 1;
+  }
   if (const std::string why = sandbox_unavailable(); !why.empty()) {
     err << "ridge lab: " << why << "\n";
     return 1;
@@ -265,7 +277,7 @@ int run_cases(const std::string& id, const fs::path& cases_file, const fs::path&
   }
 
   out << "ridge lab: " << id << ": " << cases.size() << " case(s) against " << label << ", each in a fresh sandbox (no "
-      << "network, " << options.limits.timeout_ms / 1000.0 << " s, " << mib(options.limits.data_bytes) << " of data)\n";
+      << "network, " << seconds(options.limits.timeout_ms) << ", " << mib(options.limits.data_bytes) << " of data)\n";
   std::vector<std::string> failed;
   for (const Case& c : cases) {
     SandboxRun run;

@@ -187,7 +187,8 @@ int list_builds(std::ostream& out) {
   std::size_t width = 0;
   for (const auto& b : lab_builds()) width = std::max(width, b.id.size());
   for (const auto& b : lab_builds()) {
-    out << "  " << b.id << std::string(width - b.id.size() + 2, ' ') << b.summary << "\n";
+    out << "  " << b.id << std::string(width - b.id.size() + 2, ' ') << b.summary
+        << (has_cases(b) ? " [cases: .py .go .cc]" : "") << "\n";
   }
   out << "\n" << kUsage;
   return 0;
