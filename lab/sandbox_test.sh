@@ -26,7 +26,7 @@ first_input='{"op": "merge", "intervals": [[0, 10], [10, 20], [30, 40]]}'
 sed "s|@CASES@|$lab/intervals/cases.jsonl|; s|@LAB@|$lab|" "$data/cheat.py" > "$tmp/cheat.py"
 control=$(printf '%s\n' "$first_input" | "$py" "$tmp/cheat.py")
 check "control: outside the sandbox the cheat finds the expected answer" '[[0, 20], [30, 40]]' "$control"
-out=$("$ridge" lab test intervals --impl "$tmp/cheat.py" "${one_case[@]}" --timeout 60 2>&1); rc=$?
+out=$("$ridge" lab test intervals --impl "$tmp/cheat.py" "${one_case[@]}" --timeout 90 2>&1); rc=$?
 check "cheat exit" "1" "$rc"
 check "cheat fails the case" "FAIL  merge-joins-touching" "$out"
 check "cheat cannot open the cases by their path" "open failed $lab/intervals/cases.jsonl" "$out"
@@ -99,6 +99,13 @@ out=$("$ridge" lab test intervals --impl "$data/broken.go" 2>&1); rc=$?
 check "Go compile error exit" "1" "$rc"
 check "Go compile error shown" "undefined: undefinedFunction" "$out"
 check "Go compile error names the file" "$data/broken.go does not compile" "$out"
+
+# --- C++: --impl FILE.cc runs the gtest suite, then the same cases behind the adapter ---
+out=$("$ridge" lab test intervals --impl "$lab/intervals/intervals.cc" 2>&1); rc=$?
+check "C++ reference exit" "0" "$rc"
+check "C++ reference passes the gtest suite" "PASSED" "$out"
+n=$(grep -c . "$lab/intervals/cases.jsonl")
+check "C++ reference passes the cases" "$n of $n cases passed against $lab/intervals/intervals.cc (C++, behind intervals_main.cc)" "$out"
 
 # --- bad input and a missing sandbox ---
 out=$("$ridge" lab test intervals --impl "$lab/README.md" 2>&1); rc=$?

@@ -267,24 +267,6 @@ bool includes_header(const fs::path& file, std::string_view header) {
   return false;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ridge-lab-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 int test_impl(const LabBuild& b, const std::vector<std::string>& impl_files, const std::vector<std::string>& gtest_flags,
               const CaseOptions& options, std::ostream& out, std::ostream& err) {
   const fs::path src = lab_source_dir() / std::string(b.id);

@@ -6,7 +6,10 @@
 // file size and core dumps, set before bwrap is exec'd and inherited by everything inside.
 #pragma once
 
+#include <stdlib.h>
+
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +46,26 @@ struct SandboxResult {
   std::string out;           // stdout
   std::string err;           // stderr (its last 64 KiB)
   std::int64_t wall_ms = 0;
+};
+
+// A directory under $TMPDIR (ridge-lab-XXXXXX), removed with everything in it on
+// destruction; path() is empty if it could not be created.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "ridge-lab-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
 };
 
 // The bwrap binary: $RIDGE_BWRAP, else /usr/bin/bwrap.
