@@ -11,10 +11,12 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 
 # mutant ID NAME FILE SED-EXPRESSION [OTHER-IMPL-FILES...]
+# FILE is relative to lab/ID/: a C++ source runs the gtest suite (and the cases, for a build
+# that has them); ref/NAME.py, a build's Python reference, runs its cases (lab/ID/cases.jsonl).
 mutant() {
   local id="$1" name="$2" file="$3" expr="$4"
   shift 4
-  local src="$lab/$id/$file" dst="$tmp/$id-$name-$file"
+  local src="$lab/$id/$file" dst="$tmp/$id-$name-${file##*/}"
   sed "$expr" "$src" > "$dst"
   if cmp -s "$src" "$dst"; then
     echo "FAIL: $id/$name: the sed expression no longer changes $file"
@@ -26,14 +28,25 @@ mutant() {
   local out
   out=$("$ridge" lab test "$id" "${impl[@]}" 2>&1)
   local rc=$?
-  if [[ $rc -eq 1 && ( "$out" == *"FAILED"* ) ]]; then
-    echo "ok: $id/$name is caught: $(printf '%s\n' "$out" | grep -m1 -E '^\[  FAILED  \]|^FAILED' )"
+  if [[ $rc -eq 1 && ( "$out" == *"FAILED"* || "$out" == *"  FAIL  "* ) ]]; then
+    echo "ok: $id/$name is caught: $(printf '%s\n' "$out" | grep -m1 -E '^\[  FAILED  \]|^FAILED|^  FAIL  ' )"
   else
     echo "FAIL: $id/$name survived (exit $rc):"
     printf '%s\n' "$out" | tail -20
     fail=1
   fi
 }
+
+mutant intervals touching-not-merged ref/intervals.py \
+  's|if out and s <= out\[-1\]\[1\]:|if out and s < out[-1][1]:|'
+mutant rate-limiter retry-after-rounded-down ref/token_bucket.py \
+  's|-(-deficit // self.rate)|deficit // self.rate|'
+mutant retry sleeps-past-the-deadline ref/retry.py \
+  's|if now + sleep >= deadline_at:|if False:|'
+mutant kv-versioned future-version-reads-latest ref/versioned_kv.py \
+  's|if v > self.version:|if False:|'
+mutant hash-ring no-wrap-around ref/hash_ring.py \
+  's|i = 0  # past the largest point|i = len(self.points) - 1  # past the largest point|'
 
 mutant rate-limiter retry-after-rounded-down token_bucket.cc \
   's|(deficit + rate_ - 1) / rate_|deficit / rate_|'

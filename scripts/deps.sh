@@ -22,6 +22,8 @@ packages=(
   nginx                   # the proxy in front of three servers in tests/e2e/scaleout.test.js (README's configuration)
   python3                 # snippet runner for ```python run blocks
   chromium                # browser tests (driven by playwright-core)
+  bubblewrap              # the sandbox of `ridge lab test --impl`: no network, no repository, time and memory limits
+  golang-go               # compiles Go implementations for `ridge lab test ID --impl FILE.go` (and the Go references)
 )
 
 missing=()

@@ -19,6 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/lab_cases.h"
+
 #ifndef RIDGE_SOURCE_DIR
 #define RIDGE_SOURCE_DIR "."
 #endif
@@ -78,6 +80,9 @@ const char* kUsage =
     "  ridge lab list                          the builds, one line each\n"
     "  ridge lab test ID [-- GTEST_FLAGS]      run a build's tests\n"
     "  ridge lab test ID --impl FILE.cc        compile your implementation of ID's header with its tests, run them\n"
+    "  ridge lab test ID --impl FILE.py|.go    run your program through ID's cases (the protocol in lab/README.md)\n"
+    "  ridge lab test ID --cases               run the built C++ reference through ID's cases\n"
+    "      [--case NAME] [--timeout SECONDS] [--memory MIB]   one case; the sandbox's limits (10 s, 512 MiB)\n"
     "  ridge lab measure ID [--json]           run a build's measure program\n"
     "  ridge lab measure --all [--json]        every measure program (--json: one object keyed by id)\n"
     "Exit status: 0 ok, 1 tests failed or the implementation did not build, 2 bad input.\n";
@@ -154,6 +159,22 @@ fs::path built_binary(const LabBuild& b, std::string_view kind) {
   return lab_bin_dir() / std::string(b.id) / (std::string(b.id) + "-" + std::string(kind));
 }
 
+// lab/<id>/cases.jsonl: present for the builds that speak the language-neutral protocol.
+fs::path cases_file(const LabBuild& b) { return lab_source_dir() / std::string(b.id) / "cases.jsonl"; }
+
+bool has_cases(const LabBuild& b) {
+  std::error_code ec;
+  return fs::is_regular_file(cases_file(b), ec);
+}
+
+std::string protocol_ids() {
+  std::string s;
+  for (const auto& b : lab_builds()) {
+    if (has_cases(b)) s += (s.empty() ? "" : ", ") + std::string(b.id);
+  }
+  return s;
+}
+
 int missing_binary(const LabBuild& b, std::string_view kind, const fs::path& path, std::ostream& err) {
   std::string target = "lab_" + std::string(b.id) + "_" + std::string(kind);
   std::replace(target.begin(), target.end(), '-', '_');
@@ -166,7 +187,8 @@ int list_builds(std::ostream& out) {
   std::size_t width = 0;
   for (const auto& b : lab_builds()) width = std::max(width, b.id.size());
   for (const auto& b : lab_builds()) {
-    out << "  " << b.id << std::string(width - b.id.size() + 2, ' ') << b.summary << "\n";
+    out << "  " << b.id << std::string(width - b.id.size() + 2, ' ') << b.summary
+        << (has_cases(b) ? " [cases: .py .go .cc]" : "") << "\n";
   }
   out << "\n" << kUsage;
   return 0;
@@ -245,38 +267,8 @@ bool includes_header(const fs::path& file, std::string_view header) {
   return false;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ridge-lab-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 int test_impl(const LabBuild& b, const std::vector<std::string>& impl_files, const std::vector<std::string>& gtest_flags,
-              std::ostream& out, std::ostream& err) {
-  for (const auto& f : impl_files) {
-    std::error_code ec;
-    if (!fs::is_regular_file(f, ec)) {
-      err << "ridge lab: --impl '" << f << "': no such file\n";
-      return 2;
-    }
-    const std::string ext = fs::path(f).extension().string();
-    if (ext != ".cc" && ext != ".cpp" && ext != ".cxx") {
-      err << "ridge lab: --impl '" << f << "': expected a C++ source file; accepted: .cc, .cpp, .cxx\n";
-      return 2;
-    }
-  }
+              const CaseOptions& options, std::ostream& out, std::ostream& err) {
   const fs::path src = lab_source_dir() / std::string(b.id);
   if (!fs::exists(src / std::string(b.headers.front()))) {
     err << "ridge lab: cannot find the lab sources at " << src.string()
@@ -329,6 +321,7 @@ int test_impl(const LabBuild& b, const std::vector<std::string>& impl_files, con
     }
     objects.push_back(object.string());
   }
+  const std::vector<std::string> impl_objects = objects;
 
   // The build's test sources, two at a time.
   out << "ridge lab: compiling the tests of '" << b.id << "' (" << b.tests.size() << " file(s))\n";
@@ -351,13 +344,15 @@ int test_impl(const LabBuild& b, const std::vector<std::string>& impl_files, con
     }
   }
 
-  const fs::path binary = tmp.path() / (std::string(b.id) + "-test");
-  std::vector<std::string> link{cxx};
-  link.insert(link.end(), objects.begin(), objects.end());
-  link.insert(link.end(), {"-o", binary.string(), "-lgtest", "-lgtest_main", "-pthread"});
-  Compiled linked;
-  linked.rc = run_process(link, true, nullptr, &linked.output);
-  if (linked.rc != 0) {
+  auto link = [&](const std::vector<std::string>& inputs, const fs::path& binary, const std::vector<std::string>& libs) {
+    std::vector<std::string> argv{cxx};
+    argv.insert(argv.end(), inputs.begin(), inputs.end());
+    argv.insert(argv.end(), {"-o", binary.string()});
+    argv.insert(argv.end(), libs.begin(), libs.end());
+    argv.emplace_back("-pthread");
+    Compiled linked;
+    linked.rc = run_process(argv, true, nullptr, &linked.output);
+    if (linked.rc == 0) return true;
     const auto missing = linker_names(linked.output, "undefined reference to");
     const auto twice = linker_names(linked.output, "multiple definition of");
     if (!missing.empty()) {
@@ -370,13 +365,48 @@ int test_impl(const LabBuild& b, const std::vector<std::string>& impl_files, con
     } else {
       err << "ridge lab: linking failed:\n" << first_lines(linked.output, 0, 25);
     }
-    return 1;
-  }
+    return false;
+  };
+  const fs::path binary = tmp.path() / (std::string(b.id) + "-test");
+  if (!link(objects, binary, {"-lgtest", "-lgtest_main"})) return 1;
 
   out << "ridge lab: running the tests of '" << b.id << "' against your implementation\n";
   std::vector<std::string> argv{binary.string()};
   argv.insert(argv.end(), gtest_flags.begin(), gtest_flags.end());
-  return run_process(argv, true, &out, nullptr) == 0 ? 0 : 1;
+  if (run_process(argv, true, &out, nullptr) != 0) return 1;
+  if (!has_cases(b)) return 0;
+
+  // The same implementation behind the build's protocol adapter, through the cases that the
+  // Python and Go implementations answer.
+  const fs::path adapter = src / (std::string(b.id) + "_main.cc");
+  out << "ridge lab: compiling the protocol adapter lab/" << b.id << "/" << adapter.filename().string()
+      << " with your implementation\n";
+  const fs::path adapter_object = tmp.path() / "adapter.o";
+  if (const Compiled c = compile(adapter.string(), adapter_object); c.rc != 0) {
+    err << "ridge lab: the protocol adapter " << adapter.string() << " does not compile with your implementation:\n"
+        << first_errors(c.output);
+    return 1;
+  }
+  std::vector<std::string> inputs = impl_objects;
+  inputs.push_back(adapter_object.string());
+  const fs::path proto = tmp.path() / (std::string(b.id) + "-proto");
+  if (!link(inputs, proto, {})) return 1;
+  std::string label;
+  for (const auto& f : impl_files) label += (label.empty() ? "" : " + ") + f;
+  return run_cases(std::string(b.id), cases_file(b), proto, label + " (C++, behind " + adapter.filename().string() + ")",
+                   options, out, err);
+}
+
+// Parses a positive number for --timeout / --memory; 0 with a message on bad input.
+double positive_number(const std::string& flag, const std::string& value, double max, std::ostream& err) {
+  char* end = nullptr;
+  const double v = std::strtod(value.c_str(), &end);
+  if (value.empty() || end == nullptr || *end != '\0' || !(v > 0) || v > max) {
+    err << "ridge lab test: " << flag << " '" << value << "' is not accepted; give a number above 0 and at most " << max
+        << "\n";
+    return 0;
+  }
+  return v;
 }
 
 int command_test(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -387,26 +417,97 @@ int command_test(const std::vector<std::string>& args, std::ostream& out, std::o
   const LabBuild* b = find_build(args[0]);
   if (b == nullptr) return unknown_id(args[0], err);
   std::vector<std::string> impl_files, gtest_flags;
+  CaseOptions options;
+  bool built_cases = false;
+  const std::string accepted_flags =
+      "--impl FILE (.cc, .cpp, .cxx, .py, .go), --cases, --case NAME, --timeout SECONDS, --memory MIB, -- GTEST_FLAGS";
   for (std::size_t i = 1; i < args.size(); ++i) {
-    if (args[i] == "--") {
+    const std::string& a = args[i];
+    if (a == "--") {
       gtest_flags.assign(args.begin() + static_cast<long>(i) + 1, args.end());
       break;
     }
-    if (args[i] == "--impl") {
+    std::string flag = a, value;
+    const bool takes_value = a == "--impl" || a == "--case" || a == "--timeout" || a == "--memory";
+    if (const auto eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      flag = a.substr(0, eq);
+      value = a.substr(eq + 1);
+    } else if (takes_value) {
       if (i + 1 >= args.size()) {
-        err << "ridge lab test: --impl needs a file: --impl FILE.cc\n";
+        err << "ridge lab test: " << a << " needs a value; accepted: " << accepted_flags << "\n";
         return 2;
       }
-      impl_files.push_back(args[++i]);
-    } else if (args[i].rfind("--impl=", 0) == 0) {
-      impl_files.push_back(args[i].substr(7));
+      value = args[++i];
+    }
+    if (flag == "--impl") {
+      impl_files.push_back(value);
+    } else if (flag == "--case") {
+      options.only_case = value;
+    } else if (flag == "--timeout") {
+      const double s = positive_number("--timeout", value, 600, err);
+      if (s == 0) return 2;
+      options.limits.timeout_ms = static_cast<int>(s * 1000);
+    } else if (flag == "--memory") {
+      const double m = positive_number("--memory", value, 65536, err);
+      if (m < 16) {
+        if (m > 0) err << "ridge lab test: --memory '" << value << "' is not accepted; give at least 16 (MiB)\n";
+        return 2;
+      }
+      options.limits.data_bytes = static_cast<std::uint64_t>(m) << 20;
+    } else if (a == "--cases") {
+      built_cases = true;
     } else {
-      err << "ridge lab test: unexpected '" << args[i] << "'; accepted: --impl FILE.cc, -- GTEST_FLAGS\n";
+      err << "ridge lab test: unexpected '" << a << "'; accepted: " << accepted_flags << "\n";
       return 2;
     }
   }
+
+  std::string language;
+  for (const auto& f : impl_files) {
+    std::error_code ec;
+    if (!fs::is_regular_file(f, ec)) {
+      err << "ridge lab: --impl '" << f << "': no such file\n";
+      return 2;
+    }
+    const std::string ext = fs::path(f).extension().string();
+    const std::string lang = ext == ".cc" || ext == ".cpp" || ext == ".cxx" ? "C++" : ext == ".py" ? "Python" : ext == ".go" ? "Go" : "";
+    if (lang.empty()) {
+      err << "ridge lab: --impl '" << f << "': unsupported file type '" << ext
+          << "'; accepted: .cc, .cpp, .cxx (C++), .py (Python), .go (Go)\n";
+      return 2;
+    }
+    if (!language.empty() && lang != language) {
+      err << "ridge lab: --impl '" << f << "' is " << lang << " and an earlier --impl is " << language
+          << "; one language at a time\n";
+      return 2;
+    }
+    if (lang != "C++" && impl_files.size() > 1) {
+      err << "ridge lab: --impl '" << f << "': a " << lang << " implementation is one file; got " << impl_files.size()
+          << "\n";
+      return 2;
+    }
+    language = lang;
+  }
+  if ((built_cases || (!language.empty() && language != "C++")) && !has_cases(*b)) {
+    err << "ridge lab: '" << b->id << "' has no language-neutral cases yet (no lab/" << b->id
+        << "/cases.jsonl), so only --impl FILE.cc works for it; builds with cases: " << protocol_ids() << "\n";
+    return 2;
+  }
+  if (built_cases) {
+    if (!impl_files.empty()) {
+      err << "ridge lab test: --cases runs the built C++ reference; with --impl, the cases run against your file\n";
+      return 2;
+    }
+    const fs::path bin = built_binary(*b, "proto");
+    if (!fs::exists(bin)) return missing_binary(*b, "proto", bin, err);
+    return run_cases(std::string(b->id), cases_file(*b), bin, "the C++ reference (" + bin.filename().string() + ")",
+                     options, out, err);
+  }
   if (impl_files.empty()) return run_tests(*b, gtest_flags, out, err);
-  return test_impl(*b, impl_files, gtest_flags, out, err);
+  if (language == "C++") return test_impl(*b, impl_files, gtest_flags, options, out, err);
+  return run_cases(std::string(b->id), cases_file(*b), impl_files[0],
+                   impl_files[0] + (language == "Python" ? " (Python, /usr/bin/python3)" : " (Go, go build)"), options, out,
+                   err);
 }
 
 int command_measure(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
