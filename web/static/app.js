@@ -241,3 +241,24 @@
     apply();
   }
 })();
+
+// The home page's weekly-question form: with JavaScript it posts to /api/subscribe and says
+// what happened in place; without, it opens /subscribe, whose own form does the same.
+(function () {
+  "use strict";
+  document.querySelectorAll("form[data-subscribe]").forEach(function (form) {
+    var status = form.querySelector("[data-subscribe-status]");
+    form.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var email = form.querySelector('input[name="email"]').value;
+      fetch("/api/subscribe", { method: "POST", headers: { "Content-Type": "application/json" }, credentials: "same-origin",
+                                body: JSON.stringify({ email: email }) })
+        .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, body: j }; }); })
+        .then(function (res) {
+          status.className = res.ok ? "" : "error";
+          status.textContent = res.ok ? res.body.message : (res.body.errors || [{ message: "not subscribed" }])[0].message;
+        })
+        .catch(function () { status.className = "error"; status.textContent = "The server did not answer; try again."; });
+    });
+  });
+})();
