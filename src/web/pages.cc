@@ -266,7 +266,8 @@ std::string home_page(const Site& site, const Offer& offer) {
               "</span><span class=\"k\">sequences that fit</span></div>"
               "<div class=\"kpi\"><span class=\"v\" data-result=\"weights_bytes\">" + e(display(*d, "weights_bytes")) +
               "</span><span class=\"k\">weights</span></div></div>\n"
-              "<p data-conclusion>" + e(d->conclusion()) + "</p>\n<div id=\"fit-out\">" + calc::render_html(*d) + "</div>\n";
+              "<p data-conclusion>" + e(d->conclusion()) + "</p>\n<details class=\"derivation-more\"><summary>The worked chain, step by "
+              "step</summary><div id=\"fit-out\">" + calc::render_html(*d) + "</div></details>\n";
     }
     body += "</section>\n";
   }

@@ -4,7 +4,7 @@ export const pageKinds = [
   { name: "home", path: "/" },
   { name: "topic", path: "/topics/kernels" },
   // A long answer, revealed, so its contents column shows on wide screens.
-  { name: "question", path: "/q/flashattention-traffic", reveal: true },
+  { name: "question", path: "/q/fsdp-or-pipeline-across-nodes", reveal: true },
   { name: "concept", path: "/concepts/kv-cache" },
   { name: "course", path: "/courses/kernels" },
   { name: "company", path: "/companies/anthropic" },
@@ -34,5 +34,6 @@ export async function signUp(context, url, email) {
 export async function open(page, url, kind) {
   await page.goto(url + kind.path, { waitUntil: "networkidle" });
   if (kind.reveal) await page.evaluate(() => { for (const d of document.querySelectorAll("details.reveal")) d.open = true; });
-  await page.evaluate(() => document.fonts.ready);
+  // Fonts loaded, and one frame and one task later so the script's toggle handlers have run.
+  await page.evaluate(() => document.fonts.ready.then(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)))));
 }

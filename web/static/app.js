@@ -230,7 +230,7 @@
     filters.addEventListener("change", apply);
     filters.addEventListener("submit", function (ev) { ev.preventDefault(); apply(); });
     fetch("/api/reviews/due?all=1", { credentials: "same-origin" })
-      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (r) { return r.json().then(function (j) { return r.ok ? j : null; }); })  // read the body either way
       .then(function (j) {
         if (!j) return;
         (j.cards || j.due || []).forEach(function (c) {
@@ -261,4 +261,23 @@
         .catch(function () { status.className = "error"; status.textContent = "The server did not answer; try again."; });
     });
   });
+})();
+
+// A table or code block wider than the page scrolls inside itself; it takes keyboard focus
+// then, so it can be scrolled without a mouse (and shows the focus ring while it is).
+(function () {
+  "use strict";
+  function mark() {
+    document.querySelectorAll("table, pre").forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth + 1) {
+        if (!el.hasAttribute("tabindex")) { el.setAttribute("tabindex", "0"); el.setAttribute("data-scrolls", ""); }
+      } else if (el.hasAttribute("data-scrolls")) {
+        el.removeAttribute("tabindex");
+        el.removeAttribute("data-scrolls");
+      }
+    });
+  }
+  mark();
+  window.addEventListener("resize", mark);
+  document.addEventListener("toggle", mark, true);  // a <details> opened shows what it held
 })();
