@@ -173,10 +173,11 @@ std::string layout(const Site& site, const std::string& title, const std::string
 
 std::string home_page(const Site& site, const Offer& offer) {
   const auto& bank = site.bank;
-  size_t free = 0, must = 0;
+  size_t free = 0, must = 0, must_free = 0;
   for (const auto& q : bank.questions) {
     free += q.free ? 1 : 0;
     must += q.must_know ? 1 : 0;
+    must_free += q.must_know && q.free ? 1 : 0;
   }
   auto count = [](size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
   std::string body;
@@ -320,7 +321,7 @@ std::string home_page(const Site& site, const Offer& offer) {
 
   // The must-know set, grouped by topic (folded, so the page stays short; all in the HTML).
   body += "<section aria-labelledby=\"must-h\"><h2 id=\"must-h\">The must-know set</h2><p>" + std::to_string(must) +
-          " questions every loop in the field draws on, almost all of them free with the worked answer. Start here.</p>"
+          " questions every loop in the field draws on, " + std::to_string(must_free) + " of them free with the worked answer. Start here.</p>"
           "<div class=\"must\">\n";
   for (const auto& t : bank.topics) {
     std::string items;
@@ -351,7 +352,8 @@ std::string home_page(const Site& site, const Offer& offer) {
 
   // The price and what it unlocks; then the weekly question.
   body += "<section aria-labelledby=\"price-h\" class=\"split\"><div class=\"card\"><h2 id=\"price-h\">Free, and what paying adds</h2>"
-          "<ul class=\"checks\"><li>" + std::to_string(free) + " questions with their worked answers, the must-know set among them</li>"
+          "<ul class=\"checks\"><li>" + std::to_string(free) + " questions with their worked answers, " + std::to_string(must_free) +
+          " of the must-know set among them</li>"
           "<li>every calculator, the hardware tables and the company loops</li><li>drills, spaced review and the readiness check "
           "with a free account</li></ul><p>Paid access adds the other " + std::to_string(bank.questions.size() - free) +
           " worked answers: <strong id=\"home-price\">" + e(offer.price) + "</strong> for " + std::to_string(offer.months) +
