@@ -108,7 +108,8 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
     head += "Content-Length: " + std::to_string(body.size()) + "\r\n";
     pages_[std::move(path)] = {std::move(body), std::move(etag), std::move(head)};
   };
-  cache("/", home_page(site));
+  cache("/", home_page(site, Offer{options_.billing.price.display(), options_.billing.months}));
+  cache("/hardware", hardware_page(site));
   cache("/topics", topics_index(site));
   cache("/concepts", concepts_index(site));
   cache("/companies", companies_index(site));
@@ -141,7 +142,7 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
 void App::add_routes() {
   auto cached = [this](const Request& req, const Params&) { return page(req.path.size() > 1 && req.path.back() == '/' ? req.path.substr(0, req.path.size() - 1) : req.path); };
   for (const char* pattern : {"/", "/topics", "/concepts", "/companies", "/calc", "/topics/{id}", "/tracks/{id}",
-                              "/concepts/{id}", "/companies/{id}", "/easy", "/medium", "/hard", "/expert", "/courses"}) {
+                              "/concepts/{id}", "/companies/{id}", "/easy", "/medium", "/hard", "/expert", "/courses", "/hardware"}) {
     router_.add("GET", pattern, cached, Dispatch::kInline);
   }
   router_.add("GET", "/calc/{name}", [this](const Request& r, const Params& p) { return calc_page(r, p); });

@@ -67,6 +67,56 @@ TEST(App, HomeHasTheWidgetFormulasHardwareAndTopics) {
   EXPECT_TRUE(contains(std::string(r.view()), "must-know"));
 }
 
+// The landing page is built from the loaded bank and catalog, so every count and name on it
+// is checked against those, not against typed figures.
+TEST(App, HomeShowsTheTracksPriceSignUpAndTopicsFromTheBank) {
+  std::string home(get("/").view());
+  const auto& bank = app().bank();
+  EXPECT_TRUE(contains(home, "Which loop are you preparing for?"));
+  for (const auto& t : bank.tracks) {
+    EXPECT_TRUE(contains(home, "href=\"/tracks/" + t.id + "\"")) << t.id;
+    int total = 0, top = 0;
+    std::string top_topic;
+    for (const auto& [topic, w] : t.weights) {
+      total += w;
+      if (w > top) top = w, top_topic = topic;
+    }
+    // The heaviest topic's share, as the page rounds it.
+    std::string share = std::to_string(static_cast<int>(top * 100.0 / total + 0.5)) + "%";
+    EXPECT_TRUE(contains(home, share)) << t.id << " " << share;
+  }
+  // Every company placed on a track is named under it.
+  for (const auto& [id, c] : bank.companies) {
+    if (!c.tracks.empty()) {
+      EXPECT_TRUE(contains(home, "<a href=\"/companies/" + id + "\">" + c.name + "</a>")) << id;
+    }
+  }
+  for (const auto& [id, c] : bank.courses) EXPECT_TRUE(contains(home, "href=\"/courses/" + id + "\"")) << id;
+  for (const auto& t : bank.topics) {
+    EXPECT_TRUE(contains(home, t.description)) << t.id;
+    EXPECT_TRUE(contains(home, std::to_string(bank.by_topic(t.id).size()) + " question")) << t.id;
+  }
+  size_t free = std::count_if(bank.questions.begin(), bank.questions.end(), [](const bank::Question& q) { return q.free; });
+  EXPECT_TRUE(contains(home, "<strong>" + std::to_string(free) + "</strong> free"));
+  EXPECT_TRUE(contains(home, "id=\"home-price\">" + billing::BillingConfig{}.price.display() + "<"));
+  EXPECT_TRUE(contains(home, "data-subscribe"));
+  EXPECT_TRUE(contains(home, "href=\"/hardware\""));
+  EXPECT_TRUE(contains(home, "data-config-file-for=\"fit-config\""));  // the config.json upload stays
+}
+
+TEST(App, HardwarePageListsEveryChipWithItsSourceAndDate) {
+  Response r = get("/hardware");
+  ASSERT_EQ(r.status, 200);
+  std::string page(r.view());
+  for (const auto& a : calc::testing::real_catalog().hardware.all()) {
+    EXPECT_TRUE(contains(page, "id=\"hw-" + a.id + "\"")) << a.id;
+    EXPECT_TRUE(contains(page, a.as_of)) << a.id;
+    if (a.has_system()) {
+      EXPECT_TRUE(contains(page, calc::html_escape(a.system.name))) << a.id;
+    }
+  }
+}
+
 TEST(App, EverySecurityHeaderOnEveryResponse) {
   for (const char* target : {"/", "/nope", "/api/calc", "/healthz"}) {
     Response r = get(target);

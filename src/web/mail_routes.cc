@@ -200,7 +200,8 @@ Response App::subscribe_page(const Request& req) const {
                      (field_error.empty() ? "" : "<p class=\"error\" role=\"alert\" id=\"subscribe-error\">" + e(field_error) + "</p>") +
                      "<form method=\"post\" action=\"/subscribe\" class=\"calc\">" + hidden("pre", pre) +
                      "<div class=\"field\"><label for=\"email\">Email</label><input id=\"email\" name=\"email\" type=\"email\" "
-                     "autocomplete=\"email\" required></div><div class=\"field\"><button type=\"submit\">Subscribe</button></div></form>";
+                     "autocomplete=\"email\" required value=\"" + e(req.param("email").value_or("")) +
+                     "\"></div><div class=\"field\"><button type=\"submit\">Subscribe</button></div></form>";
   Response r;
   r.status = status;
   r.body = layout(site, "The weekly question", "One free question a week by mail", body);

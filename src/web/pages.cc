@@ -150,26 +150,92 @@ std::string layout(const Site& site, const std::string& title, const std::string
          "<link rel=\"icon\" type=\"image/svg+xml\" href=\"" + site.assets.url("favicon.svg") + "\">\n"
          "<script src=\"" + site.assets.url("app.js") + "\" defer></script>\n"
          "</head>\n<body>\n<a class=\"skip\" href=\"#main\">Skip to content</a>\n"
-         "<header class=\"site\"><div class=\"bar\"><a class=\"brand\" href=\"/\">ridge</a>\n"
-         "<nav class=\"main\" aria-label=\"Main\"><a href=\"/topics\">Topics</a><a href=\"/calc\">Calculators</a>"
-         "<a href=\"/courses\">Courses</a><a href=\"/concepts\">Concepts</a><a href=\"/companies\">Companies</a><a href=\"/drill\">Drill</a>"
+         "<header class=\"site\"><div class=\"bar\"><a class=\"brand\" href=\"/\">"
+         // The mark is a roofline: the bandwidth slope meeting the compute roof at the ridge.
+         "<svg viewBox=\"0 0 24 24\" aria-hidden=\"true\" focusable=\"false\"><path d=\"M2 21 L10 7 L22 7\" fill=\"none\" "
+         "stroke=\"currentColor\" stroke-width=\"2.5\" stroke-linecap=\"round\" stroke-linejoin=\"round\"/><circle cx=\"10\" cy=\"7\" "
+         "r=\"2.6\" fill=\"currentColor\"/></svg>ridge</a>\n"
+         "<nav class=\"main\" aria-label=\"Main\"><a href=\"/topics\">Topics</a><a href=\"/courses\">Courses</a>"
+         "<a href=\"/calc\">Calculators</a><a href=\"/concepts\">Concepts</a><a href=\"/companies\">Companies</a><a href=\"/drill\">Drill</a>"
          "<a href=\"/signin\" id=\"nav-account\">Sign in</a>"
-         "<form action=\"/search\" method=\"get\" role=\"search\"><label class=\"skip\" for=\"nav-q\">Search</label>"
-         "<input id=\"nav-q\" name=\"q\" type=\"search\" placeholder=\"Search questions\"><button type=\"submit\">Search</button></form>"
+         "<form action=\"/search\" method=\"get\" role=\"search\"><label class=\"vh\" for=\"nav-q\">Search</label>"
+         "<input id=\"nav-q\" name=\"q\" type=\"search\" placeholder=\"Search questions\"><button type=\"submit\">"
+         "<svg viewBox=\"0 0 24 24\" aria-hidden=\"true\" focusable=\"false\"><circle cx=\"10.5\" cy=\"10.5\" r=\"6.5\" fill=\"none\" "
+         "stroke=\"currentColor\" stroke-width=\"2.2\"/><path d=\"M15.5 15.5 L21 21\" stroke=\"currentColor\" stroke-width=\"2.2\" "
+         "stroke-linecap=\"round\"/></svg><span class=\"vh\">Search</span></button></form>"
          "</nav></div></header>\n<main id=\"main\">\n" +
          body +
-         "</main>\n<footer class=\"site\"><div class=\"bar\">ridge: interview preparation for AI infrastructure. "
-         "Every number on this site is computed by the engine or cited with its source. "
-         "<a href=\"/subscribe\">The weekly question by mail</a> · <a href=\"/pricing\">Pricing</a></div></footer>\n</body>\n</html>\n";
+         "</main>\n<footer class=\"site\"><div class=\"bar\"><p>ridge: interview preparation for AI infrastructure. "
+         "Every number on this site is computed by the engine or cited with its source.</p><nav aria-label=\"Site\">"
+         "<a href=\"/subscribe\">The weekly question by mail</a><a href=\"/pricing\">Pricing</a><a href=\"/hardware\">Hardware</a>"
+         "<a href=\"/diagrams\">Diagrams</a><a href=\"/easy\">By difficulty</a></nav></div></footer>\n</body>\n</html>\n";
 }
 
-std::string home_page(const Site& site) {
+std::string home_page(const Site& site, const Offer& offer) {
+  const auto& bank = site.bank;
+  size_t free = 0, must = 0, must_free = 0;
+  for (const auto& q : bank.questions) {
+    free += q.free ? 1 : 0;
+    must += q.must_know ? 1 : 0;
+    must_free += q.must_know && q.free ? 1 : 0;
+  }
+  auto count = [](size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
   std::string body;
-  body += "<section class=\"prose\"><h1>AI infrastructure interviews, with the numbers worked out</h1>"
-          "<p>ridge prepares engineers for kernel, distributed-training, inference-serving and GPU-fleet loops. "
-          "Every answer shows its chain: from a model's config.json to its KV cache, from a chip's FLOP/s and "
-          "bandwidth to its ridge point, from a failure rate to a checkpoint interval. The calculators below are "
-          "the same engine the answers use.</p></section>\n";
+  body += "<section class=\"hero\"><h1>AI infrastructure interviews, with the numbers worked out</h1>"
+          "<p class=\"lead\">Practice for the kernel, distributed-training, serving and GPU-fleet loops. Each answer carries its "
+          "whole chain, from a config.json to a KV cache, from a datasheet to a ridge point, from a failure rate to a checkpoint "
+          "interval, and the calculators on this page run the same engine.</p>"
+          "<ul class=\"facts\" aria-label=\"The bank in numbers\"><li><strong>" + std::to_string(bank.questions.size()) +
+          "</strong> questions</li><li><strong>" + std::to_string(free) + "</strong> free with their answers</li><li><strong>" +
+          std::to_string(bank.topics.size()) + "</strong> topics</li><li><strong>" + std::to_string(site.registry.all().size()) +
+          "</strong> calculators</li><li><strong>" + std::to_string(site.catalog.hardware.all().size()) +
+          "</strong> accelerators</li><li><strong>" + std::to_string(bank.companies.size()) + "</strong> company loops</li></ul>"
+          "<p class=\"actions\"><a class=\"button\" href=\"#must-h\">Start with the must-know set</a> "
+          "<a class=\"button secondary\" href=\"#tracks-h\">Pick your loop</a></p></section>\n";
+
+  // Which loop: each track with what its rounds weigh (the readiness check's weights, as
+  // shares) and the companies whose loops the bank places on it.
+  body += "<section aria-labelledby=\"tracks-h\"><h2 id=\"tracks-h\">Which loop are you preparing for?</h2><div class=\"grid tracks\">\n";
+  for (const auto& t : bank.tracks) {
+    std::vector<std::pair<int, std::string>> weights;
+    int total = 0;
+    for (const auto& [topic, w] : t.weights) {
+      weights.emplace_back(-w, topic);
+      total += w;
+    }
+    std::sort(weights.begin(), weights.end());
+    body += "<div class=\"card track\"><h3><a href=\"/tracks/" + e(t.id) + "\">" + e(t.name) + "</a></h3><p>" + e(t.description) +
+            "</p><p class=\"muted\">" + count(bank.by_track(t.id).size(), "question", "questions") + "</p>"
+            "<h4>What the rounds weigh</h4><ul class=\"weights\">";
+    for (const auto& [w, topic] : weights) {
+      int share = total > 0 ? static_cast<int>(-w * 100.0 / total + 0.5) : 0;
+      body += "<li><span class=\"w-name\"><a href=\"/topics/" + e(topic) + "\">" + e(topic_name(site, topic)) + "</a></span>"
+              "<svg class=\"w-bar\" viewBox=\"0 0 100 6\" preserveAspectRatio=\"none\" aria-hidden=\"true\" focusable=\"false\">"
+              "<rect class=\"w-track\" width=\"100\" height=\"6\" rx=\"3\"/><rect class=\"w-fill\" width=\"" + std::to_string(share) +
+              "\" height=\"6\" rx=\"3\"/></svg>"
+              "<span class=\"w-share\">" + std::to_string(share) + "%</span></li>";
+    }
+    body += "</ul>";
+    std::vector<const bank::Company*> runs;
+    for (const auto& [id, c] : bank.companies) {
+      if (std::find(c.tracks.begin(), c.tracks.end(), t.id) != c.tracks.end()) runs.push_back(&c);
+    }
+    if (!runs.empty()) {
+      body += "<h4>Companies that run it</h4><p class=\"companies-list\">";
+      for (size_t i = 0; i < runs.size(); ++i) {
+        body += (i ? ", " : "") + std::string("<a href=\"/companies/") + e(runs[i]->id) + "\">" + e(runs[i]->name) + "</a>";
+      }
+      body += "</p>";
+    }
+    for (const auto& [id, course] : bank.courses) {
+      if (course.track == t.id) {
+        body += "<p><a class=\"button secondary\" href=\"/courses/" + e(id) + "\">The course: " +
+                count(course.modules.size(), "module", "modules") + "</a></p>";
+      }
+    }
+    body += "</div>\n";
+  }
+  body += "</div></section>\n";
 
   // The live "will it fit?" widget.
   calc::Given fit_in = {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"gpus", "8"}, {"context", "32768"}};
@@ -201,7 +267,8 @@ std::string home_page(const Site& site) {
               "</span><span class=\"k\">sequences that fit</span></div>"
               "<div class=\"kpi\"><span class=\"v\" data-result=\"weights_bytes\">" + e(display(*d, "weights_bytes")) +
               "</span><span class=\"k\">weights</span></div></div>\n"
-              "<p data-conclusion>" + e(d->conclusion()) + "</p>\n<div id=\"fit-out\">" + calc::render_html(*d) + "</div>\n";
+              "<p data-conclusion>" + e(d->conclusion()) + "</p>\n<details class=\"derivation-more\"><summary>The worked chain, step by "
+              "step</summary><div id=\"fit-out\">" + calc::render_html(*d) + "</div></details>\n";
     }
     body += "</section>\n";
   }
@@ -249,26 +316,98 @@ std::string home_page(const Site& site) {
             (fp8 > 0 ? e(calc::format_quantity(fp8, calc::Unit::kFlopPerSecond)) : "none") + "</td><td>" +
             e(calc::format_significant(bf16 / a.memory_bandwidth, 3)) + "</td><td>" + e(a.as_of) + "</td></tr>\n";
   }
-  body += "</tbody></table></section>\n";
+  body += "</tbody></table><p><a href=\"/hardware\">The full spec table</a>: every dtype's peak, the scale-up link, power, "
+          "the vendor's system and each figure's source.</p></section>\n";
 
-  // Topics, tracks, must-know, companies.
-  body += "<section aria-labelledby=\"topics-h\"><h2 id=\"topics-h\">Topics</h2><div class=\"grid\">\n";
-  for (const auto& t : site.bank.topics) {
+  // The must-know set, grouped by topic (folded, so the page stays short; all in the HTML).
+  body += "<section aria-labelledby=\"must-h\"><h2 id=\"must-h\">The must-know set</h2><p>" + std::to_string(must) +
+          " questions every loop in the field draws on, " + std::to_string(must_free) + " of them free with the worked answer. Start here.</p>"
+          "<div class=\"must\">\n";
+  for (const auto& t : bank.topics) {
+    std::string items;
+    size_t n = 0, n_free = 0;
+    for (size_t i : bank.by_topic(t.id)) {
+      const auto& q = bank.questions[i];
+      if (!q.must_know) continue;
+      ++n;
+      n_free += q.free ? 1 : 0;
+      items += "<li>" + question_link(q) + "</li>";
+    }
+    if (n == 0) continue;
+    body += "<details><summary>" + e(t.name) + " <span class=\"muted\">" + std::to_string(n) +
+            (n_free == n ? " free" : ", " + std::to_string(n_free) + " free") + "</span></summary><ol class=\"questions\">" + items +
+            "</ol></details>\n";
+  }
+  body += "</div></section>\n";
+
+  body += "<section aria-labelledby=\"topics-h\"><h2 id=\"topics-h\">" + std::to_string(bank.topics.size()) +
+          " topics</h2><div class=\"grid\">\n";
+  for (const auto& t : bank.topics) {
     body += "<div class=\"card\"><h3><a href=\"/topics/" + e(t.id) + "\">" + e(t.name) + "</a></h3><p class=\"muted\">" +
-            std::to_string(site.bank.by_topic(t.id).size()) + " questions</p><p>" + e(t.description) + "</p></div>\n";
+            count(bank.by_topic(t.id).size(), "question", "questions") + "</p><p>" + e(t.description) + "</p></div>\n";
   }
-  body += "</div></section>\n<section aria-labelledby=\"tracks-h\"><h2 id=\"tracks-h\">Four tracks</h2><div class=\"grid\">\n";
-  for (const auto& t : site.bank.tracks) {
-    body += "<div class=\"card\"><h3><a href=\"/tracks/" + e(t.id) + "\">" + e(t.name) + "</a></h3><p>" + e(t.description) + "</p></div>\n";
-  }
-  body += "</div></section>\n<section aria-labelledby=\"must-h\"><h2 id=\"must-h\">The must-know set</h2><ol class=\"questions\">\n";
-  for (const auto& q : site.bank.questions) {
-    if (q.must_know) body += "<li>" + question_link(q) + " <span class=\"muted\">" + e(topic_name(site, q.topic)) + "</span></li>\n";
-  }
-  body += "</ol></section>\n<section aria-labelledby=\"co-h\"><h2 id=\"co-h\">" + std::to_string(site.bank.companies.size()) +
+  body += "</div></section>\n<section aria-labelledby=\"co-h\"><h2 id=\"co-h\">" + std::to_string(bank.companies.size()) +
           " company loops</h2><p class=\"muted\">Each loop only as publicly reported, with its sources and a confidence level.</p>" +
           company_table(site) + "</section>\n";
+
+  // The price and what it unlocks; then the weekly question.
+  body += "<section aria-labelledby=\"price-h\" class=\"split\"><div class=\"card\"><h2 id=\"price-h\">Free, and what paying adds</h2>"
+          "<ul class=\"checks\"><li>" + std::to_string(free) + " questions with their worked answers, " + std::to_string(must_free) +
+          " of the must-know set among them</li>"
+          "<li>every calculator, the hardware tables and the company loops</li><li>drills, spaced review and the readiness check "
+          "with a free account</li></ul><p>Paid access adds the other " + std::to_string(bank.questions.size() - free) +
+          " worked answers: <strong id=\"home-price\">" + e(offer.price) + "</strong> for " + std::to_string(offer.months) +
+          " months, paid once, no subscription.</p><p><a class=\"button\" href=\"/pricing\">See pricing</a></p></div>"
+          "<div class=\"card\"><h2 id=\"weekly-h\">The weekly question</h2><p>One free question by mail each week, its TL;DR and "
+          "a link to the worked answer. No account needed; every mail has a one-click unsubscribe.</p>"
+          "<form class=\"subscribe\" action=\"/subscribe\" method=\"get\" data-subscribe aria-labelledby=\"weekly-h\">"
+          "<label for=\"weekly-email\">Email</label><span class=\"inline\"><input id=\"weekly-email\" name=\"email\" type=\"email\" "
+          "autocomplete=\"email\" required><button type=\"submit\">Subscribe</button></span>"
+          "<p role=\"status\" data-subscribe-status></p></form></div></section>\n";
   return layout(site, "Interview preparation for AI infrastructure", "Questions with worked numbers, calculators and the hardware catalog", body);
+}
+
+std::string hardware_page(const Site& site) {
+  const auto& chips = site.catalog.hardware.all();
+  std::vector<calc::Dtype> dtypes;
+  for (calc::Dtype d : calc::kAllDtypes) {
+    if (std::any_of(chips.begin(), chips.end(), [&](const calc::Accelerator& a) { return a.supports(d); })) dtypes.push_back(d);
+  }
+  auto q = [](double v, calc::Unit u) { return v > 0 ? e(calc::format_quantity(v, u)) : std::string("<span class=\"muted\">not published</span>"); };
+  std::string body = "<p class=\"muted\"><a href=\"/\">Home</a></p><h1>The hardware catalog</h1><p class=\"prose\">Every accelerator the "
+                     "engine knows, as its vendor states it, with the source and the date each figure was read. Peaks are dense "
+                     "(no structured sparsity); a dtype the chip lacks shows as a dash. The calculators read these same figures.</p>"
+                     "<table class=\"specs\" tabindex=\"0\" aria-label=\"Accelerator specifications\"><thead><tr><th scope=\"col\">Accelerator</th><th scope=\"col\">Vendor</th>"
+                     "<th scope=\"col\">Generation</th><th scope=\"col\">Memory</th><th scope=\"col\">Bandwidth</th><th scope=\"col\">Scale-up</th><th scope=\"col\">Power</th>";
+  for (calc::Dtype d : dtypes) body += "<th scope=\"col\">" + e(std::string(calc::dtype_name(d))) + "</th>";
+  body += "<th scope=\"col\">Source</th><th scope=\"col\">As of</th></tr></thead><tbody>\n";
+  for (const auto& a : chips) {
+    body += "<tr id=\"hw-" + e(a.id) + "\"><th scope=\"row\"><a href=\"/calc/chip?gpu=" + e(a.id) + "\">" + e(a.name) + "</a></th><td>" +
+            e(a.vendor) + "</td><td>" + e(a.generation) + "</td><td>" + q(a.memory_bytes, calc::Unit::kBytes) + " " + e(a.memory_type) +
+            "</td><td>" + q(a.memory_bandwidth, calc::Unit::kBytesPerSecond) + "</td><td>" + e(a.scale_up) + " " +
+            q(a.scale_up_bandwidth, calc::Unit::kBytesPerSecond) + "</td><td>" + q(a.power_watts, calc::Unit::kWatts) + "</td>";
+    for (calc::Dtype d : dtypes) {
+      body += "<td>" + (a.supports(d) ? e(calc::format_quantity(a.peak(d), calc::Unit::kFlopPerSecond)) : std::string("&ndash;")) + "</td>";
+    }
+    body += "<td>" + (a.source_url.empty() ? e(a.source) : "<a href=\"" + e(a.source_url) + "\" rel=\"nofollow noopener\">" + e(a.source) + "</a>") +
+            "</td><td>" + e(a.as_of) + "</td></tr>\n";
+  }
+  body += "</tbody></table>\n<h2>Systems</h2><p class=\"prose\">The vendor's integrated system for each chip, where the catalog lists "
+          "one: what a rack or a node draws and how much scale-out network each accelerator gets.</p>"
+          "<table class=\"specs\" tabindex=\"0\" aria-label=\"Systems\"><thead><tr><th scope=\"col\">System</th><th scope=\"col\">Accelerators</th>"
+          "<th scope=\"col\">Power</th><th scope=\"col\">Power per accelerator</th><th scope=\"col\">Scale-out per accelerator</th>"
+          "<th scope=\"col\">Source</th><th scope=\"col\">As of</th></tr></thead><tbody>\n";
+  for (const auto& a : chips) {
+    if (!a.has_system()) continue;
+    const auto& s = a.system;
+    body += "<tr><th scope=\"row\">" + e(s.name) + "</th><td>" + e(calc::format_significant(s.gpus, 3)) + " × " + e(a.name) + "</td><td>" +
+            q(s.power_watts, calc::Unit::kWatts) + "</td><td>" + q(s.power_per_gpu(), calc::Unit::kWatts) + "</td><td>" +
+            q(s.scale_out_bandwidth(), calc::Unit::kBytesPerSecond) + "</td><td>" +
+            (s.source_url.empty() ? e(s.source) : "<a href=\"" + e(s.source_url) + "\" rel=\"nofollow noopener\">" + e(s.source) + "</a>") +
+            "</td><td>" + e(s.as_of) + "</td></tr>\n";
+  }
+  body += "</tbody></table>\n";
+  return layout(site, "Hardware", "Accelerator specifications with sources and dates", body);
 }
 
 std::string topic_page(const Site& site, const bank::Topic& topic) {
@@ -550,7 +689,10 @@ std::string enhance_answer(const std::string& html) {
     out += html[i];
     ++i;
   }
-  if (headings >= 4) out = "<nav class=\"toc\" aria-label=\"Contents of the answer\"><h2>Contents</h2><ol>" + toc + "</ol></nav>" + out;
+  if (headings >= 4) {
+    out = "<div class=\"with-toc\"><nav class=\"toc\" aria-label=\"Contents of the answer\"><h2>Contents</h2><ol>" + toc +
+          "</ol></nav><div class=\"answer-main\">" + out + "</div></div>";
+  }
   return out;
 }
 

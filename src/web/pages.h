@@ -23,7 +23,14 @@ struct Site {
 std::string layout(const Site& site, const std::string& title, const std::string& description,
                    const std::string& body);
 
-std::string home_page(const Site& site);
+// What the home page says about paying (from the billing configuration).
+struct Offer {
+  std::string price;  // "$39"
+  int months = 6;
+};
+std::string home_page(const Site& site, const Offer& offer);
+// The full accelerator and system spec tables, every figure with its source and date.
+std::string hardware_page(const Site& site);
 std::string topic_page(const Site& site, const bank::Topic& topic);
 std::string track_page(const Site& site, const bank::Track& track);
 std::string difficulty_page(const Site& site, bank::Difficulty d);

@@ -230,7 +230,7 @@
     filters.addEventListener("change", apply);
     filters.addEventListener("submit", function (ev) { ev.preventDefault(); apply(); });
     fetch("/api/reviews/due?all=1", { credentials: "same-origin" })
-      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (r) { return r.json().then(function (j) { return r.ok ? j : null; }); })  // read the body either way
       .then(function (j) {
         if (!j) return;
         (j.cards || j.due || []).forEach(function (c) {
@@ -240,4 +240,44 @@
       .catch(function () {});
     apply();
   }
+})();
+
+// The home page's weekly-question form: with JavaScript it posts to /api/subscribe and says
+// what happened in place; without, it opens /subscribe, whose own form does the same.
+(function () {
+  "use strict";
+  document.querySelectorAll("form[data-subscribe]").forEach(function (form) {
+    var status = form.querySelector("[data-subscribe-status]");
+    form.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var email = form.querySelector('input[name="email"]').value;
+      fetch("/api/subscribe", { method: "POST", headers: { "Content-Type": "application/json" }, credentials: "same-origin",
+                                body: JSON.stringify({ email: email }) })
+        .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, body: j }; }); })
+        .then(function (res) {
+          status.className = res.ok ? "" : "error";
+          status.textContent = res.ok ? res.body.message : (res.body.errors || [{ message: "not subscribed" }])[0].message;
+        })
+        .catch(function () { status.className = "error"; status.textContent = "The server did not answer; try again."; });
+    });
+  });
+})();
+
+// A table or code block wider than the page scrolls inside itself; it takes keyboard focus
+// then, so it can be scrolled without a mouse (and shows the focus ring while it is).
+(function () {
+  "use strict";
+  function mark() {
+    document.querySelectorAll("table, pre").forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth + 1) {
+        if (!el.hasAttribute("tabindex")) { el.setAttribute("tabindex", "0"); el.setAttribute("data-scrolls", ""); }
+      } else if (el.hasAttribute("data-scrolls")) {
+        el.removeAttribute("tabindex");
+        el.removeAttribute("data-scrolls");
+      }
+    });
+  }
+  mark();
+  window.addEventListener("resize", mark);
+  document.addEventListener("toggle", mark, true);  // a <details> opened shows what it held
 })();
