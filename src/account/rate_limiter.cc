@@ -65,7 +65,7 @@ StoreRateLimiter::Answer StoreRateLimiter::take(const std::string& key) {
   int64_t now = clock_.now();
   // Now and then, drop the buckets that are full again (the table stays the size of the
   // last few minutes' failures); its failure is harmless.
-  if (++takes_ % 1024 == 0) store_.prune_buckets(now);
+  if (++takes_ % 1024 == 0) (void)store_.prune_buckets(now);
   auto left = store_.take_token(key, capacity_, per_second_, now);
   if (!left.ok()) return Answer::kUnavailable;
   return left->has_value() ? Answer::kAllowed : Answer::kLimited;
