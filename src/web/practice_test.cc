@@ -86,7 +86,7 @@ class Practice : public ::testing::Test {
     std::string out;
     auto batch = store_->claim_mail(clock_.now(), 60, 100);
     for (const auto& m : *batch) {
-      store_->mail_sent(m.id, clock_.now());
+      EXPECT_TRUE(store_->mail_sent(m.id, clock_.now()).ok());
       if (m.recipient != to) continue;
       const std::string marker = "Content-Transfer-Encoding: base64\r\n\r\n";
       for (size_t at = m.message.find(marker); at != std::string::npos; at = m.message.find(marker, at + 1)) {
