@@ -338,7 +338,7 @@ const Template kTemplates[] = {
 
 std::string unit_hint(calc::Unit u) {
   switch (u) {
-    case calc::Unit::kBytes: return "bytes: a number, or with kB, MB, GB, GiB";
+    case calc::Unit::kBytes: return "bytes: a number (10.7e9) or with kB, MB, GB (powers of 10) or KiB, MiB, GiB (powers of 2, converted)";
     case calc::Unit::kSeconds: return "seconds: a number, or with ms, s, min, h";
     case calc::Unit::kDays: return "days";
     case calc::Unit::kUsd: return "US dollars";

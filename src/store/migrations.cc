@@ -2,6 +2,8 @@
 
 namespace ridge::store {
 
+// Number 3 is reserved for the rate limiter's buckets (another branch). The runner applies
+// every version a database has not recorded, so 4 applies whether or not 3 exists yet.
 const std::vector<Migration>& sqlite_migrations() {
   static const std::vector<Migration> m = {
       {1, R"sql(
@@ -122,6 +124,9 @@ CREATE TABLE account_tokens (
   used_at INTEGER NOT NULL DEFAULT 0,
   created_at INTEGER NOT NULL
 );
+)sql"},
+      {4, R"sql(
+ALTER TABLE users ADD COLUMN new_per_day INTEGER NOT NULL DEFAULT 20;
 )sql"},
   };
   return m;
@@ -246,6 +251,9 @@ CREATE TABLE account_tokens (
   used_at BIGINT NOT NULL DEFAULT 0,
   created_at BIGINT NOT NULL
 );
+)sql"},
+      {4, R"sql(
+ALTER TABLE users ADD COLUMN new_per_day INTEGER NOT NULL DEFAULT 20;
 )sql"},
   };
   return m;
