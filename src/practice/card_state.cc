@@ -27,9 +27,9 @@ int64_t utc_day_start(int64_t now) {
   return day * 86400;
 }
 
-int new_cards_today(const std::vector<store::ReviewLog>& log, int64_t now) {
+int new_cards_today(const std::vector<store::ReviewLog>& reviews, int64_t now) {
   std::map<std::string, int64_t> first;
-  for (const auto& r : log) {
+  for (const auto& r : reviews) {
     auto [it, fresh] = first.emplace(r.slug, r.reviewed_at);
     if (!fresh) it->second = std::min(it->second, r.reviewed_at);
   }

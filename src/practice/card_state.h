@@ -26,7 +26,7 @@ CardState card_state(const store::Card* card, int64_t now);
 int64_t utc_day_start(int64_t now);
 
 // How many questions had their first review today (UTC), from the review log.
-int new_cards_today(const std::vector<store::ReviewLog>& log, int64_t now);
+int new_cards_today(const std::vector<store::ReviewLog>& reviews, int64_t now);
 
 // Up to `limit - introduced` of `candidates` (in order) that have no card: what the review
 // page offers as new today.

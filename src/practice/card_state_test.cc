@@ -32,7 +32,7 @@ TEST(CardState, DaysStartAtMidnightUtc) {
 }
 
 TEST(CardState, NewCardsTodayCountsFirstReviewsSinceMidnight) {
-  std::vector<store::ReviewLog> log = {
+  std::vector<store::ReviewLog> history = {
       {"old", 3, kNoon - 2 * kDay},  // first seen two days ago
       {"old", 3, kNoon - 100},       // reviewed again today: not new today
       {"fresh", 1, kNoon - 3000},    // first seen today, then its learning steps
@@ -41,10 +41,10 @@ TEST(CardState, NewCardsTodayCountsFirstReviewsSinceMidnight) {
       {"also", 4, 20000 * kDay},     // at midnight exactly: today
       {"yesterday", 3, 20000 * kDay - 1},
   };
-  EXPECT_EQ(new_cards_today(log, kNoon), 2);
+  EXPECT_EQ(new_cards_today(history, kNoon), 2);
   EXPECT_EQ(new_cards_today({}, kNoon), 0);
   // The next day nothing of this log is new.
-  EXPECT_EQ(new_cards_today(log, kNoon + kDay), 0);
+  EXPECT_EQ(new_cards_today(history, kNoon + kDay), 0);
 }
 
 TEST(CardState, NewForTodayStopsAtTheLimitAndSkipsSeenQuestions) {

@@ -26,6 +26,18 @@ std::string e(std::string_view s) { return calc::html_escape(s); }
 
 std::string csrf_field(const std::string& token) { return "<input type=\"hidden\" name=\"csrf\" value=\"" + e(token) + "\">"; }
 
+// The review page's four grade buttons for one question (keys 1 to 4).
+std::string grade_form(const std::string& csrf, const std::string& slug) {
+  std::string out = "<form method=\"post\" action=\"/review\" class=\"grades\">" + csrf_field(csrf) +
+                    "<input type=\"hidden\" name=\"slug\" value=\"" + e(slug) + "\">";
+  const char* names[] = {"Again", "Hard", "Good", "Easy"};
+  for (int g = 1; g <= 4; ++g) {
+    out += "<button type=\"submit\" name=\"grade\" value=\"" + std::to_string(g) + "\" data-key=\"" + std::to_string(g) + "\">" +
+           std::to_string(g) + " " + names[g - 1] + "</button> ";
+  }
+  return out + "</form>";
+}
+
 std::string value_of(const std::vector<std::pair<std::string, std::string>>& form, const std::string& key) {
   for (const auto& [k, v] : form) {
     if (k == key) return v;
@@ -102,22 +114,15 @@ Response App::review_page(const Request& req) const {
       body += "<section class=\"card review-item\" data-slug=\"" + e(q->slug) + "\"><h2><a href=\"/q/" + e(q->slug) + "\">" +
               e(q->title) + "</a></h2><details class=\"reveal\"><summary>Reveal the answer (space)</summary><p class=\"tldr\">" +
               e(q->tldr) + "</p><p><a href=\"/q/" + e(q->slug) + "\">The worked answer</a></p></details>"
-              "<form method=\"post\" action=\"/review\" class=\"grades\">" + csrf_field(v.csrf) +
-              "<input type=\"hidden\" name=\"slug\" value=\"" + e(q->slug) + "\">";
-      const char* names[] = {"Again", "Hard", "Good", "Easy"};
-      for (int g = 1; g <= 4; ++g) {
-        body += "<button type=\"submit\" name=\"grade\" value=\"" + std::to_string(g) + "\" data-key=\"" + std::to_string(g) +
-                "\">" + std::to_string(g) + " " + names[g - 1] + "</button> ";
-      }
-      body += "</form></section>\n";
+              grade_form(v.csrf, q->slug) + "</section>\n";
     }
   }
   // New questions for today, up to the daily limit from settings: the must-know ones first,
   // then the bank's order, among those the account can read.
   if (cards.ok()) {
-    auto log = options_.store->reviews(v.user_id);
+    auto history = options_.store->reviews(v.user_id);
     auto until = access_until(v.user_id);
-    if (!log.ok() || !until) return store_unavailable(req, log.ok() ? "entitlement lookup failed" : log.error().message);
+    if (!history.ok() || !until) return store_unavailable(req, history.ok() ? "entitlement lookup failed" : history.error().message);
     bool paid = *until > now();
     std::vector<std::string> candidates;
     for (bool must : {true, false}) {
@@ -125,7 +130,7 @@ Response App::review_page(const Request& req) const {
         if (q.must_know == must && (q.free || paid)) candidates.push_back(q.slug);
       }
     }
-    int introduced = practice::new_cards_today(*log, now());
+    int introduced = practice::new_cards_today(*history, now());
     auto fresh = practice::new_for_today(candidates, *cards, v.new_per_day, introduced);
     std::string items;
     for (const auto& slug : fresh) {
@@ -134,14 +139,7 @@ Response App::review_page(const Request& req) const {
                e(q->title) + "</a> <span class=\"tag\">new</span></h3><p class=\"muted\">" + e(q->summary) +
                "</p><details class=\"reveal\"><summary>Reveal the answer</summary><p class=\"tldr\">" + e(q->tldr) +
                "</p><p><a href=\"/q/" + e(q->slug) + "\">The worked answer</a></p></details>"
-               "<form method=\"post\" action=\"/review\" class=\"grades\">" + csrf_field(v.csrf) +
-               "<input type=\"hidden\" name=\"slug\" value=\"" + e(q->slug) + "\">";
-      const char* names[] = {"Again", "Hard", "Good", "Easy"};
-      for (int g = 1; g <= 4; ++g) {
-        items += "<button type=\"submit\" name=\"grade\" value=\"" + std::to_string(g) + "\" data-key=\"" + std::to_string(g) + "\">" +
-                 std::to_string(g) + " " + names[g - 1] + "</button> ";
-      }
-      items += "</form></section>\n";
+               grade_form(v.csrf, q->slug) + "</section>\n";
     }
     int left = std::max(0, v.new_per_day - introduced);
     new_section = "<h2>New today</h2><p class=\"muted\" id=\"new-today\">" + std::to_string(introduced) + " of " +

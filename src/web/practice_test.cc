@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include "account/clock.h"
@@ -730,7 +731,7 @@ class Issue20 : public Practice {
 
 TEST_F(Issue20, TheNavIsRenderedFromTheSession) {
   Client a = signup("nav@example.com");
-  for (const std::string path : {"/", "/topics/kernels", "/q/" + first_free().slug, "/dashboard", "/drill"}) {
+  for (const std::string& path : std::vector<std::string>{"/", "/topics/kernels", "/q/" + first_free().slug, "/dashboard", "/drill"}) {
     Response mine = call("GET", path, "", &a);
     ASSERT_EQ(mine.status, 200) << path;
     EXPECT_NE(mine.view().find(kNavSignedIn), std::string::npos) << path;
