@@ -406,7 +406,8 @@ Graded grade_drill(const Drill& drill, const std::string& answer, double toleran
   }
   auto parsed = calc::parse_number(spec, text);
   if (!parsed) {
-    g.message = parsed.errors()[0].message + "; " + drill.unit_hint;
+    const calc::FieldError& why = parsed.errors()[0];
+    g.message = why.message + "; accepted: " + (drill.unit_hint.empty() ? why.accepted : drill.unit_hint);
     return g;
   }
   g.given = *parsed;

@@ -113,7 +113,7 @@ Response App::review_page(const Request& req) const {
       ++due;
       body += "<section class=\"card review-item\" data-slug=\"" + e(q->slug) + "\"><h2><a href=\"/q/" + e(q->slug) + "\">" +
               e(q->title) + "</a></h2><details class=\"reveal\"><summary>Reveal the answer (space)</summary><p class=\"tldr\">" +
-              e(q->tldr) + "</p><p><a href=\"/q/" + e(q->slug) + "\">The worked answer</a></p></details>"
+              e(q->tldr) + "</p><p><a href=\"/q/" + e(q->slug) + "\">The worked answer</a></p></details>" +
               grade_form(v.csrf, q->slug) + "</section>\n";
     }
   }
@@ -138,7 +138,7 @@ Response App::review_page(const Request& req) const {
       items += "<section class=\"card review-item new-item\" data-slug=\"" + e(q->slug) + "\"><h3><a href=\"/q/" + e(q->slug) + "\">" +
                e(q->title) + "</a> <span class=\"tag\">new</span></h3><p class=\"muted\">" + e(q->summary) +
                "</p><details class=\"reveal\"><summary>Reveal the answer</summary><p class=\"tldr\">" + e(q->tldr) +
-               "</p><p><a href=\"/q/" + e(q->slug) + "\">The worked answer</a></p></details>"
+               "</p><p><a href=\"/q/" + e(q->slug) + "\">The worked answer</a></p></details>" +
                grade_form(v.csrf, q->slug) + "</section>\n";
     }
     int left = std::max(0, v.new_per_day - introduced);
