@@ -235,7 +235,7 @@ std::vector<SearchHit> SearchIndex::search_page(const std::string& query, const 
       "SELECT kind, id, title, snippet(docs, 6, char(1), char(2), ' … ', 16), topic, difficulty, "
       "snippet(docs, 5, char(1), char(2), ' … ', 24) FROM docs "
       "WHERE docs MATCH ?1 AND (?2 = '' OR topic = ?2) AND (?3 = '' OR difficulty = ?3) "
-      "ORDER BY bm25(docs, 0, 0, 0, 0, 10.0, 4.0, 1.0) LIMIT ?4 OFFSET ?5";
+      "ORDER BY (kind = 'concept' AND id = ?6) DESC, bm25(docs, 0, 0, 0, 0, 10.0, 4.0, 1.0), id LIMIT ?4 OFFSET ?5";
   if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) != SQLITE_OK) {
     sqlite3_progress_handler(db, 0, nullptr, nullptr);
     release(db);
@@ -246,6 +246,18 @@ std::vector<SearchHit> SearchIndex::search_page(const std::string& query, const 
   sqlite3_bind_text(stmt, 3, difficulty.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_int(stmt, 4, limit);
   sqlite3_bind_int(stmt, 5, offset);
+  // The concept the query names ("kv cache", "MIG": /concepts/kv-cache, /concepts/mig) comes
+  // first: the page that defines a term is what a search for the term wants.
+  std::string slug;
+  for (unsigned char c : query) {
+    if (std::isalnum(c)) {
+      slug += static_cast<char>(std::tolower(c));
+    } else if (!slug.empty() && slug.back() != '-') {
+      slug += '-';
+    }
+  }
+  while (!slug.empty() && slug.back() == '-') slug.pop_back();
+  sqlite3_bind_text(stmt, 6, slug.c_str(), -1, SQLITE_TRANSIENT);
   while (sqlite3_step(stmt) == SQLITE_ROW) {
     auto col = [&](int i) {
       const unsigned char* t = sqlite3_column_text(stmt, i);
