@@ -324,13 +324,12 @@ test("signed out, the list has no state filter and every question counts as show
   await page.close();
 });
 
-// The fixed queries: for each, the pages a reader would take as the right first answer.
-// NCCL_ALGO: the page on NCCL's algorithms, or the free answer that shows what forcing it
-// does to a bus-bandwidth number (the paid algorithms answer is found by title only).
+// The fixed queries: for each, the pages a reader would take as the right first answer (the
+// page that defines the term, or the answer about exactly it).
 const kFixedQueries = [
-  ["NCCL_ALGO", ["/q/nccl-algorithms-ring-tree-nvls", "/concepts/nccl", "/q/allreduce-bus-bandwidth"]],
+  ["NCCL_ALGO", ["/concepts/nccl", "/q/nccl-algorithms-ring-tree-nvls"]],
   ["zero-3", ["/concepts/zero-fsdp", "/q/zero-stage-per-model-size-on-one-node"]],
-  ["MIG", ["/concepts/mig", "/q/two-models-on-one-gpu-mps-or-mig", "/q/mig-slice-bandwidth-arithmetic"]],
+  ["MIG", ["/concepts/mig"]],
   ["kv cache", ["/concepts/kv-cache"]],
 ];
 
