@@ -702,7 +702,7 @@ TEST_F(Practice, SubscribeAnswersAlikeAndLinksAreSigned) {
 namespace ridge::web {
 namespace {
 
-class Issue20 : public Practice {
+class PracticeIssue20 : public Practice {
  protected:
   const bank::Question& first_free() {
     for (const auto& q : app_->bank().questions) {
@@ -729,7 +729,7 @@ class Issue20 : public Practice {
   }
 };
 
-TEST_F(Issue20, TheNavIsRenderedFromTheSession) {
+TEST_F(PracticeIssue20, TheNavIsRenderedFromTheSession) {
   Client a = signup("nav@example.com");
   for (const std::string& path : std::vector<std::string>{"/", "/topics/kernels", "/q/" + first_free().slug, "/dashboard", "/drill"}) {
     Response mine = call("GET", path, "", &a);
@@ -747,7 +747,7 @@ TEST_F(Issue20, TheNavIsRenderedFromTheSession) {
   EXPECT_NE(call("GET", "/", "", &stale).view().find(kNavSignedOut), std::string::npos);
 }
 
-TEST_F(Issue20, ListsGetEachQuestionsStateAndBookmark) {
+TEST_F(PracticeIssue20, ListsGetEachQuestionsStateAndBookmark) {
   EXPECT_EQ(call("GET", "/api/reviews/due?all=1").status, 401);
   Client a = signup("states@example.com");
   const std::string slug = first_free().slug;
@@ -784,7 +784,7 @@ TEST_F(Issue20, ListsGetEachQuestionsStateAndBookmark) {
   EXPECT_NE(call("GET", "/concepts/kv-cache").view().find("data-filter-list"), std::string::npos);
 }
 
-TEST_F(Issue20, ANewCardComesBackAfterItsLearningStep) {
+TEST_F(PracticeIssue20, ANewCardComesBackAfterItsLearningStep) {
   Client a = signup("steps@example.com");
   const std::string slug = first_free().slug;
   json r = review(a, slug, 3);
@@ -800,7 +800,7 @@ TEST_F(Issue20, ANewCardComesBackAfterItsLearningStep) {
   EXPECT_NE(page.view().find("class=\"card review-item\" data-slug=\"" + slug + "\""), std::string::npos);
 }
 
-TEST_F(Issue20, TheDailyNewCardLimitIsASettingAndCountsFromMidnightUtc) {
+TEST_F(PracticeIssue20, TheDailyNewCardLimitIsASettingAndCountsFromMidnightUtc) {
   Client a = signup("limit@example.com");
   std::string page(call("GET", "/review", "", &a).view());
   EXPECT_EQ(count(page, "review-item new-item"), 20u);  // the default
@@ -836,7 +836,7 @@ TEST_F(Issue20, TheDailyNewCardLimitIsASettingAndCountsFromMidnightUtc) {
   EXPECT_EQ(count(page, "review-item new-item"), 2u);
 }
 
-TEST_F(Issue20, TheDrillPageHasATopicPicker) {
+TEST_F(PracticeIssue20, TheDrillPageHasATopicPicker) {
   std::string page(call("GET", "/drill?topic=kernels").view());
   EXPECT_NE(page.find("<select id=\"drill-topic\" name=\"topic\">"), std::string::npos);
   EXPECT_NE(page.find("<option value=\"kernels\" selected>"), std::string::npos);
@@ -845,7 +845,7 @@ TEST_F(Issue20, TheDrillPageHasATopicPicker) {
   EXPECT_NE(page.find("id=\"drill-topic-name\">" + app_->bank().find_topic("kernels")->name + "<"), std::string::npos);
 }
 
-TEST_F(Issue20, TheSearchApiSuggestsAndNamesBadInput) {
+TEST_F(PracticeIssue20, TheSearchApiSuggestsAndNamesBadInput) {
   json r = json::parse(call("GET", "/api/search?q=kv+cache&limit=5").body);
   EXPECT_EQ(r["results"].size(), 5u);
   EXPECT_GT(r["total"].get<int>(), 5);
@@ -856,6 +856,10 @@ TEST_F(Issue20, TheSearchApiSuggestsAndNamesBadInput) {
   EXPECT_NE(bad.body.find("1 to 20"), std::string::npos);
   EXPECT_EQ(call("GET", "/api/search?q=x&page=2").status, 400);
   EXPECT_TRUE(json::parse(call("GET", "/api/search?q=").body)["results"].empty());
+  // The concept a query names is the first hit; concept pages are searched by their text.
+  EXPECT_EQ(json::parse(call("GET", "/api/search?q=kv+cache").body)["results"][0]["url"], "/concepts/kv-cache");
+  EXPECT_EQ(json::parse(call("GET", "/api/search?q=MIG").body)["results"][0]["url"], "/concepts/mig");
+  EXPECT_EQ(json::parse(call("GET", "/api/search?q=NCCL_ALGO").body)["results"][0]["url"], "/concepts/nccl");
 }
 
 }  // namespace

@@ -267,7 +267,8 @@
         if (list.hidden) return;
         ev.preventDefault();
         highlight(active + (ev.key === "ArrowDown" ? 1 : -1));
-      } else if (ev.key === "Escape") {
+      } else if (ev.key === "Escape" && !list.hidden) {
+        ev.preventDefault();  // the first Escape closes the list and keeps the words
         close();
       } else if (ev.key === "Enter" && active >= 0 && !list.hidden) {
         ev.preventDefault();
