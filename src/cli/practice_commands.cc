@@ -137,16 +137,25 @@ int run_drill(const std::vector<std::string>& args, const calc::Registry& regist
       return 1;
     }
     out << "\n" << d->prompt << "\n(" << d->unit_hint << "; within 10% counts; seed " << d->seed << ")\n> " << std::flush;
+    // An answer that cannot be read is not a wrong answer: say what is accepted and ask again.
     std::string answer;
-    if (!std::getline(in, answer)) break;
-    auto g = practice::grade_drill(*d, answer);
-    if (!g.message.empty()) {
-      out << "Could not read '" << answer << "': " << g.message << "\n";
-    } else {
-      right += g.correct;
-      out << (g.correct ? "Correct" : "Not within 10%") << ": the engine says " << calc::format_quantity(g.expected, d->unit)
-          << " (you: " << calc::format_quantity(g.given, d->unit) << ")\n";
+    practice::Graded g;
+    bool answered = false;
+    while (std::getline(in, answer)) {
+      g = practice::grade_drill(*d, answer);
+      if (g.message.empty()) {
+        answered = true;
+        break;
+      }
+      out << "Could not read '" << answer << "': " << g.message << ". Try again:\n> " << std::flush;
     }
+    if (!answered) {
+      count = i;  // input ended: score what was answered
+      break;
+    }
+    right += g.correct;
+    out << (g.correct ? "Correct" : "Not within 10%") << ": the engine says " << calc::format_quantity(g.expected, d->unit)
+        << " (you: " << calc::format_quantity(g.given, d->unit) << ")\n";
     out << "\n" << calc::render_text(d->answer);
   }
   out << "\n" << right << " of " << count << " right\n";

@@ -338,7 +338,7 @@ const Template kTemplates[] = {
 
 std::string unit_hint(calc::Unit u) {
   switch (u) {
-    case calc::Unit::kBytes: return "bytes: a number, or with kB, MB, GB, GiB";
+    case calc::Unit::kBytes: return "bytes: a number (10.7e9) or with kB, MB, GB (powers of 10) or KiB, MiB, GiB (powers of 2, converted)";
     case calc::Unit::kSeconds: return "seconds: a number, or with ms, s, min, h";
     case calc::Unit::kDays: return "days";
     case calc::Unit::kUsd: return "US dollars";
@@ -406,7 +406,8 @@ Graded grade_drill(const Drill& drill, const std::string& answer, double toleran
   }
   auto parsed = calc::parse_number(spec, text);
   if (!parsed) {
-    g.message = parsed.errors()[0].message + "; " + drill.unit_hint;
+    const calc::FieldError& why = parsed.errors()[0];
+    g.message = why.message + "; accepted: " + (drill.unit_hint.empty() ? why.accepted : drill.unit_hint);
     return g;
   }
   g.given = *parsed;

@@ -65,6 +65,33 @@ TEST(Drills, GradingWithinTenPercentAndUnits) {
   EXPECT_FALSE(grade_drill(s, "7 ms").correct);
 }
 
+// Issue 20: "10.7 GB" and "10.7e9" read as the same answer; GiB is converted (2^30 bytes),
+// never read as GB; an unknown unit is named, with what is accepted, and is not graded.
+TEST(Drills, AnswersWithUnitsAreReadAndGiBIsConverted) {
+  Drill d;
+  d.expected = 10.7e9;
+  d.unit = calc::Unit::kBytes;
+  for (const char* same : {"10.7 GB", "10.7GB", "10.7e9", "10,700,000,000", "10700 MB"}) {
+    Graded g = grade_drill(d, same);
+    EXPECT_TRUE(g.message.empty()) << same << ": " << g.message;
+    EXPECT_DOUBLE_EQ(g.given, 10.7e9) << same;
+    EXPECT_TRUE(g.correct) << same;
+  }
+  Graded gib = grade_drill(d, "10.7 GiB");
+  EXPECT_TRUE(gib.message.empty());
+  EXPECT_DOUBLE_EQ(gib.given, 10.7 * 1073741824.0);  // converted, 7.4% more than 10.7 GB
+  Graded far = grade_drill(d, "12 GiB");             // 12.9e9: 20% off
+  EXPECT_FALSE(far.correct);
+  Graded unknown = grade_drill(d, "10.7 gigs");
+  EXPECT_FALSE(unknown.correct);
+  EXPECT_NE(unknown.message.find("unknown unit"), std::string::npos) << unknown.message;
+  EXPECT_NE(unknown.message.find("GiB"), std::string::npos) << unknown.message;  // what is accepted
+  EXPECT_EQ(unknown.message.find("double"), std::string::npos) << unknown.message;
+  Graded huge = grade_drill(d, "1e999");
+  EXPECT_FALSE(huge.message.empty());
+  EXPECT_EQ(huge.message.find("double"), std::string::npos) << huge.message;
+}
+
 TEST(Drills, TopicFilter) {
   for (uint64_t seed = 1; seed < 50; ++seed) {
     auto d = make_drill(seed, "gpu-architecture", calc::testing::registry(), calc::testing::real_catalog());

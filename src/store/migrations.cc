@@ -2,6 +2,8 @@
 
 namespace ridge::store {
 
+// Number 3 is reserved for the rate limiter's buckets (another branch). The runner applies
+// every version a database has not recorded, so 4 applies whether or not 3 exists yet.
 const std::vector<Migration>& sqlite_migrations() {
   static const std::vector<Migration> m = {
       {1, R"sql(
@@ -133,6 +135,10 @@ CREATE TABLE rate_limits (
   full_at INTEGER NOT NULL
 );
 CREATE INDEX rate_limits_full ON rate_limits(full_at);
+)sql"},
+      // 4: the daily new-card limit, per account (additive, with a default).
+      {4, R"sql(
+ALTER TABLE users ADD COLUMN new_per_day INTEGER NOT NULL DEFAULT 20;
 )sql"},
   };
   return m;
@@ -268,6 +274,10 @@ CREATE TABLE rate_limits (
   full_at BIGINT NOT NULL
 );
 CREATE INDEX rate_limits_full ON rate_limits(full_at);
+)sql"},
+      // 4: the daily new-card limit, per account (additive, with a default).
+      {4, R"sql(
+ALTER TABLE users ADD COLUMN new_per_day INTEGER NOT NULL DEFAULT 20;
 )sql"},
   };
   return m;

@@ -130,20 +130,20 @@ class PostgresStore final : public Store {
 
   Result<std::optional<User>> find_user_by_email(const std::string& email) override {
     Conn c(*pool_);
-    return read_user(c.run("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users WHERE email = $1", {email}));
+    return read_user(c.run("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at, new_per_day FROM users WHERE email = $1", {email}));
   }
 
   Result<std::optional<User>> get_user(int64_t id) override {
     Conn c(*pool_);
-    return read_user(c.run("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users WHERE id = $1", {s(id)}));
+    return read_user(c.run("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at, new_per_day FROM users WHERE id = $1", {s(id)}));
   }
 
   Result<std::vector<User>> list_users() override {
     Conn c(*pool_);
-    auto r = c.run("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users ORDER BY id");
+    auto r = c.run("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at, new_per_day FROM users ORDER BY id");
     if (!r.ok()) return StoreError{r.error()};
     std::vector<User> out;
-    for (int i = 0; i < r.rows(); ++i) out.push_back({r.i64(i, 0), r.text(i, 1), r.text(i, 2), r.f64(i, 3), r.i64(i, 4), r.text(i, 5), r.i64(i, 6)});
+    for (int i = 0; i < r.rows(); ++i) out.push_back({r.i64(i, 0), r.text(i, 1), r.text(i, 2), r.f64(i, 3), r.i64(i, 4), r.text(i, 5), r.i64(i, 6), static_cast<int>(r.i64(i, 7))});
     return out;
   }
 
@@ -152,6 +152,9 @@ class PostgresStore final : public Store {
   }
   Result<Done> set_retention(int64_t user_id, double r) override {
     return exec("UPDATE users SET desired_retention = $1 WHERE id = $2", {d(r), s(user_id)});
+  }
+  Result<Done> set_new_per_day(int64_t user_id, int n) override {
+    return exec("UPDATE users SET new_per_day = $1 WHERE id = $2", {s(n), s(user_id)});
   }
   Result<Done> delete_user(int64_t user_id) override { return exec("DELETE FROM users WHERE id = $1", {s(user_id)}); }
 
@@ -292,7 +295,7 @@ class PostgresStore final : public Store {
 
   Result<std::optional<User>> find_user_by_account_id(const std::string& account_id) override {
     Conn c(*pool_);
-    return read_user(c.run("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users "
+    return read_user(c.run("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at, new_per_day FROM users "
                            "WHERE account_id = $1", {account_id}));
   }
 
@@ -546,7 +549,7 @@ class PostgresStore final : public Store {
   static Result<std::optional<User>> read_user(const PgResult& r) {
     if (!r.ok()) return StoreError{r.error()};
     if (r.rows() == 0) return std::optional<User>();
-    return std::optional<User>(User{r.i64(0, 0), r.text(0, 1), r.text(0, 2), r.f64(0, 3), r.i64(0, 4), r.text(0, 5), r.i64(0, 6)});
+    return std::optional<User>(User{r.i64(0, 0), r.text(0, 1), r.text(0, 2), r.f64(0, 3), r.i64(0, 4), r.text(0, 5), r.i64(0, 6), static_cast<int>(r.i64(0, 7))});
   }
 
   static Card read_card(const PgResult& r, int i) {

@@ -61,22 +61,22 @@ class SqliteStore final : public Store {
   }
 
   Result<std::optional<User>> find_user_by_email(const std::string& email) override {
-    return one_user("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users WHERE email = ?", email);
+    return one_user("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at, new_per_day FROM users WHERE email = ?", email);
   }
 
   Result<std::optional<User>> get_user(int64_t id) override {
     std::lock_guard<std::mutex> lock(mutex_);
-    Stmt s(db_, "SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users WHERE id = ?");
+    Stmt s(db_, "SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at, new_per_day FROM users WHERE id = ?");
     s.bind(1, id);
     return read_user(s);
   }
 
   Result<std::vector<User>> list_users() override {
     std::lock_guard<std::mutex> lock(mutex_);
-    Stmt s(db_, "SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users ORDER BY id");
+    Stmt s(db_, "SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at, new_per_day FROM users ORDER BY id");
     std::vector<User> out;
     int rc;
-    while ((rc = s.step()) == SQLITE_ROW) out.push_back({s.i64(0), s.text(1), s.text(2), s.f64(3), s.i64(4), s.text(5), s.i64(6)});
+    while ((rc = s.step()) == SQLITE_ROW) out.push_back({s.i64(0), s.text(1), s.text(2), s.f64(3), s.i64(4), s.text(5), s.i64(6), static_cast<int>(s.i64(7))});
     if (rc != SQLITE_DONE) return StoreError{s.error()};
     return out;
   }
@@ -87,6 +87,10 @@ class SqliteStore final : public Store {
 
   Result<Done> set_retention(int64_t user_id, double r) override {
     return exec("UPDATE users SET desired_retention = ? WHERE id = ?", [&](Stmt& s) { s.bind(1, r).bind(2, user_id); });
+  }
+
+  Result<Done> set_new_per_day(int64_t user_id, int n) override {
+    return exec("UPDATE users SET new_per_day = ? WHERE id = ?", [&](Stmt& s) { s.bind(1, static_cast<int64_t>(n)).bind(2, user_id); });
   }
 
   Result<Done> delete_user(int64_t user_id) override {
@@ -251,7 +255,7 @@ class SqliteStore final : public Store {
   }
 
   Result<std::optional<User>> find_user_by_account_id(const std::string& account_id) override {
-    return one_user("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users WHERE account_id = ?",
+    return one_user("SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at, new_per_day FROM users WHERE account_id = ?",
                     account_id);
   }
 
@@ -535,7 +539,7 @@ class SqliteStore final : public Store {
 
   static Result<std::optional<User>> read_user(Stmt& s) {
     int rc = s.step();
-    if (rc == SQLITE_ROW) return std::optional<User>(User{s.i64(0), s.text(1), s.text(2), s.f64(3), s.i64(4), s.text(5), s.i64(6)});
+    if (rc == SQLITE_ROW) return std::optional<User>(User{s.i64(0), s.text(1), s.text(2), s.f64(3), s.i64(4), s.text(5), s.i64(6), static_cast<int>(s.i64(7))});
     if (rc == SQLITE_DONE) return std::optional<User>();
     return StoreError{s.error()};
   }

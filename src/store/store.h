@@ -49,6 +49,7 @@ struct User {
   // instead of the integer key.
   std::string account_id;
   int64_t email_verified_at = 0;  // 0 until the address is verified
+  int new_per_day = 20;  // the most new questions the review page offers a day (0 to 200)
 };
 
 struct Session {
@@ -134,6 +135,7 @@ class Store {
   virtual Result<std::vector<User>> list_users() = 0;
   virtual Result<Done> set_password(int64_t user_id, const std::string& password_hash) = 0;
   virtual Result<Done> set_retention(int64_t user_id, double desired_retention) = 0;
+  virtual Result<Done> set_new_per_day(int64_t user_id, int new_per_day) = 0;
   // Deletes the user and everything that belongs to them (sessions, cards, reviews, notes...).
   virtual Result<Done> delete_user(int64_t user_id) = 0;
 

@@ -85,6 +85,16 @@ TEST_P(StoreSuite, UsersAreUniqueByEmail) {
   EXPECT_DOUBLE_EQ((*got)->desired_retention, 0.85);
 }
 
+// Migration 4: the daily new-card limit, 20 until the user sets it.
+TEST_P(StoreSuite, TheDailyNewCardLimitIsStoredPerUser) {
+  int64_t a = user("limit-a@example.com"), b = user("limit-b@example.com");
+  EXPECT_EQ((*store_->get_user(a))->new_per_day, 20);
+  ASSERT_TRUE(store_->set_new_per_day(a, 5).ok());
+  EXPECT_EQ((*store_->get_user(a))->new_per_day, 5);
+  EXPECT_EQ((*store_->get_user(b))->new_per_day, 20);
+  EXPECT_EQ((*store_->find_user_by_email("limit-a@example.com"))->new_per_day, 5);
+}
+
 TEST_P(StoreSuite, SessionsExpireWithTheirUser) {
   int64_t a = user("s@example.com");
   ASSERT_TRUE(store_->create_session("h1", {a, "csrf1", 5000}, 1000).ok());

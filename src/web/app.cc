@@ -143,12 +143,14 @@ void App::add_routes() {
   auto cached = [this](const Request& req, const Params&) { return page(req.path.size() > 1 && req.path.back() == '/' ? req.path.substr(0, req.path.size() - 1) : req.path); };
   for (const char* pattern : {"/", "/topics", "/concepts", "/companies", "/calc", "/topics/{id}", "/tracks/{id}",
                               "/concepts/{id}", "/companies/{id}", "/easy", "/medium", "/hard", "/expert", "/courses", "/hardware"}) {
-    router_.add("GET", pattern, cached, Dispatch::kInline);
+    // With a session the page goes to a worker: its nav is filled in from the session.
+    router_.add("GET", pattern, cached, Dispatch::kInlineAnonymous);
   }
   router_.add("GET", "/calc/{name}", [this](const Request& r, const Params& p) { return calc_page(r, p); });
   router_.add("GET", "/calc/{name}/diagram.svg", [this](const Request& r, const Params& p) { return calc_diagram(r, p); });
-  router_.add("GET", "/diagrams", [this](const Request& r, const Params&) { return page(r.path); }, Dispatch::kInline);
+  router_.add("GET", "/diagrams", [this](const Request& r, const Params&) { return page(r.path); }, Dispatch::kInlineAnonymous);
   router_.add("GET", "/search", [this](const Request& r, const Params&) { return search(r); });
+  router_.add("GET", "/api/search", [this](const Request& r, const Params&) { return api_search(r); });
   router_.add("GET", "/api/calc", [this](const Request&, const Params&) { return api_calc_list(); });
   router_.add("GET", "/api/calc/{name}", [this](const Request& r, const Params& p) { return api_calc(r, p); });
   router_.add("POST", "/api/calc/{name}", [this](const Request& r, const Params& p) { return api_calc_post(r, p); });
@@ -257,7 +259,10 @@ Response App::handle(const Request& req, const Router::Match& match) const {
   try {
     if (match.handler != nullptr) {
       res = (*match.handler)(req, match.params);
-      if (res.status == 200) {
+      // A signed-in visitor gets the page with their nav, never a 304 for a copy cached
+      // before they signed in.
+      bool session = req.header("cookie").find("ridge_session=") != std::string::npos;
+      if (res.status == 200 && !session) {
         for (const auto& [k, v] : res.headers) {
           if (k == "ETag" && req.header("if-none-match") == v) {
             res.status = 304;
@@ -283,6 +288,7 @@ Response App::handle(const Request& req, const Router::Match& match) const {
   // personal, and any answer to a request that carries a session (except static assets,
   // which are the same for everyone).
   bool has_session = req.header("cookie").find("ridge_session=") != std::string::npos;
+  if (has_session && match.dispatch != Dispatch::kInline) personalize_nav(req, res);
   if (res.personal || (has_session && req.path.rfind("/static/", 0) != 0)) make_personal(res);
   bool has_csp = std::any_of(res.headers.begin(), res.headers.end(), [](const auto& h) { return h.first == "Content-Security-Policy"; });
   if (res.prebuilt_headers == nullptr && !has_csp) add_standard_headers(res);
@@ -306,6 +312,24 @@ Response App::handle(const Request& req, const Router::Match& match) const {
   log::access({req.method, req.path, res.status, bytes,
                std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count(), request_id});
   return res;
+}
+
+void App::personalize_nav(const Request& req, Response& res) const {
+  if (res.status == 304 || res.content_type.rfind("text/html", 0) != 0) return;
+  std::string_view body = res.view();
+  size_t at = body.find(kNavSignedOut);
+  if (at == std::string_view::npos) return;
+  try {
+    if (visitor(req).user_id == 0) return;
+  } catch (const StoreUnavailable&) {
+    return;  // the page still works; the script fills the nav in when the store answers
+  }
+  std::string personal;
+  personal.reserve(body.size());
+  personal.append(body.substr(0, at)).append(kNavSignedIn).append(body.substr(at + kNavSignedOut.size()));
+  res.body = std::move(personal);
+  res.shared_body = nullptr;
+  res.personal = true;
 }
 
 void App::make_personal(Response& res) const {
@@ -415,6 +439,36 @@ Response App::search(const Request& req) const {
   Response r;
   r.body = search_page(site, q, topic, difficulty, hits, SearchPaging{page, kPerPage, total, timed_out});
   return r;
+}
+
+Response App::api_search(const Request& req) const {
+  std::string q = req.param("q").value_or("");
+  calc::Errors errors;
+  if (q.size() > 200) errors.push_back({"q", q.substr(0, 20) + "...", "is longer than 200 characters", "up to 200 characters"});
+  int limit = 8;
+  if (auto l = req.param("limit")) {
+    char* end = nullptr;
+    long n = std::strtol(l->c_str(), &end, 10);
+    if (l->empty() || *end != 0 || n < 1 || n > 20) {
+      errors.push_back({"limit", l->substr(0, 20), "is not a result count", "1 to 20"});
+    } else {
+      limit = static_cast<int>(n);
+    }
+  }
+  for (const auto& [k, v] : req.query) {
+    if (k != "q" && k != "limit") errors.push_back({k, v.substr(0, 20), "is not a parameter", "q, limit"});
+  }
+  if (!errors.empty()) return json_response(400, errors_json(errors).dump(2) + "\n");
+  int total = 0;
+  bool timed_out = false;
+  auto hits = search_->search_page(q, "", "", limit, 0, &total, &timed_out);
+  ordered_json results = ordered_json::array();
+  for (const auto& h : hits) {
+    results.push_back({{"kind", h.kind}, {"id", h.id}, {"title", h.title},
+                       {"url", h.kind == "question" ? "/q/" + h.id : "/concepts/" + h.id}, {"topic", h.topic},
+                       {"difficulty", h.difficulty}});
+  }
+  return json_response(200, ordered_json{{"query", q}, {"total", total}, {"timed_out", timed_out}, {"results", results}}.dump() + "\n");
 }
 
 Response App::api_calc_list() const {

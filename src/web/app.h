@@ -86,9 +86,13 @@ class App {
   void add_standard_headers(Response& res) const;
   // Cache-Control: private, no-store and Vary: Cookie, replacing a cached page's headers.
   void make_personal(Response& res) const;
+  // A signed-in visitor's copy of an HTML page: the nav's "Sign in" becomes "Progress".
+  void personalize_nav(const Request& req, Response& res) const;
 
   Response calc_page(const Request& req, const Params& p) const;
   Response search(const Request& req) const;
+  // GET /api/search?q=...&limit=N: the top hits as JSON, for the search box's suggestions.
+  Response api_search(const Request& req) const;
   Response calc_diagram(const Request& req, const Params& p) const;
 
   // Practice (practice_routes.cc): accounts, reviews, bookmarks, notes, drills, readiness.
@@ -100,6 +104,7 @@ class App {
     double retention = 0.9;
     std::string account_id;
     int64_t email_verified_at = 0;
+    int new_per_day = 20;  // the daily new-card limit from settings
   };
   void add_practice_routes();
   Visitor visitor(const Request& req) const;

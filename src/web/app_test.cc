@@ -431,3 +431,70 @@ TEST(CalcApi, PostedConfigSizesAModelLikeTheCli) {
 
 }  // namespace
 }  // namespace ridge::web
+
+namespace ridge::web {
+namespace {
+
+// Issue 20: an answer page links the previous and next question of its topic and the
+// questions that share a concept with it.
+TEST(AnswerPages, PreviousAndNextInTheTopicAndRelatedByConcept) {
+  const bank::Bank& bank = app().bank();
+  const bank::Question* q = nullptr;
+  const std::vector<size_t>* siblings = nullptr;
+  size_t at = 0;
+  for (const auto& t : bank.topics) {
+    const auto& list = bank.by_topic(t.id);
+    for (size_t i = 1; i + 1 < list.size() && !q; ++i) {
+      if (bank.questions[list[i]].free && !bank.questions[list[i]].concepts.empty()) {
+        q = &bank.questions[list[i]];
+        siblings = &list;
+        at = i;
+      }
+    }
+  }
+  ASSERT_NE(q, nullptr);
+  std::string page(get("/q/" + q->slug).view());
+  EXPECT_NE(page.find("<a rel=\"prev\" href=\"/q/" + bank.questions[(*siblings)[at - 1]].slug + "\">"), std::string::npos);
+  EXPECT_NE(page.find("<a rel=\"next\" href=\"/q/" + bank.questions[(*siblings)[at + 1]].slug + "\">"), std::string::npos);
+  size_t related = page.find("<h2 id=\"rel-h\">Related</h2>");
+  ASSERT_NE(related, std::string::npos);
+  std::string section = page.substr(related, page.find("</section>", related) - related);
+  int listed = 0;
+  for (size_t pos = section.find("<li><a href=\"/q/"); pos != std::string::npos; pos = section.find("<li><a href=\"/q/", pos + 1)) {
+    size_t start = pos + std::string("<li><a href=\"/q/").size();
+    const bank::Question* other = bank.find(section.substr(start, section.find('"', start) - start));
+    ASSERT_NE(other, nullptr);
+    EXPECT_NE(other, q);
+    bool shares = std::any_of(q->concepts.begin(), q->concepts.end(), [&](const std::string& c) {
+      return std::find(other->concepts.begin(), other->concepts.end(), c) != other->concepts.end();
+    });
+    EXPECT_TRUE(shares) << other->slug << " shares no concept with " << q->slug;
+    ++listed;
+  }
+  EXPECT_GT(listed, 0);
+  EXPECT_LE(listed, 6);
+}
+
+// Concepts are listed by name within each topic, not by id.
+TEST(AnswerPages, ConceptsAreListedByNameWithinTopics) {
+  std::string page(get("/concepts").view());
+  size_t h2 = page.find("<h2>");
+  ASSERT_NE(h2, std::string::npos);
+  int sections = 0;
+  while (h2 != std::string::npos) {
+    size_t next = page.find("<h2>", h2 + 1);
+    std::string section = page.substr(h2, next == std::string::npos ? std::string::npos : next - h2);
+    std::vector<std::string> names;
+    for (size_t pos = section.find("<li><a href=\"/concepts/"); pos != std::string::npos; pos = section.find("<li><a href=\"/concepts/", pos + 1)) {
+      size_t start = section.find("\">", pos) + 2;
+      names.push_back(section.substr(start, section.find("</a>", start) - start));
+    }
+    EXPECT_TRUE(std::is_sorted(names.begin(), names.end())) << section.substr(0, 80);
+    sections += !names.empty();
+    h2 = next;
+  }
+  EXPECT_GT(sections, 3);
+}
+
+}  // namespace
+}  // namespace ridge::web

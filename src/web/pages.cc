@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "diagram/diagrams.h"
+#include "practice/card_state.h"
 #include "web/http.h"
 
 namespace ridge::web {
@@ -24,7 +25,8 @@ std::string question_link(const bank::Question& q) {
 }
 
 // The filter bar above a list of questions (app.js applies it; without script every
-// question stays listed). State (new, due, seen) is filled in for a signed-in visitor.
+// question stays listed). For a signed-in visitor app.js shows the state filter and marks
+// each question with its state (new, due, seen, mastered) and bookmark.
 std::string list_filters(const Site& site) {
   std::string out = "<form class=\"filters\" data-filter-list aria-label=\"Filter the questions\">"
                     "<label>Difficulty <select name=\"difficulty\"><option value=\"\">any</option>";
@@ -32,12 +34,18 @@ std::string list_filters(const Site& site) {
   out += "</select></label> <label>Track <select name=\"track\"><option value=\"\">any</option>";
   for (const auto& t : site.bank.tracks) out += "<option value=\"" + e(t.id) + "\">" + e(t.name) + "</option>";
   out += "</select></label> <label>Company <select name=\"company\"><option value=\"\">any</option>";
+  // Companies that name a question (in their file or in the question's front matter).
   for (const auto& [id, c] : site.bank.companies) {
-    if (!c.questions.empty()) out += "<option value=\"" + e(id) + "\">" + e(c.name) + "</option>";
+    if (!site.bank.by_company(id).empty()) out += "<option value=\"" + e(id) + "\">" + e(c.name) + "</option>";
   }
-  out += "</select></label> <label>State <select name=\"state\"><option value=\"\">any</option><option value=\"new\">new</option>"
-         "<option value=\"due\">due</option><option value=\"seen\">seen</option></select></label> "
-         "<label><input type=\"checkbox\" name=\"free\" value=\"1\"> free only</label> <span class=\"muted\" data-filter-count></span></form>";
+  out += "</select></label> <span data-signed-in hidden><label>State <select name=\"state\"><option value=\"\">any</option>"
+         "<option value=\"new\">new</option><option value=\"due\">due</option><option value=\"seen\">seen</option>"
+         "<option value=\"mastered\">mastered</option></select></label> "
+         "<label><input type=\"checkbox\" name=\"bookmarked\" value=\"1\"> bookmarked</label></span> "
+         "<label><input type=\"checkbox\" name=\"free\" value=\"1\"> free only</label> <span class=\"muted\" data-filter-count></span>"
+         "<p class=\"hint\" data-signed-in hidden id=\"state-legend\">New: not graded yet. Due: its review is due now. Seen: graded, "
+         "next review coming. Mastered: " + calc::format_significant(practice::kMasteredStabilityDays, 3) +
+         " days of stability or more (FSRS: at the default retention it next comes back in three weeks or later).</p></form>";
   return out;
 }
 
@@ -157,7 +165,7 @@ std::string layout(const Site& site, const std::string& title, const std::string
          "r=\"2.6\" fill=\"currentColor\"/></svg>ridge</a>\n"
          "<nav class=\"main\" aria-label=\"Main\"><a href=\"/topics\">Topics</a><a href=\"/courses\">Courses</a>"
          "<a href=\"/calc\">Calculators</a><a href=\"/concepts\">Concepts</a><a href=\"/companies\">Companies</a><a href=\"/drill\">Drill</a>"
-         "<a href=\"/signin\" id=\"nav-account\">Sign in</a>"
+         + std::string(kNavSignedOut) +
          "<form action=\"/search\" method=\"get\" role=\"search\"><label class=\"vh\" for=\"nav-q\">Search</label>"
          "<input id=\"nav-q\" name=\"q\" type=\"search\" placeholder=\"Search questions\"><button type=\"submit\">"
          "<svg viewBox=\"0 0 24 24\" aria-hidden=\"true\" focusable=\"false\"><circle cx=\"10.5\" cy=\"10.5\" r=\"6.5\" fill=\"none\" "
@@ -444,7 +452,7 @@ std::string track_page(const Site& site, const bank::Track& track) {
   for (const auto& [w, topic] : weights) {
     body += "<li><a href=\"/topics/" + e(topic) + "\">" + e(topic_name(site, topic)) + "</a> <span class=\"muted\">weight " + std::to_string(-w) + "</span></li>";
   }
-  body += "</ul><h2>Questions</h2>" + question_list(site, site.bank.by_track(track.id));
+  body += "</ul><h2>Questions</h2>" + list_filters(site) + question_list(site, site.bank.by_track(track.id));
   return layout(site, track.name, track.description, body);
 }
 
@@ -485,7 +493,7 @@ std::string concept_page(const Site& site, const bank::Concept& c) {
     for (const auto& calc : c.calculators) body += "<a class=\"tag\" href=\"/calc/" + e(calc) + "\">" + e(calc) + "</a> ";
     body += "</p>";
   }
-  body += "<h2>Questions that use it</h2>" + question_list(site, site.bank.by_concept(c.id)) + "</article>";
+  body += "<h2>Questions that use it</h2>" + list_filters(site) + question_list(site, site.bank.by_concept(c.id)) + "</article>";
   return layout(site, c.title, c.summary.empty() ? "The concept: " + c.title : c.summary, body);
 }
 

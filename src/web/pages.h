@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bank/bank.h"
@@ -19,6 +20,12 @@ struct Site {
   const calc::Registry& registry;
   const Assets& assets;
 };
+
+// The nav's account link as layout() renders it on every page, and what App::handle puts in
+// its place, from the session, for a signed-in visitor (so "Sign in" never shows to them,
+// with or without script).
+inline constexpr std::string_view kNavSignedOut = "<a href=\"/signin\" id=\"nav-account\">Sign in</a>";
+inline constexpr std::string_view kNavSignedIn = "<a href=\"/dashboard\" id=\"nav-account\">Progress</a>";
 
 std::string layout(const Site& site, const std::string& title, const std::string& description,
                    const std::string& body);

@@ -10,6 +10,7 @@
 
 #include "account/security.h"
 #include "billing/billing.h"
+#include "practice/card_state.h"
 #include "practice/drills.h"
 #include "practice/fsrs.h"
 #include "web/app.h"
@@ -25,6 +26,18 @@ constexpr int64_t kReadinessSeconds = 15 * 60;
 std::string e(std::string_view s) { return calc::html_escape(s); }
 
 std::string csrf_field(const std::string& token) { return "<input type=\"hidden\" name=\"csrf\" value=\"" + e(token) + "\">"; }
+
+// The review page's four grade buttons for one question (keys 1 to 4).
+std::string grade_form(const std::string& csrf, const std::string& slug) {
+  std::string out = "<form method=\"post\" action=\"/review\" class=\"grades\">" + csrf_field(csrf) +
+                    "<input type=\"hidden\" name=\"slug\" value=\"" + e(slug) + "\">";
+  const char* names[] = {"Again", "Hard", "Good", "Easy"};
+  for (int g = 1; g <= 4; ++g) {
+    out += "<button type=\"submit\" name=\"grade\" value=\"" + std::to_string(g) + "\" data-key=\"" + std::to_string(g) + "\">" +
+           std::to_string(g) + " " + names[g - 1] + "</button> ";
+  }
+  return out + "</form>";
+}
 
 std::string value_of(const std::vector<std::pair<std::string, std::string>>& form, const std::string& key) {
   for (const auto& [k, v] : form) {
@@ -91,7 +104,7 @@ Response App::review_page(const Request& req) const {
     return redirect("/review");
   }
   auto cards = options_.store->cards(v.user_id);
-  std::string body = "<h1>Reviews due</h1>";
+  std::string body = "<h1>Reviews due</h1>", new_section;
   int due = 0;
   if (cards.ok()) {
     for (const auto& c : *cards) {
@@ -101,16 +114,38 @@ Response App::review_page(const Request& req) const {
       ++due;
       body += "<section class=\"card review-item\" data-slug=\"" + e(q->slug) + "\"><h2><a href=\"/q/" + e(q->slug) + "\">" +
               e(q->title) + "</a></h2><details class=\"reveal\"><summary>Reveal the answer (space)</summary><p class=\"tldr\">" +
-              e(q->tldr) + "</p><p><a href=\"/q/" + e(q->slug) + "\">The worked answer</a></p></details>"
-              "<form method=\"post\" action=\"/review\" class=\"grades\">" + csrf_field(v.csrf) +
-              "<input type=\"hidden\" name=\"slug\" value=\"" + e(q->slug) + "\">";
-      const char* names[] = {"Again", "Hard", "Good", "Easy"};
-      for (int g = 1; g <= 4; ++g) {
-        body += "<button type=\"submit\" name=\"grade\" value=\"" + std::to_string(g) + "\" data-key=\"" + std::to_string(g) +
-                "\">" + std::to_string(g) + " " + names[g - 1] + "</button> ";
-      }
-      body += "</form></section>\n";
+              e(q->tldr) + "</p><p><a href=\"/q/" + e(q->slug) + "\">The worked answer</a></p></details>" +
+              grade_form(v.csrf, q->slug) + "</section>\n";
     }
+  }
+  // New questions for today, up to the daily limit from settings: the must-know ones first,
+  // then the bank's order, among those the account can read.
+  if (cards.ok()) {
+    auto history = options_.store->reviews(v.user_id);
+    auto until = access_until(v.user_id);
+    if (!history.ok() || !until) return store_unavailable(req, history.ok() ? "entitlement lookup failed" : history.error().message);
+    bool paid = *until > now();
+    std::vector<std::string> candidates;
+    for (bool must : {true, false}) {
+      for (const auto& q : bank_.questions) {
+        if (q.must_know == must && (q.free || paid)) candidates.push_back(q.slug);
+      }
+    }
+    int introduced = practice::new_cards_today(*history, now());
+    auto fresh = practice::new_for_today(candidates, *cards, v.new_per_day, introduced);
+    std::string items;
+    for (const auto& slug : fresh) {
+      const bank::Question* q = bank_.find(slug);
+      items += "<section class=\"card review-item new-item\" data-slug=\"" + e(q->slug) + "\"><h3><a href=\"/q/" + e(q->slug) + "\">" +
+               e(q->title) + "</a> <span class=\"tag\">new</span></h3><p class=\"muted\">" + e(q->summary) +
+               "</p><details class=\"reveal\"><summary>Reveal the answer</summary><p class=\"tldr\">" + e(q->tldr) +
+               "</p><p><a href=\"/q/" + e(q->slug) + "\">The worked answer</a></p></details>" +
+               grade_form(v.csrf, q->slug) + "</section>\n";
+    }
+    int left = std::max(0, v.new_per_day - introduced);
+    new_section = "<h2>New today</h2><p class=\"muted\" id=\"new-today\">" + std::to_string(introduced) + " of " +
+                  std::to_string(v.new_per_day) + " new questions started today (UTC); " + std::to_string(left) +
+                  " more on offer. <a href=\"/settings\">Change the daily limit</a>.</p>" + items;
   }
   if (due == 0) body += "<p id=\"nothing-due\">Nothing is due. Grade questions as you read them and they come back here when FSRS schedules them.</p>";
   // What is scheduled next, soonest first.
@@ -130,6 +165,7 @@ Response App::review_page(const Request& req) const {
     }
   }
   if (!upcoming.empty()) body += "<h2>Coming up</h2><ol id=\"upcoming\" class=\"questions\">" + upcoming + "</ol>";
+  body += new_section;
   body = "<p class=\"muted\">" + std::to_string(due) + " due · keys: space reveals, 1 to 4 grade</p>" + body;
   Response r;
   r.body = layout(site, "Reviews", "Questions due for review", notice + body);
@@ -149,13 +185,13 @@ Response App::dashboard(const Request& req) const {
   std::string body = "<h1>Your progress</h1><p class=\"muted\">Signed in as " + e(v.email) +
                      ". <a href=\"/review\">Reviews</a> · <a href=\"/drill\">Drill</a> · <a href=\"/readiness\">Readiness check</a> · "
                      "<a href=\"/settings\">Settings</a></p>";
-  body += "<h2>By track</h2><table id=\"by-track\"><thead><tr><th>Track</th><th>Seen</th><th>Due</th><th>Retention</th><th>Drills</th><th>Drill accuracy</th></tr></thead><tbody>";
+  body += "<h2>By track</h2><table id=\"by-track\" class=\"progress\"><thead><tr><th>Track</th><th>Seen</th><th>Due</th><th>Retention</th><th>Drills</th><th>Drill accuracy</th></tr></thead><tbody>";
   for (const auto& t : bank_.tracks) {
     const auto& j = progress["tracks"][t.id];
     body += "<tr><td><a href=\"/tracks/" + e(t.id) + "\">" + e(t.name) + "</a></td>" + cell(j, "seen", false) + cell(j, "due", false) +
             cell(j, "retention", true) + cell(j, "drills", false) + cell(j, "drill_accuracy", true) + "</tr>";
   }
-  body += "</tbody></table><h2>By topic</h2><table id=\"by-topic\"><thead><tr><th>Topic</th><th>Seen</th><th>Due</th><th>Retention</th><th>Drills</th><th>Drill accuracy</th></tr></thead><tbody>";
+  body += "</tbody></table><h2>By topic</h2><table id=\"by-topic\" class=\"progress\"><thead><tr><th>Topic</th><th>Seen</th><th>Due</th><th>Retention</th><th>Drills</th><th>Drill accuracy</th></tr></thead><tbody>";
   for (const auto& t : bank_.topics) {
     const auto& j = progress["topics"][t.id];
     body += "<tr data-topic=\"" + e(t.id) + "\"><td><a href=\"/topics/" + e(t.id) + "\">" + e(t.name) + "</a></td>" + cell(j, "seen", false) +
@@ -202,7 +238,17 @@ Response App::drill(const Request& req) const {
   uint64_t seed = seed_text.empty() ? fresh_seed() : std::strtoull(seed_text.c_str(), nullptr, 10);
   auto d = practice::make_drill(seed, topic, registry_, catalog_);
   if (!d) return error(req, 500, "Could not generate a drill.");
-  std::string body = "<h1>Drill</h1><p class=\"muted\">Topic: " + e(d->topic) + " · <a href=\"/drill" +
+  // The topic picker: a plain GET form, so it works without script.
+  std::string picker = "<form method=\"get\" action=\"/drill\" class=\"filters\" id=\"drill-topics\"><label for=\"drill-topic\">Topic</label> "
+                       "<select id=\"drill-topic\" name=\"topic\"><option value=\"\">any topic</option>";
+  for (const auto& id : topics) {
+    const bank::Topic* t = bank_.find_topic(id);
+    picker += "<option value=\"" + e(id) + "\"" + (id == topic ? " selected" : "") + ">" + e(t ? t->name : id) + "</option>";
+  }
+  picker += "</select> <button type=\"submit\">New drill</button></form>";
+  const bank::Topic* shown = bank_.find_topic(d->topic);
+  std::string body = "<h1>Drill</h1>" + picker + "<p class=\"muted\">Topic: <span id=\"drill-topic-name\">" +
+                     e(shown ? shown->name : d->topic) + "</span> · <a href=\"/drill" +
                      (topic.empty() ? "" : "?topic=" + e(topic)) + "\">another one</a></p><p class=\"prose\" id=\"drill-prompt\">" +
                      e(d->prompt) + "</p>";
   std::string answer = value_of(form, "answer");
@@ -388,7 +434,7 @@ Response App::readiness(const Request& req) const {
     std::sort(ranked.begin(), ranked.end());
     body = "<h1>Your readiness: <span id=\"readiness-score\">" + pct(score) + "</span></h1>" +
            (late ? "<p class=\"error\">Finished after the 15 minutes: the answers counted as missed.</p>" : "") +
-           "<table><thead><tr><th>Topic</th><th>Score</th></tr></thead><tbody>";
+           "<table id=\"readiness-topics\"><thead><tr><th>Topic</th><th>Score</th></tr></thead><tbody>";
     for (const auto& [s, topic] : ranked) body += "<tr><td>" + e(topic) + "</td><td>" + pct(s) + "</td></tr>";
     body += "</tbody></table><h2>Study next</h2><ul>";
     for (size_t i = 0; i < ranked.size() && i < 3; ++i) {
@@ -431,6 +477,18 @@ Response App::settings(const Request& req) const {
         if (auto done = options_.store->set_retention(v.user_id, r); !done.ok()) return store_unavailable(req, done.error().message);
         v.retention = r;
         message = "Desired retention set to " + pct(r) + ".";
+      }
+    } else if (action == "new-per-day") {
+      char* end = nullptr;
+      std::string text = value_of(form, "new_per_day");
+      long n = std::strtol(text.c_str(), &end, 10);
+      if (text.empty() || *end != 0 || n < 0 || n > practice::kMaxNewPerDay) {
+        message = "New questions a day '" + text + "' is out of range; accepted: a whole number from 0 to " +
+                  std::to_string(practice::kMaxNewPerDay) + ".";
+      } else {
+        options_.store->set_new_per_day(v.user_id, static_cast<int>(n));
+        v.new_per_day = static_cast<int>(n);
+        message = "The review page offers up to " + std::to_string(n) + " new question" + (n == 1 ? "" : "s") + " a day.";
       }
     } else if (action == "password") {
       std::string current = value_of(form, "current"), next = value_of(form, "new");
@@ -476,6 +534,13 @@ Response App::settings(const Request& req) const {
                      "<input type=\"hidden\" name=\"action\" value=\"retention\"><div class=\"field\"><label for=\"retention\">Desired retention</label>"
                      "<input id=\"retention\" name=\"retention\" value=\"" + calc::format_significant(v.retention, 3) +
                      "\" inputmode=\"decimal\"><span class=\"hint\">0.70 to 0.97; higher means more frequent reviews</span></div>"
+                     "<div class=\"field\"><button type=\"submit\">Save</button></div></form>"
+                     "<form method=\"post\" class=\"calc\">" + csrf_field(v.csrf) +
+                     "<input type=\"hidden\" name=\"action\" value=\"new-per-day\"><div class=\"field\"><label for=\"new-per-day\">New questions a day</label>"
+                     "<input id=\"new-per-day\" name=\"new_per_day\" value=\"" + std::to_string(v.new_per_day) +
+                     "\" inputmode=\"numeric\" aria-describedby=\"new-per-day-hint\"><span class=\"hint\" id=\"new-per-day-hint\">0 to " +
+                     std::to_string(practice::kMaxNewPerDay) + "; how many questions you have not graded yet the review page offers each day "
+                     "(days start at midnight UTC). Questions you grade on their own page count too.</span></div>"
                      "<div class=\"field\"><button type=\"submit\">Save</button></div></form>"
                      "<h2>Password</h2><form method=\"post\" class=\"calc\">" + csrf_field(v.csrf) +
                      "<input type=\"hidden\" name=\"action\" value=\"password\"><div class=\"field\"><label for=\"cur\">Current password</label>"

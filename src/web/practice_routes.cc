@@ -10,6 +10,7 @@
 
 #include "account/security.h"
 #include "calc/units.h"
+#include "practice/card_state.h"
 #include "practice/drills.h"
 #include "practice/fsrs.h"
 #include "web/app.h"
@@ -101,6 +102,7 @@ App::Visitor App::visitor(const Request& req) const {
   v.retention = (*user)->desired_retention;
   v.account_id = (*user)->account_id;
   v.email_verified_at = (*user)->email_verified_at;
+  v.new_per_day = (*user)->new_per_day;
   return v;
 }
 
@@ -446,15 +448,24 @@ Response App::api_due(const Request& req) const {
   if (v.user_id == 0) return json(401, field_error("", "sign in to see your reviews").dump());
   auto cards = options_.store->cards(v.user_id);
   if (!cards.ok()) return store_unavailable(req, cards.error().message);
-  // ?all=1 lists every card (the list filters' state: due or seen), not only what is due.
+  // ?all=1 lists every card with its state (new, due, seen, mastered) and the bookmarks, for
+  // the lists' marks and filters; without it, only what is due.
   bool all = req.param("all").value_or("") == "1";
   nlohmann::json due = nlohmann::json::array();
   for (const auto& c : *cards) {
     if (!all && c.due > now()) continue;
     const bank::Question* q = bank_.find(c.slug);
-    due.push_back({{"slug", c.slug}, {"title", q ? q->title : c.slug}, {"due", c.due}});
+    due.push_back({{"slug", c.slug}, {"title", q ? q->title : c.slug}, {"due", c.due}, {"stability", c.stability},
+                   {"state", practice::state_name(practice::card_state(&c, now()))}});
   }
-  return json(200, nlohmann::json{{"due", due}, {"now", now()}}.dump());
+  nlohmann::json out = {{"due", due}, {"now", now()}};
+  if (all) {
+    auto marks = options_.store->bookmarks(v.user_id);
+    if (!marks.ok()) return store_unavailable(req, marks.error().message);
+    out["bookmarks"] = *marks;
+    out["mastered_stability_days"] = practice::kMasteredStabilityDays;
+  }
+  return json(200, out.dump());
 }
 
 std::string App::progress_json(const Visitor& v) const {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include "account/clock.h"
@@ -15,6 +16,7 @@
 #include "calc/test_catalog.h"
 #include "practice/drills.h"
 #include "web/app.h"
+#include "web/pages.h"
 
 namespace ridge::web {
 namespace {
@@ -692,6 +694,172 @@ TEST_F(Practice, SubscribeAnswersAlikeAndLinksAreSigned) {
   ASSERT_TRUE(parse_target(confirm, parsed = Request{}));
   clock_.advance(8 * 86400);
   EXPECT_EQ(call("POST", "/subscribe/confirm", "email=s2%40example.com&expires=" + *parsed.param("expires") + "&sig=" + *parsed.param("sig")).status, 400);
+}
+
+}  // namespace
+}  // namespace ridge::web
+
+namespace ridge::web {
+namespace {
+
+class PracticeIssue20 : public Practice {
+ protected:
+  const bank::Question& first_free() {
+    for (const auto& q : app_->bank().questions) {
+      if (q.free) return q;
+    }
+    throw std::runtime_error("no free question");
+  }
+  json review(const Client& c, const std::string& slug, int grade) {
+    Response r = call("POST", "/api/reviews", json{{"slug", slug}, {"grade", grade}}.dump(), &c);
+    EXPECT_EQ(r.status, 200) << r.body;
+    return json::parse(r.body);
+  }
+  std::string state_of(const Client& c, const std::string& slug) {
+    json all = json::parse(call("GET", "/api/reviews/due?all=1", "", &c).body);
+    for (const auto& card : all["due"]) {
+      if (card["slug"] == slug) return card["state"];
+    }
+    return "new";
+  }
+  static size_t count(std::string_view text, std::string_view what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string_view::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  }
+};
+
+TEST_F(PracticeIssue20, TheNavIsRenderedFromTheSession) {
+  Client a = signup("nav@example.com");
+  for (const std::string& path : std::vector<std::string>{"/", "/topics/kernels", "/q/" + first_free().slug, "/dashboard", "/drill"}) {
+    Response mine = call("GET", path, "", &a);
+    ASSERT_EQ(mine.status, 200) << path;
+    EXPECT_NE(mine.view().find(kNavSignedIn), std::string::npos) << path;
+    EXPECT_EQ(mine.view().find(kNavSignedOut), std::string::npos) << path;
+    EXPECT_EQ(header(mine, "Cache-Control"), "private, no-store") << path;
+    Response anonymous = call("GET", path);
+    if (anonymous.status == 200) {
+      EXPECT_NE(anonymous.view().find(kNavSignedOut), std::string::npos) << path;
+    }
+  }
+  // A cookie that names no session is an anonymous visitor: "Sign in", as before.
+  Client stale{"ridge_session=" + std::string(64, 'a'), ""};
+  EXPECT_NE(call("GET", "/", "", &stale).view().find(kNavSignedOut), std::string::npos);
+}
+
+TEST_F(PracticeIssue20, ListsGetEachQuestionsStateAndBookmark) {
+  EXPECT_EQ(call("GET", "/api/reviews/due?all=1").status, 401);
+  Client a = signup("states@example.com");
+  const std::string slug = first_free().slug;
+  EXPECT_EQ(state_of(a, slug), "new");
+  review(a, slug, 3);
+  EXPECT_EQ(state_of(a, slug), "seen");  // in its 10-minute learning step
+  clock_.advance(600);
+  EXPECT_EQ(state_of(a, slug), "due");
+  // Easy until FSRS's stability passes 21 days: mastered (and not due).
+  // (Sessions last 30 days, so the user signs in again after each wait.)
+  for (int i = 0; i < 10 && state_of(a, slug) != "mastered"; ++i) {
+    json r = review(a, slug, 4);
+    clock_.advance(r["due_in_seconds"].get<int64_t>() - 1);
+    Response in = call("POST", "/api/signin", json{{"email", "states@example.com"}, {"password", "correct horse battery"}}.dump());
+    ASSERT_EQ(in.status, 200) << in.body;
+    std::string cookie = header(in, "Set-Cookie");
+    a = {cookie.substr(0, cookie.find(';')), json::parse(in.body)["csrf_token"]};
+  }
+  EXPECT_EQ(state_of(a, slug), "mastered");
+  json all = json::parse(call("GET", "/api/reviews/due?all=1", "", &a).body);
+  EXPECT_DOUBLE_EQ(all["mastered_stability_days"].get<double>(), 21);
+  EXPECT_GE(all["due"][0]["stability"].get<double>(), 21);
+  EXPECT_TRUE(all["bookmarks"].empty());
+  ASSERT_EQ(call("POST", "/api/bookmarks", json{{"slug", slug}, {"on", true}}.dump(), &a).status, 200);
+  all = json::parse(call("GET", "/api/reviews/due?all=1", "", &a).body);
+  EXPECT_EQ(all["bookmarks"], json::array({slug}));
+  // The lists carry the state filter and say what mastered means.
+  Response topic = call("GET", "/topics/" + first_free().topic);
+  EXPECT_NE(topic.view().find("<option value=\"mastered\">mastered</option>"), std::string::npos);
+  EXPECT_NE(topic.view().find("Mastered: 21 days of stability or more"), std::string::npos);
+  EXPECT_NE(topic.view().find("name=\"bookmarked\""), std::string::npos);
+  // Track and concept lists have the filters too.
+  EXPECT_NE(call("GET", "/tracks/serving").view().find("data-filter-list"), std::string::npos);
+  EXPECT_NE(call("GET", "/concepts/kv-cache").view().find("data-filter-list"), std::string::npos);
+}
+
+TEST_F(PracticeIssue20, ANewCardComesBackAfterItsLearningStep) {
+  Client a = signup("steps@example.com");
+  const std::string slug = first_free().slug;
+  json r = review(a, slug, 3);
+  EXPECT_EQ(r["due_in_seconds"], 600);
+  EXPECT_TRUE(json::parse(call("GET", "/api/reviews/due", "", &a).body)["due"].empty());
+  clock_.advance(599);
+  EXPECT_TRUE(json::parse(call("GET", "/api/reviews/due", "", &a).body)["due"].empty());
+  clock_.advance(1);
+  json due = json::parse(call("GET", "/api/reviews/due", "", &a).body)["due"];
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(due[0]["slug"], slug);
+  Response page = call("GET", "/review", "", &a);
+  EXPECT_NE(page.view().find("class=\"card review-item\" data-slug=\"" + slug + "\""), std::string::npos);
+}
+
+TEST_F(PracticeIssue20, TheDailyNewCardLimitIsASettingAndCountsFromMidnightUtc) {
+  Client a = signup("limit@example.com");
+  std::string page(call("GET", "/review", "", &a).view());
+  EXPECT_EQ(count(page, "review-item new-item"), 20u);  // the default
+  EXPECT_NE(page.find("0 of 20 new questions started today"), std::string::npos);
+  for (const char* bad : {"abc", "-1", "201", "2.5", ""}) {
+    std::string body(call("POST", "/settings", "action=new-per-day&new_per_day=" + std::string(bad) + "&csrf=" + a.csrf, &a, false).view());
+    EXPECT_NE(body.find("New questions a day &#39;" + std::string(bad) + "&#39; is out of range; accepted: a whole number from 0 to 200"),
+              std::string::npos) << bad << body.substr(body.find("settings-message") == std::string::npos ? 0 : body.find("settings-message"), 200);
+  }
+  EXPECT_EQ((*store_->find_user_by_email("limit@example.com"))->new_per_day, 20);
+  std::string saved(call("POST", "/settings", "action=new-per-day&new_per_day=2&csrf=" + a.csrf, &a, false).view());
+  EXPECT_NE(saved.find("up to 2 new questions a day"), std::string::npos);
+  EXPECT_NE(saved.find("id=\"new-per-day\" name=\"new_per_day\" value=\"2\""), std::string::npos);
+  EXPECT_EQ((*store_->find_user_by_email("limit@example.com"))->new_per_day, 2);
+  page = call("GET", "/review", "", &a).view();
+  EXPECT_EQ(count(page, "review-item new-item"), 2u);
+  // A question graded on its own page counts against today's limit.
+  review(a, first_free().slug, 3);
+  page = call("GET", "/review", "", &a).view();
+  EXPECT_NE(page.find("1 of 2 new questions started today (UTC); 1 more on offer"), std::string::npos);
+  EXPECT_EQ(count(page, "review-item new-item"), 1u);
+  EXPECT_EQ(page.find("new-item\" data-slug=\"" + first_free().slug + "\""), std::string::npos);
+  // Grading the offered one from the review page uses up the day.
+  size_t at = page.find("new-item\" data-slug=\"") + std::string("new-item\" data-slug=\"").size();
+  std::string offered = page.substr(at, page.find('"', at) - at);
+  EXPECT_EQ(call("POST", "/review", "slug=" + offered + "&grade=3&csrf=" + a.csrf, &a, false).status, 303);
+  page = call("GET", "/review", "", &a).view();
+  EXPECT_EQ(count(page, "review-item new-item"), 0u);
+  EXPECT_NE(page.find("2 of 2 new questions started today"), std::string::npos);
+  // The next UTC day starts a new count.
+  clock_.advance(86400);
+  page = call("GET", "/review", "", &a).view();
+  EXPECT_EQ(count(page, "review-item new-item"), 2u);
+}
+
+TEST_F(PracticeIssue20, TheDrillPageHasATopicPicker) {
+  std::string page(call("GET", "/drill?topic=kernels").view());
+  EXPECT_NE(page.find("<select id=\"drill-topic\" name=\"topic\">"), std::string::npos);
+  EXPECT_NE(page.find("<option value=\"kernels\" selected>"), std::string::npos);
+  for (const auto& t : practice::drill_topics()) EXPECT_NE(page.find("<option value=\"" + t + "\""), std::string::npos) << t;
+  EXPECT_EQ(page.find("value=\"behavioral\""), std::string::npos);
+  EXPECT_NE(page.find("id=\"drill-topic-name\">" + app_->bank().find_topic("kernels")->name + "<"), std::string::npos);
+}
+
+TEST_F(PracticeIssue20, TheSearchApiSuggestsAndNamesBadInput) {
+  json r = json::parse(call("GET", "/api/search?q=kv+cache&limit=5").body);
+  EXPECT_EQ(r["results"].size(), 5u);
+  EXPECT_GT(r["total"].get<int>(), 5);
+  EXPECT_EQ(r["results"][0]["url"].get<std::string>().rfind("/", 0), 0u);
+  Response bad = call("GET", "/api/search?q=x&limit=50");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("\"field\": \"limit\""), std::string::npos) << bad.body;
+  EXPECT_NE(bad.body.find("1 to 20"), std::string::npos);
+  EXPECT_EQ(call("GET", "/api/search?q=x&page=2").status, 400);
+  EXPECT_TRUE(json::parse(call("GET", "/api/search?q=").body)["results"].empty());
+  // The concept a query names is the first hit; concept pages are searched by their text.
+  EXPECT_EQ(json::parse(call("GET", "/api/search?q=kv+cache").body)["results"][0]["url"], "/concepts/kv-cache");
+  EXPECT_EQ(json::parse(call("GET", "/api/search?q=MIG").body)["results"][0]["url"], "/concepts/mig");
+  EXPECT_EQ(json::parse(call("GET", "/api/search?q=NCCL_ALGO").body)["results"][0]["url"], "/concepts/nccl");
 }
 
 }  // namespace

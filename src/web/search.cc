@@ -14,6 +14,34 @@ namespace ridge::web {
 
 namespace {
 
+// The text of rendered HTML (a concept page): tags dropped, the five escapes undone.
+std::string html_text(std::string_view html) {
+  std::string out;
+  out.reserve(html.size());
+  for (size_t i = 0; i < html.size(); ++i) {
+    if (html[i] == '<') {
+      size_t close = html.find('>', i);
+      if (close == std::string_view::npos) break;
+      i = close;
+      out += ' ';
+      continue;
+    }
+    static const std::pair<const char*, char> kEntities[] = {{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&#39;", '\''}};
+    bool escaped = false;
+    for (const auto& [entity, ch] : kEntities) {
+      size_t n = std::strlen(entity);
+      if (html.compare(i, n, entity) == 0) {
+        out += ch;
+        i += n - 1;
+        escaped = true;
+        break;
+      }
+    }
+    if (!escaped) out += html[i];
+  }
+  return out;
+}
+
 // Markdown noise out of the text that is indexed and quoted in snippets: emphasis and
 // table marks, footnote markers ([^key]), link destinations and bare URLs. Identifiers keep
 // their underscores (TORCH_NCCL_DUMP_ON_TIMEOUT stays whole in a snippet; the tokenizer
@@ -128,7 +156,8 @@ SearchIndex::SearchIndex(const bank::Bank& bank) {
     std::string body = q.free ? q.tldr + "\n" + plain(q.plain_text) : "";
     add("question", q.slug, q.topic, std::string(bank::difficulty_name(q.difficulty)), q.title, q.summary, body);
   }
-  for (const auto& [id, c] : bank.concepts) add("concept", id, c.topic, "", c.title, c.summary, "");
+  // Concept pages are free teaching pages: their text is searched too.
+  for (const auto& [id, c] : bank.concepts) add("concept", id, c.topic, "", c.title, c.summary, plain(html_text(c.html)));
   exec(db, "COMMIT");
   sqlite3_finalize(insert);
   sqlite3_int64 size = 0;
@@ -235,7 +264,7 @@ std::vector<SearchHit> SearchIndex::search_page(const std::string& query, const 
       "SELECT kind, id, title, snippet(docs, 6, char(1), char(2), ' … ', 16), topic, difficulty, "
       "snippet(docs, 5, char(1), char(2), ' … ', 24) FROM docs "
       "WHERE docs MATCH ?1 AND (?2 = '' OR topic = ?2) AND (?3 = '' OR difficulty = ?3) "
-      "ORDER BY bm25(docs, 0, 0, 0, 0, 10.0, 4.0, 1.0) LIMIT ?4 OFFSET ?5";
+      "ORDER BY (kind = 'concept' AND id = ?6) DESC, bm25(docs, 0, 0, 0, 0, 10.0, 4.0, 1.0), id LIMIT ?4 OFFSET ?5";
   if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) != SQLITE_OK) {
     sqlite3_progress_handler(db, 0, nullptr, nullptr);
     release(db);
@@ -246,6 +275,18 @@ std::vector<SearchHit> SearchIndex::search_page(const std::string& query, const 
   sqlite3_bind_text(stmt, 3, difficulty.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_int(stmt, 4, limit);
   sqlite3_bind_int(stmt, 5, offset);
+  // The concept the query names ("kv cache", "MIG": /concepts/kv-cache, /concepts/mig) comes
+  // first: the page that defines a term is what a search for the term wants.
+  std::string slug;
+  for (unsigned char c : query) {
+    if (std::isalnum(c)) {
+      slug += static_cast<char>(std::tolower(c));
+    } else if (!slug.empty() && slug.back() != '-') {
+      slug += '-';
+    }
+  }
+  while (!slug.empty() && slug.back() == '-') slug.pop_back();
+  sqlite3_bind_text(stmt, 6, slug.c_str(), -1, SQLITE_TRANSIENT);
   while (sqlite3_step(stmt) == SQLITE_ROW) {
     auto col = [&](int i) {
       const unsigned char* t = sqlite3_column_text(stmt, i);

@@ -260,3 +260,283 @@ test("no page scrolls sideways at 375 px", async () => {
   assert.deepEqual(wide, []);
   await page.close();
 });
+
+// ---- issue 20: lists, search, practice and fixes, as a candidate uses them ----
+
+async function signUp(context, prefix) {
+  const page = await context.newPage();
+  await page.goto(server.url + "/signup");
+  const email = prefix + "-" + Date.now() + "-" + Math.floor(Math.random() * 1e6) + "@example.com";
+  await page.fill("#email", email);
+  await page.fill("#password", "correct horse battery");
+  await Promise.all([page.waitForNavigation(), page.click("form.calc button[type=submit]")]);
+  return { page, email };
+}
+
+// Grades and bookmarks through the same API the question page's buttons use.
+async function api(page, path, body) {
+  return page.evaluate(async ([p, b]) => {
+    const me = await (await fetch("/api/me")).json();
+    const r = await fetch(p, { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": me.csrf_token }, body: JSON.stringify(b) });
+    return { status: r.status, body: await r.json() };
+  }, [path, body]);
+}
+
+test("a signed-in list marks each question's state and bookmark, and filters by them and by company", async () => {
+  const context = await browser.newContext();
+  const { page } = await signUp(context, "lists");
+  await page.goto(server.url + "/topics/kernels");
+  const slugs = await page.locator("ol.questions > li[data-slug][data-free='1']").evaluateAll((lis) => lis.map((li) => li.dataset.slug));
+  assert.ok(slugs.length >= 2, "two free kernels questions");
+  assert.equal((await api(page, "/api/reviews", { slug: slugs[0], grade: 3 })).status, 200);
+  assert.equal((await api(page, "/api/bookmarks", { slug: slugs[1], on: true })).status, 200);
+  await page.reload();
+  await page.waitForSelector("form[data-filter-list][data-states-ready]");
+  assert.equal(await page.locator(`li[data-slug="${slugs[0]}"] [data-state-tag]`).textContent(), "seen");
+  assert.equal(await page.locator(`li[data-slug="${slugs[1]}"] [data-state-tag]`).textContent(), "new");
+  assert.equal(await page.locator(`li[data-slug="${slugs[1]}"] [data-bookmark-tag]`).count(), 1);
+  assert.match(await page.locator("#state-legend").textContent(), /Mastered: 21 days of stability or more/);
+  const total = await page.locator("ol.questions > li[data-slug]").count();
+  await page.selectOption('form[data-filter-list] select[name="state"]', "seen");
+  await page.waitForFunction(() => document.querySelector("[data-filter-count]").textContent.startsWith("1 of"));
+  assert.deepEqual(await page.locator("ol.questions > li[data-slug]:not([hidden])").evaluateAll((l) => l.map((li) => li.dataset.slug)), [slugs[0]]);
+  await page.selectOption('form[data-filter-list] select[name="state"]', "");
+  await page.check('form[data-filter-list] input[name="bookmarked"]');
+  await page.waitForFunction(() => document.querySelector("[data-filter-count]").textContent.startsWith("1 of"));
+  assert.deepEqual(await page.locator("ol.questions > li[data-slug]:not([hidden])").evaluateAll((l) => l.map((li) => li.dataset.slug)), [slugs[1]]);
+  await page.uncheck('form[data-filter-list] input[name="bookmarked"]');
+  // Company: the first company that names a question here keeps exactly its questions.
+  const company = await page.locator('form[data-filter-list] select[name="company"] option:not([value=""])').first().getAttribute("value");
+  const tagged = await page.locator("ol.questions > li[data-slug]").evaluateAll((lis, c) =>
+    lis.filter((li) => li.dataset.companies.split(" ").includes(c)).length, company);
+  await page.selectOption('form[data-filter-list] select[name="company"]', company);
+  await page.waitForFunction(([n, t]) => document.querySelector("[data-filter-count]").textContent === `${n} of ${t} shown`, [tagged, total]);
+  await context.close();
+});
+
+test("signed out, the list has no state filter and every question counts as shown", async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url + "/tracks/serving");
+  await page.waitForSelector("form[data-filter-list]");
+  assert.equal(await page.locator("[data-signed-in]").first().isVisible(), false);
+  const total = await page.locator("ol.questions > li[data-slug]").count();
+  assert.match(await page.locator("[data-filter-count]").textContent(), new RegExp(`^${total} of ${total} shown`));
+  await page.close();
+});
+
+// The fixed queries: for each, the pages a reader would take as the right first answer (the
+// page that defines the term, or the answer about exactly it).
+const kFixedQueries = [
+  ["NCCL_ALGO", ["/concepts/nccl", "/q/nccl-algorithms-ring-tree-nvls"]],
+  ["zero-3", ["/concepts/zero-fsdp", "/q/zero-stage-per-model-size-on-one-node"]],
+  ["MIG", ["/concepts/mig"]],
+  ["kv cache", ["/concepts/kv-cache"]],
+];
+
+test("search: the fixed queries have their expected top results, and none finds what it should not", async () => {
+  const page = await browser.newPage();
+  for (const [query, tops] of kFixedQueries) {
+    await page.goto(server.url + "/search?q=" + encodeURIComponent(query));
+    const hrefs = await page.locator("ol.results li > a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+    assert.ok(tops.includes(hrefs[0]), `${query}: top ${hrefs[0]}, expected one of ${tops.join(", ")}; first five ${hrefs.slice(0, 5).join(", ")}`);
+  }
+  // "MIG" is a word, not the start of "migration"; "zero-3" is not temperature zero.
+  await page.goto(server.url + "/search?q=MIG");
+  const marks = await page.locator("ol.results li mark").allTextContents();
+  assert.ok(marks.length > 0 && marks.every((m) => m.toLowerCase() === "mig"), marks.join(", "));
+  await page.goto(server.url + "/search?q=zero-3");
+  const titles = await page.locator("ol.results li > a").allTextContents();
+  assert.ok(titles.length > 0 && titles.every((t) => !/temperature/i.test(t)), titles.join(" | "));
+  await page.close();
+});
+
+test("search pages through every result with a true count", async () => {
+  const page = await browser.newPage();
+  const first = server.url + "/search?q=kv+cache";
+  await page.goto(first);
+  const total = Number((await page.locator("#result-count").textContent()).match(/^(\d+) results/)[1]);
+  assert.ok(total > 40, "more than two pages (" + total + ")");
+  const seen = new Set();
+  let pages = 0;
+  for (let url = first; url; pages += 1) {
+    await page.goto(url);
+    const count = await page.locator("#result-count").textContent();
+    assert.doesNotMatch(count, /time budget/, "the query finished within its budget");
+    const hrefs = await page.locator("ol.results li > a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+    assert.ok(hrefs.length > 0 && hrefs.length <= 20, url + ": " + hrefs.length + " results");
+    hrefs.forEach((h) => { assert.ok(!seen.has(h), "no result on two pages: " + h); seen.add(h); });
+    const next = page.locator('nav.paging a[rel="next"]');
+    url = (await next.count()) ? new URL(await next.getAttribute("href"), server.url).href : null;
+  }
+  assert.equal(seen.size, total, "the pages hold exactly the count shown");
+  assert.equal(pages, Math.ceil(total / 20));
+  await page.close();
+});
+
+test("the search box suggests as you type: a listbox, arrows and Enter", async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url + "/topics");
+  const box = page.locator("#nav-q");
+  assert.equal(await box.getAttribute("role"), "combobox");
+  await box.pressSequentially("kv cach", { delay: 30 });  // the last word, unfinished, is a prefix
+  await page.waitForSelector("#nav-suggest:not([hidden]) [role=option]");
+  assert.equal(await box.getAttribute("aria-expanded"), "true");
+  assert.equal(await box.getAttribute("aria-controls"), "nav-suggest");
+  assert.equal(await page.locator("#nav-suggest").getAttribute("role"), "listbox");
+  await box.press("ArrowDown");
+  const first = page.locator("#nav-suggest [role=option]").first();
+  assert.equal(await first.getAttribute("aria-selected"), "true");
+  assert.equal(await box.getAttribute("aria-activedescendant"), await first.getAttribute("id"));
+  await box.press("ArrowDown");
+  await box.press("ArrowUp");
+  assert.equal(await first.getAttribute("aria-selected"), "true");
+  const href = await first.getAttribute("data-href");
+  await Promise.all([page.waitForNavigation(), box.press("Enter")]);
+  assert.equal(new URL(page.url()).pathname, href);
+  // Escape closes the list; Enter with nothing chosen searches as before.
+  await page.locator("#nav-q").pressSequentially("zero-3", { delay: 30 });
+  await page.waitForSelector("#nav-suggest:not([hidden])");
+  await page.locator("#nav-q").press("Escape");
+  assert.equal(await page.locator("#nav-suggest").isVisible(), false);
+  assert.equal(await page.locator("#nav-q").getAttribute("aria-expanded"), "false");
+  await Promise.all([page.waitForNavigation(), page.locator("#nav-q").press("Enter")]);
+  assert.match(page.url(), /\/search\?q=zero-3/);
+  await page.close();
+});
+
+test("a new card graded Again is due again after its 1-minute learning step", async () => {
+  const context = await browser.newContext();
+  const { page } = await signUp(context, "step");
+  await page.goto(server.url + "/q/prefill-vs-decode");
+  await page.waitForSelector("#practice:not([hidden])");
+  await page.click('#practice [data-grade="1"]');
+  await page.waitForFunction(() => /next review in 1 min/.test(document.querySelector("#practice-status").textContent));
+  await page.goto(server.url + "/review");
+  assert.equal(await page.locator('.review-item:not(.new-item)[data-slug="prefill-vs-decode"]').count(), 0, "not due yet");
+  await new Promise((resolve) => setTimeout(resolve, 61000));
+  await page.goto(server.url + "/review");
+  assert.equal(await page.locator('.review-item:not(.new-item)[data-slug="prefill-vs-decode"]').count(), 1, "due after a minute");
+  await context.close();
+});
+
+test("the readiness check stays within its track and refuses a second submission", async () => {
+  const context = await browser.newContext();
+  const { page } = await signUp(context, "ready");
+  await page.goto(server.url + "/tracks/kernels");
+  // The topics the track weighs, from its page.
+  const allowed = await page.locator('main ul a[href^="/topics/"]').evaluateAll((as) =>
+    as.map((a) => a.getAttribute("href").replace("/topics/", "")));
+  assert.ok(allowed.length > 0);
+  await page.goto(server.url + "/readiness");
+  await page.selectOption("#track", "kernels");
+  await Promise.all([page.waitForNavigation(), page.click("form.calc button[type=submit]")]);
+  await page.waitForFunction(() => /left$/.test(document.querySelector("#countdown").textContent));
+  const tags = await page.locator("form section.card h2 .tag").allTextContents();
+  assert.equal(tags.length, 10);
+  for (const t of tags) assert.ok(allowed.includes(t), `${t} is a topic of the kernels track (${allowed.join(", ")})`);
+  const form = await page.locator('form input[name="payload"]').evaluate((i) => new URLSearchParams(new FormData(i.form)).toString());
+  await Promise.all([page.waitForNavigation(), page.click('form button[type=submit]:has-text("Finish")')]);
+  assert.match(await page.locator("#readiness-score").textContent(), /%$/);
+  // The score by topic names only the track's topics; each drill shows its worked chain.
+  const scored = await page.locator("#readiness-topics tbody tr td:first-child").allTextContents();
+  assert.ok(scored.length > 0 && scored.every((t) => allowed.includes(t)), scored.join(", "));
+  const drills = (await page.locator("section.feedback").count());
+  assert.equal(drills, 5, "five drills with feedback");
+  assert.equal(await page.locator("section.feedback details table.chain").count(), drills, "each with its worked chain");
+  // The same check sent again (a reload, a double click) is refused and not recorded.
+  const again = await page.evaluate(async (body) => {
+    const r = await fetch("/readiness", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body });
+    return { status: r.status, text: await r.text() };
+  }, form);
+  assert.equal(again.status, 409);
+  assert.match(again.text, /already submitted/);
+  await page.goto(server.url + "/dashboard");
+  assert.equal(await page.locator("h2:has-text('Readiness checks') + ul li").count(), 1);
+  await context.close();
+});
+
+test("the nav says Progress to a signed-in visitor before any script runs", async () => {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto(server.url + "/signup");
+  await page.fill("#email", "nav-" + Date.now() + "@example.com");
+  await page.fill("#password", "correct horse battery");
+  await Promise.all([page.waitForNavigation(), page.click("form.calc button[type=submit]")]);
+  for (const path of ["/", "/topics/kernels", "/q/prefill-vs-decode", "/drill", "/concepts"]) {
+    await page.goto(server.url + path);
+    assert.equal(await page.locator("#nav-account").textContent(), "Progress", path);
+    assert.equal(await page.locator("#nav-account").getAttribute("href"), "/dashboard", path);
+  }
+  await context.close();
+  const anonymous = await browser.newPage();
+  await anonymous.goto(server.url + "/");
+  assert.equal(await anonymous.locator("#nav-account").textContent(), "Sign in");
+  await anonymous.close();
+});
+
+test("the dashboard's drill columns fit a 375 px screen", async () => {
+  const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
+  const { page } = await signUp(context, "narrow");
+  await page.goto(server.url + "/dashboard");
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 375);
+  for (const table of ["#by-track", "#by-topic"]) {
+    const cut = await page.locator(table + " th, " + table + " td").evaluateAll((cells) =>
+      cells.filter((c) => { const r = c.getBoundingClientRect(); return r.right > 375 || r.width < 20; }).map((c) => c.textContent));
+    assert.deepEqual(cut, [], table + ": every column is on screen");
+    assert.ok(await page.locator(table + " th:has-text('Drill accuracy')").isVisible());
+  }
+  await page.screenshot({ path: artifacts + "/dashboard-375.png", fullPage: true });
+  await context.close();
+});
+
+test("the drill page picks a topic, and an answer with units is read", async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url + "/drill");
+  await page.selectOption("#drill-topic", "napkin-math");
+  await Promise.all([page.waitForNavigation(), page.click("#drill-topics button")]);
+  assert.match(page.url(), /topic=napkin-math/);
+  assert.equal(await page.locator("#drill-topic-name").textContent(), await page.locator("#drill-topic option:checked").textContent());
+  assert.match(await page.locator("#answer-hint").textContent(), /.+; within 10% counts$/);
+  await page.fill("#answer", "12 parsecs");
+  await Promise.all([page.waitForNavigation(), page.click("form.calc button[type=submit]:has-text('Check')")]);
+  assert.match(await page.locator("p.error[role=alert]").textContent(), /unknown unit|not a number/);
+  assert.equal(await page.locator("#drill-verdict").count(), 0, "an unreadable answer is not graded");
+  await page.close();
+});
+
+test("password reset in the browser: the mailed link sets a new password that signs in", async () => {
+  const { readdirSync, readFileSync } = await import("node:fs");
+  const context = await browser.newContext();
+  const { page, email } = await signUp(context, "reset");
+  await context.clearCookies();
+  await page.goto(server.url + "/reset");
+  await page.fill("#email", email);
+  await Promise.all([page.waitForNavigation(), page.click("form.calc button[type=submit]")]);
+  assert.match(await page.locator("#reset-message").textContent(), /on its way/);
+  // The mail lands in --mail-dir as .eml; its text part is base64.
+  const mailDir = server.dir + "/mail";
+  let link = null;
+  for (let i = 0; i < 100 && !link; i += 1) {
+    for (const f of (() => { try { return readdirSync(mailDir); } catch { return []; } })()) {
+      const raw = readFileSync(mailDir + "/" + f, "utf8");
+      if (!raw.includes(email)) continue;
+      const text = raw.split(/\r\n\r\n/).map((part) => { try { return Buffer.from(part.replace(/\r\n/g, ""), "base64").toString("utf8"); } catch { return ""; } }).join("\n") + raw;
+      const m = text.match(/https?:\/\/[^\s"<>]+\/reset\/confirm\?[^\s"<>]+/);
+      if (m) link = m[0];
+    }
+    if (!link) await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(link, "a reset link was mailed");
+  const u = new URL(link);
+  await page.goto(server.url + u.pathname + u.search);
+  await page.fill("#password", "a brand new passphrase");
+  await Promise.all([page.waitForNavigation(), page.click("form.calc button[type=submit]")]);
+  assert.match(page.url(), /\/dashboard$/);
+  await context.clearCookies();
+  await page.goto(server.url + "/signin");
+  await page.fill("#email", email);
+  await page.fill("#password", "a brand new passphrase");
+  await Promise.all([page.waitForNavigation(), page.click("form.calc button[type=submit]")]);
+  assert.match(page.url(), /\/dashboard$/);
+  await context.close();
+});

@@ -207,10 +207,82 @@
     });
   });
 
-  // List filters: difficulty, track, company, free, and for a signed-in visitor the card state.
+  // The search box suggests as you type (GET /api/search): an ARIA combobox with a listbox,
+  // arrows move through the suggestions, Enter opens the one chosen (or searches), Escape closes.
+  var box = document.getElementById("nav-q");
+  if (box) {
+    var list = el("ul", { id: "nav-suggest", role: "listbox", "aria-label": "Suggestions", "class": "suggest" });
+    list.hidden = true;
+    box.parentNode.appendChild(list);
+    box.setAttribute("role", "combobox");
+    box.setAttribute("aria-autocomplete", "list");
+    box.setAttribute("aria-controls", "nav-suggest");
+    box.setAttribute("aria-expanded", "false");
+    box.setAttribute("autocomplete", "off");
+    var active = -1, asked = 0, suggestTimer = null;
+    var options = function () { return list.querySelectorAll("[role=option]"); };
+    var close = function () {
+      list.hidden = true;
+      box.setAttribute("aria-expanded", "false");
+      box.removeAttribute("aria-activedescendant");
+      active = -1;
+    };
+    var highlight = function (i) {
+      var opts = options();
+      if (!opts.length) return;
+      active = (i + opts.length) % opts.length;
+      opts.forEach(function (o, k) { o.setAttribute("aria-selected", k === active ? "true" : "false"); });
+      box.setAttribute("aria-activedescendant", opts[active].id);
+    };
+    var suggest = function () {
+      var q = box.value.trim();
+      if (q.length < 2) { close(); return; }
+      var ticket = ++asked;
+      fetch("/api/search?limit=8&q=" + encodeURIComponent(q), { headers: { Accept: "application/json" } })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (j) {
+          if (!j || ticket !== asked) return;  // a later keystroke's answer wins
+          list.innerHTML = "";
+          active = -1;
+          box.removeAttribute("aria-activedescendant");
+          j.results.forEach(function (h, k) {
+            var li = el("li", { id: "nav-suggest-" + k, role: "option", "aria-selected": "false", "data-href": h.url });
+            li.appendChild(el("span", null, h.title));
+            li.appendChild(el("span", { "class": "muted" }, " " + (h.kind === "question" ? h.difficulty : "concept")));
+            li.addEventListener("mousedown", function (ev) { ev.preventDefault(); location.href = h.url; });
+            list.appendChild(li);
+          });
+          if (j.total > j.results.length) {
+            list.appendChild(el("li", { id: "nav-suggest-all", role: "option", "aria-selected": "false",
+                                        "data-href": "/search?q=" + encodeURIComponent(q) }, "All " + j.total + " results"));
+          }
+          list.hidden = j.results.length === 0;
+          box.setAttribute("aria-expanded", list.hidden ? "false" : "true");
+        })
+        .catch(function () {});
+    };
+    box.addEventListener("input", function () { clearTimeout(suggestTimer); suggestTimer = setTimeout(suggest, 120); });
+    box.addEventListener("keydown", function (ev) {
+      if (ev.key === "ArrowDown" || ev.key === "ArrowUp") {
+        if (list.hidden) return;
+        ev.preventDefault();
+        highlight(active + (ev.key === "ArrowDown" ? 1 : -1));
+      } else if (ev.key === "Escape" && !list.hidden) {
+        ev.preventDefault();  // the first Escape closes the list and keeps the words
+        close();
+      } else if (ev.key === "Enter" && active >= 0 && !list.hidden) {
+        ev.preventDefault();
+        location.href = options()[active].getAttribute("data-href");
+      }
+    });
+    box.addEventListener("blur", function () { setTimeout(close, 100); });
+  }
+
+  // List filters: difficulty, track, company, free, and for a signed-in visitor the card
+  // state and bookmarks, which also mark each question in the list.
   var filters = document.querySelector("form[data-filter-list]");
   if (filters) {
-    var states = {};
+    var states = {}, marked = {};
     var apply = function () {
       var f = new FormData(filters);
       var shown = 0, total = 0;
@@ -219,6 +291,7 @@
                  (!f.get("track") || (" " + li.dataset.tracks + " ").indexOf(" " + f.get("track") + " ") >= 0) &&
                  (!f.get("company") || (" " + li.dataset.companies + " ").indexOf(" " + f.get("company") + " ") >= 0) &&
                  (!f.get("free") || li.dataset.free === "1") &&
+                 (!f.get("bookmarked") || marked[li.dataset.slug]) &&
                  (!f.get("state") || (states[li.dataset.slug] || "new") === f.get("state"));
         li.hidden = !ok;
         total += 1;
@@ -233,9 +306,23 @@
       .then(function (r) { return r.json().then(function (j) { return r.ok ? j : null; }); })  // read the body either way
       .then(function (j) {
         if (!j) return;
-        (j.cards || j.due || []).forEach(function (c) {
-          if (c && c.slug) states[c.slug] = c.due <= j.now ? "due" : "seen";
+        (j.due || []).forEach(function (c) { if (c && c.slug) states[c.slug] = c.state; });
+        (j.bookmarks || []).forEach(function (s) { marked[s] = true; });
+        document.querySelectorAll("[data-signed-in]").forEach(function (node) { node.hidden = false; });
+        document.querySelectorAll("ol.questions > li[data-slug]").forEach(function (li) {
+          var state = states[li.dataset.slug] || "new";
+          li.dataset.state = state;
+          var link = li.querySelector("a");
+          var tag = el("span", { "class": "tag state state-" + state, "data-state-tag": state }, state);
+          link.parentNode.insertBefore(tag, link.nextSibling);
+          link.parentNode.insertBefore(document.createTextNode(" "), tag);
+          if (marked[li.dataset.slug]) {
+            var star = el("span", { "class": "tag bookmarked", "data-bookmark-tag": "1" }, "bookmarked");
+            tag.parentNode.insertBefore(star, tag.nextSibling);
+          }
         });
+        filters.setAttribute("data-states-ready", "1");
+        apply();
       })
       .catch(function () {});
     apply();
