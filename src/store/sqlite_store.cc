@@ -3,7 +3,10 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include "store/migrations.h"
 
@@ -118,34 +121,28 @@ class SqliteStore final : public Store {
     return exec("DELETE FROM sessions WHERE user_id = ?", [&](Stmt& s) { s.bind(1, user_id); });
   }
 
+  // Group commit: reviews that arrive while another batch is being committed wait and go in
+  // the next one, all in one transaction, each under its own savepoint (a stale card rolls
+  // back its own two rows, nothing else). One fsync (synchronous=FULL) then covers the whole
+  // batch, and no review is answered before the COMMIT that holds it has returned.
   Result<Done> record_review(int64_t user_id, const Card& c, int grade, int64_t now) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) return StoreError{sqlite3_errmsg(db_)};
-    Stmt log(db_, "INSERT INTO reviews (user_id, slug, grade, reviewed_at) VALUES (?, ?, ?, ?)");
-    log.bind(1, user_id).bind(2, c.slug).bind(3, static_cast<int64_t>(grade)).bind(4, now);
-    Stmt card(db_,
-              "INSERT INTO cards (user_id, slug, stability, difficulty, due, last_review, reps, lapses) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-              "ON CONFLICT (user_id, slug) DO UPDATE SET stability = excluded.stability, difficulty = excluded.difficulty, "
-              "due = excluded.due, last_review = excluded.last_review, reps = excluded.reps, lapses = excluded.lapses "
-              "WHERE cards.reps = excluded.reps - 1");
-    card.bind(1, user_id).bind(2, c.slug).bind(3, c.stability).bind(4, c.difficulty).bind(5, c.due).bind(6, c.last_review)
-        .bind(7, static_cast<int64_t>(c.reps)).bind(8, static_cast<int64_t>(c.lapses));
-    if (log.step() != SQLITE_DONE || card.step() != SQLITE_DONE) {
-      std::string e = sqlite3_errmsg(db_);
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      return StoreError{e};
-    }
-    if (sqlite3_changes(db_) == 0) {
-      // The card moved on since it was read (another review of it committed first).
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      return StoreError{"the card changed since it was read", true};
-    }
-    if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
-      std::string e = sqlite3_errmsg(db_);
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      return StoreError{e};
-    }
-    return Done{};
+    PendingReview me{user_id, &c, grade, now, std::nullopt};
+    std::unique_lock<std::mutex> lock(batch_mutex_);
+    queued_.push_back(&me);
+    while (committing_ && !me.outcome) batch_cv_.wait(lock);
+    if (me.outcome) return *me.outcome;
+    // No batch in progress: this thread commits everything queued so far, its own included.
+    committing_ = true;
+    std::vector<PendingReview*> batch;
+    batch.swap(queued_);
+    lock.unlock();
+    std::vector<std::optional<Result<Done>>> outcomes(batch.size());
+    commit_batch(batch, outcomes);
+    lock.lock();  // outcomes are published under batch_mutex_, where the waiters read them
+    for (size_t i = 0; i < batch.size(); ++i) batch[i]->outcome = std::move(outcomes[i]);
+    committing_ = false;
+    batch_cv_.notify_all();
+    return *me.outcome;
   }
 
   Result<std::optional<Card>> get_card(int64_t user_id, const std::string& slug) override {
@@ -506,8 +503,66 @@ class SqliteStore final : public Store {
     return {s.text(0), s.f64(1), s.f64(2), s.i64(3), s.i64(4), static_cast<int>(s.i64(5)), static_cast<int>(s.i64(6))};
   }
 
+  struct PendingReview {
+    int64_t user_id;
+    const Card* card;
+    int grade;
+    int64_t now;
+    std::optional<Result<Done>> outcome;  // set, under batch_mutex_, once its batch is done
+  };
+
+  // Writes every review of `batch` in one transaction; outcomes[i] is batch[i]'s.
+  void commit_batch(const std::vector<PendingReview*>& batch, std::vector<std::optional<Result<Done>>>& outcomes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!begin()) {
+      std::string e = sqlite3_errmsg(db_);
+      for (auto& o : outcomes) o = Result<Done>(StoreError{e});
+      return;
+    }
+    std::vector<size_t> written;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const PendingReview* p = batch[i];
+      std::optional<Result<Done>>& outcome = outcomes[i];
+      const Card& c = *p->card;
+      sqlite3_exec(db_, "SAVEPOINT review", nullptr, nullptr, nullptr);
+      Stmt log(db_, "INSERT INTO reviews (user_id, slug, grade, reviewed_at) VALUES (?, ?, ?, ?)");
+      log.bind(1, p->user_id).bind(2, c.slug).bind(3, static_cast<int64_t>(p->grade)).bind(4, p->now);
+      Stmt card(db_,
+                "INSERT INTO cards (user_id, slug, stability, difficulty, due, last_review, reps, lapses) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (user_id, slug) DO UPDATE SET stability = excluded.stability, difficulty = excluded.difficulty, "
+                "due = excluded.due, last_review = excluded.last_review, reps = excluded.reps, lapses = excluded.lapses "
+                "WHERE cards.reps = excluded.reps - 1");
+      card.bind(1, p->user_id).bind(2, c.slug).bind(3, c.stability).bind(4, c.difficulty).bind(5, c.due).bind(6, c.last_review)
+          .bind(7, static_cast<int64_t>(c.reps)).bind(8, static_cast<int64_t>(c.lapses));
+      if (log.step() != SQLITE_DONE || card.step() != SQLITE_DONE) {
+        outcome = Result<Done>(StoreError{sqlite3_errmsg(db_)});
+      } else if (sqlite3_changes(db_) == 0) {
+        // The card moved on since it was read (another review of it committed first).
+        outcome = Result<Done>(StoreError{"the card changed since it was read", true});
+      }
+      if (outcome) {
+        sqlite3_exec(db_, "ROLLBACK TO review", nullptr, nullptr, nullptr);
+      } else {
+        written.push_back(i);
+      }
+      sqlite3_exec(db_, "RELEASE review", nullptr, nullptr, nullptr);
+    }
+    if (!commit()) {
+      std::string e = sqlite3_errmsg(db_);
+      rollback(e);
+      for (size_t i : written) outcomes[i] = Result<Done>(StoreError{e});
+      return;
+    }
+    for (size_t i : written) outcomes[i] = Result<Done>(Done{});
+  }
+
   sqlite3* db_;
   std::mutex mutex_;
+  // Group commit of reviews: the queue, and whether a batch is being written now.
+  std::mutex batch_mutex_;
+  std::condition_variable batch_cv_;
+  std::vector<PendingReview*> queued_;
+  bool committing_ = false;
 };
 
 }  // namespace
