@@ -9,6 +9,9 @@
 
 namespace ridge::store {
 
-Result<std::unique_ptr<Store>> open_postgres(const std::string& url, int pool_size = 4);
+// `pool_size` connections, one per worker that waits on the store (the server's 16): commits
+// that run together share PostgreSQL's WAL flush. N servers hold N × pool_size connections
+// (PostgreSQL's default max_connections is 100).
+Result<std::unique_ptr<Store>> open_postgres(const std::string& url, int pool_size = 16);
 
 }  // namespace ridge::store

@@ -50,8 +50,13 @@ class Stmt {
 
 class SqliteStore final : public Store {
  public:
-  explicit SqliteStore(sqlite3* db) : db_(db) {}
-  ~SqliteStore() override { sqlite3_close(db_); }
+  // `reader` (may be null) is a second, read-only connection to the same file: in WAL mode
+  // it reads the last committed state without waiting for a commit's fsync on `db`.
+  SqliteStore(sqlite3* db, sqlite3* reader) : db_(db), reader_(reader) {}
+  ~SqliteStore() override {
+    sqlite3_close(reader_);
+    sqlite3_close(db_);
+  }
 
   Result<int64_t> create_user(const std::string& email, const std::string& hash, int64_t now) override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -68,8 +73,8 @@ class SqliteStore final : public Store {
   }
 
   Result<std::optional<User>> get_user(int64_t id) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    Stmt s(db_, "SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users WHERE id = ?");
+    Reader r(*this);
+    Stmt s(r.db, "SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at FROM users WHERE id = ?");
     s.bind(1, id);
     return read_user(s);
   }
@@ -104,8 +109,8 @@ class SqliteStore final : public Store {
   }
 
   Result<std::optional<Session>> find_session(const std::string& token_hash) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    Stmt s(db_, "SELECT user_id, csrf_token, expires_at FROM sessions WHERE token_hash = ?");
+    Reader r(*this);
+    Stmt s(r.db, "SELECT user_id, csrf_token, expires_at FROM sessions WHERE token_hash = ?");
     s.bind(1, token_hash);
     int rc = s.step();
     if (rc == SQLITE_ROW) return std::optional<Session>(Session{s.i64(0), s.text(1), s.i64(2)});
@@ -146,8 +151,10 @@ class SqliteStore final : public Store {
   }
 
   Result<std::optional<Card>> get_card(int64_t user_id, const std::string& slug) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    Stmt s(db_, "SELECT slug, stability, difficulty, due, last_review, reps, lapses FROM cards WHERE user_id = ? AND slug = ?");
+    // A read that races a commit may see the card before it: the write's reps check refuses
+    // what was built from it, and the caller reads again.
+    Reader r(*this);
+    Stmt s(r.db, "SELECT slug, stability, difficulty, due, last_review, reps, lapses FROM cards WHERE user_id = ? AND slug = ?");
     s.bind(1, user_id).bind(2, slug);
     int rc = s.step();
     if (rc == SQLITE_ROW) return std::optional<Card>(read_card(s));
@@ -438,6 +445,14 @@ class SqliteStore final : public Store {
   std::string backend() const override { return "sqlite"; }
 
  private:
+  // The connection for the reads of every request (the session, the user, a card) and its
+  // lock: the reader when there is one, else the writer under mutex_.
+  struct Reader {
+    explicit Reader(SqliteStore& s) : lock(s.reader_ ? s.reader_mutex_ : s.mutex_), db(s.reader_ ? s.reader_ : s.db_) {}
+    std::lock_guard<std::mutex> lock;
+    sqlite3* db;
+  };
+
   // Transactions, for callers that hold mutex_.
   bool begin() { return sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK; }
   bool commit() { return sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK; }
@@ -558,6 +573,8 @@ class SqliteStore final : public Store {
 
   sqlite3* db_;
   std::mutex mutex_;
+  sqlite3* reader_;
+  std::mutex reader_mutex_;
   // Group commit of reviews: the queue, and whether a batch is being written now.
   std::mutex batch_mutex_;
   std::condition_variable batch_cv_;
@@ -600,7 +617,15 @@ Result<std::unique_ptr<Store>> open_sqlite(const std::string& path) {
       return StoreError{"migration " + std::to_string(m.version) + " failed on " + path + ": " + e};
     }
   }
-  return std::unique_ptr<Store>(std::make_unique<SqliteStore>(db));
+  // The read connection; without it (an odd file system) every read shares the writer.
+  sqlite3* reader = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &reader, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(reader, 5000);
+  } else {
+    sqlite3_close(reader);
+    reader = nullptr;
+  }
+  return std::unique_ptr<Store>(std::make_unique<SqliteStore>(db, reader));
 }
 
 }  // namespace ridge::store
