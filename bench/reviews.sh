@@ -29,13 +29,12 @@ run() {  # run NAME DB-URL
   local slugs
   slugs=$(curl -s "$url/api/questions" | python3 -c 'import json,sys; print(" ".join(q["slug"] for q in json.load(sys.stdin)["questions"]))')
   python3 - "$url" "$work/users.lua" $slugs <<'PY'
-import http.client, json, sys, urllib.parse
+import concurrent.futures, http.client, json, sys, urllib.parse
 url, out, slugs = sys.argv[1], sys.argv[2], sys.argv[3:]
 host = urllib.parse.urlparse(url)
-lines = []
-for i in range(64):
+def signup(i):
     # Each user signs up from its own loopback address: sign-ups are rate limited per address.
-    conn = http.client.HTTPConnection(host.hostname, host.port, source_address=("127.0.0.%d" % (i + 2), 0))
+    conn = http.client.HTTPConnection(host.hostname, host.port, timeout=120, source_address=("127.0.0.%d" % (i + 2), 0))
     body = json.dumps({"email": f"bench{i}@example.com", "password": "correct horse battery"})
     conn.request("POST", "/api/signup", body, {"Content-Type": "application/json"})
     r = conn.getresponse()
@@ -43,7 +42,9 @@ for i in range(64):
         sys.exit(f"signup {i}: {r.status} {r.read()}")
     cookie = r.getheader("Set-Cookie").split(";")[0]
     csrf = json.loads(r.read())["csrf_token"]
-    lines.append('{"%s", "%s"}' % (cookie, csrf))
+    return '{"%s", "%s"}' % (cookie, csrf)
+with concurrent.futures.ThreadPoolExecutor(8) as pool:
+    lines = list(pool.map(signup, range(64)))
 with open(out, "w") as f:
     f.write("users = {" + ", ".join(lines) + "}\n")
     f.write("slugs = {" + ", ".join('"%s"' % s for s in slugs) + "}\n")
