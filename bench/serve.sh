@@ -1,47 +1,61 @@
 #!/usr/bin/env bash
-# Serving benchmark: nginx serving the bytes of one question page (saved as a static file)
-# against `ridge serve` serving the same page, in the same run, with wrk at 64 and 256
-# connections; then ridge's two I/O models against each other; then start-up time and
-# resident memory with the whole bank loaded. Loopback only; every run is bounded by -d.
-# Usage: bench/serve.sh [SECONDS per run, default 10]
+# Serving benchmark, every figure a ratio to a reference measured in the same run, with wrk
+# at 64 connections on loopback (wrk, nginx and ridge share the machine's cores):
+#   - a question page, with wrk -t1 and -t2, against nginx serving its bytes as a file;
+#   - the calculator API (/api/calc/fit?...) against nginx serving the same JSON bytes;
+#   - search (/search?q=kv+cache) against nginx serving the same page;
+#   each three interleaved rounds (nginx, ridge, nginx, ridge, ...), the median of each;
+#   - review writes on SQLite and PostgreSQL against pgbench (bench/reviews.sh);
+#   - start-up time and resident memory with the bank and with generated banks of 5,000 and
+#     10,000 questions (copies of the real ones under new slugs).
+# Every run is bounded by -d. Usage: bench/serve.sh [SECONDS per run, default 5]
+# ROUNDS=N changes the number of rounds; SKIP_REVIEWS=1 and SKIP_STARTUP=1 leave parts out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-duration=${1:-10}
+duration=${1:-5}
+rounds=${ROUNDS:-3}
 for p in nginx-light wrk; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$p" >/dev/null; }
 done
-cmake --preset release >/dev/null
-cmake --build --preset release --target ridge >/dev/null
+cmake --preset release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
+nice -n 10 cmake --build --preset release --target ridge >/dev/null
 ridge=build/release/ridge
 work=$(mktemp -d)
+chmod 755 "$work"  # nginx workers (nobody) read the pages inside it
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 page=/q/llama-70b-64-users-32k-8xh100
+calc='/api/calc/fit?model=llama-3.1-70b&gpu=h100-sxm&gpus=8&context=32768&sequences=64'
+search='/search?q=kv+cache'
 
-for port in 18100 18101 18102; do
+for port in 18100 18101; do
   if curl -s -o /dev/null "http://127.0.0.1:$port/"; then echo "port $port is in use: stop what listens there first" >&2; exit 1; fi
 done
 
-start_ridge() {  # start_ridge PORT IO: waits until it listens; sets started_ms and last_pid
+start_ridge() {  # start_ridge PORT CONTENT: waits until it listens; sets started_ms and last_pid
   local t0 t1
   t0=$(date +%s%N)
-  "$ridge" serve --port "$1" --io "$2" --threads 2 --db "sqlite:$work/ridge-$1.db" > "$work/ridge-$1.log" 2>&1 &
+  "$ridge" serve --port "$1" --threads 2 --content "$2" --db "sqlite:$work/ridge-$1.db" > "$work/ridge-$1.log" 2>&1 &
   last_pid=$!
   pids+=("$last_pid")
-  until grep -q listening "$work/ridge-$1.log" 2>/dev/null; do sleep 0.01; done
+  until grep -q listening "$work/ridge-$1.log" 2>/dev/null; do
+    kill -0 "$last_pid" 2>/dev/null || { cat "$work/ridge-$1.log" >&2; exit 1; }
+    sleep 0.01
+  done
   t1=$(date +%s%N)
   started_ms=$(( (t1 - t0) / 1000000 ))
 }
 
-start_ridge 18101 per-thread
-ridge_ms=$started_ms
+load_before=$(uptime)
+start_ridge 18101 content
 ridge_pid=$last_pid
-start_ridge 18102 shared
-mkdir -p "$work/www/q"
-curl -s "http://127.0.0.1:18101$page" > "$work/www/q/llama-70b-64-users-32k-8xh100"
-bytes=$(wc -c < "$work/www/q/llama-70b-64-users-32k-8xh100")
+# nginx serves, at the same paths, the bytes ridge sends (its static handler ignores the query).
+mkdir -p "$work/www/q" "$work/www/api/calc"
+curl -sf "http://127.0.0.1:18101$page" > "$work/www$page"
+curl -sf "http://127.0.0.1:18101$calc" > "$work/www/api/calc/fit"
+curl -sf "http://127.0.0.1:18101$search" > "$work/www/search"
 cat > "$work/nginx.conf" <<CONF
 worker_processes 2;
 pid $work/nginx.pid;
@@ -51,42 +65,93 @@ http {
   access_log off;
   default_type text/html;
   keepalive_requests 1000000;
-  server { listen 127.0.0.1:18100; root $work/www; }
+  server {
+    listen 127.0.0.1:18100;
+    root $work/www;
+    location /api/ { default_type application/json; }
+  }
 }
 CONF
 nginx -c "$work/nginx.conf" -p "$work"
-pids+=($(cat "$work/nginx.pid" 2>/dev/null || echo 0))
 sleep 0.3
+pids+=("$(cat "$work/nginx.pid")")
 
-rounds=${ROUNDS:-3}
-one() {  # one PORT CONNECTIONS -> "rps p50_us p99_us"
-  wrk -t2 -c"$2" -d"${duration}s" --latency "http://127.0.0.1:$1$page" | awk '
+one() {  # one PORT THREADS TARGET -> "rps p50_us p99_us"
+  wrk -t"$2" -c64 -d"${duration}s" --latency "http://127.0.0.1:$1$3" | awk '
     function us(v) { if (v ~ /us$/) return v + 0; if (v ~ /ms$/) return v * 1000; if (v ~ /s$/) return v * 1000000; return v }
-    /Requests\/sec/ { rps = $2 } $1 == "50%" { p50 = us($2) } $1 == "99%" { p99 = us($2) }
-    END { printf "%d %d %d\n", rps, p50, p99 }'
+    /Requests\/sec/ { rps = $2 } $1 == "50%" { p50 = us($2) } $1 == "99%" { p99 = us($2) } /Non-2xx/ { bad = $NF }
+    END { if (bad > 0) print "non-2xx answers: " bad > "/dev/stderr"; printf "%d %d %d\n", rps, p50, p99 }'
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-echo "page: $page ($bytes bytes); wrk -t2 -d${duration}s, $rounds interleaved rounds, median; $(nproc) cores; $(date -u +%Y-%m-%d)"
-echo
-echo "| server | connections | requests/s | p50 | p99 | requests/s vs nginx | p99 vs nginx |"
-echo "|---|---|---|---|---|---|---|"
-for c in 64 256; do
-  for r in $(seq "$rounds"); do
-    for port in 18100 18101 18102; do one "$port" "$c" >> "$work/results-$port-$c"; done
-  done
-  for port in 18100 18101 18102; do
-    rps=$(cut -d' ' -f1 "$work/results-$port-$c" | median)
-    p50=$(cut -d' ' -f2 "$work/results-$port-$c" | median)
-    p99=$(cut -d' ' -f3 "$work/results-$port-$c" | median)
-    if [ "$port" = 18100 ]; then base_rps=$rps; base_p99=$p99; name="nginx, 2 workers";
-    elif [ "$port" = 18101 ]; then name="ridge, per-thread io_context"; else name="ridge, shared io_context"; fi
-    printf '| %s | %s | %s | %s us | %s us | %s | %s |\n' "$name" "$c" "$rps" "$p50" "$p99" \
-      "$(awk -v a="$rps" -v b="$base_rps" 'BEGIN { printf "%.2f", a / b }')" \
-      "$(awk -v a="$p99" -v b="$base_p99" 'BEGIN { printf "%.2f", a / b }')"
+cases=("question page|1|$page" "question page|2|$page" "calculator API|2|$calc" "search|2|$search")
+echo "wrk -c64 -d${duration}s, $rounds interleaved rounds, median; ridge --threads 2, nginx 2 workers; $(nproc) cores; $(date -u '+%Y-%m-%d %H:%M') UTC"
+echo "bytes: page $(wc -c < "$work/www$page"), calculator JSON $(wc -c < "$work/www/api/calc/fit"), search page $(wc -c < "$work/www/search")"
+for r in $(seq "$rounds"); do
+  for i in "${!cases[@]}"; do
+    IFS='|' read -r _ threads target <<<"${cases[$i]}"
+    for port in 18100 18101; do
+      one "$port" "$threads" "$target" >> "$work/results-$i-$port" 2> "$work/wrk-err"
+      [ -s "$work/wrk-err" ] && echo "port $port, wrk -t$threads $target: $(cat "$work/wrk-err")" >&2
+    done
   done
 done
 echo
-rss=$(awk '/VmRSS/ {print $2, $3}' "/proc/$ridge_pid/status")
-echo "ridge start-up (load catalogs and $(grep -o '[0-9]* questions' "$work/ridge-18101.log"), render pages, listen): ${ridge_ms} ms; resident memory after the runs: $rss"
+echo "| path | wrk threads | nginx requests/s | ridge requests/s | ratio | nginx p50 / p99 | ridge p50 / p99 |"
+echo "|---|---|---|---|---|---|---|"
+for i in "${!cases[@]}"; do
+  IFS='|' read -r name threads target <<<"${cases[$i]}"
+  declare -A rps=() p50=() p99=()
+  for port in 18100 18101; do
+    rps[$port]=$(cut -d' ' -f1 "$work/results-$i-$port" | median)
+    p50[$port]=$(cut -d' ' -f2 "$work/results-$i-$port" | median)
+    p99[$port]=$(cut -d' ' -f3 "$work/results-$i-$port" | median)
+  done
+  printf '| %s (`%s`) | %s | %s | %s | %s | %s / %s us | %s / %s us |\n' "$name" "$target" "$threads" "${rps[18100]}" "${rps[18101]}" \
+    "$(ratio "${rps[18101]}" "${rps[18100]}")" "${p50[18100]}" "${p99[18100]}" "${p50[18101]}" "${p99[18101]}"
+done
+echo
+echo "ridge resident memory after these runs: $(awk '/VmRSS/ {print $2, $3}' "/proc/$ridge_pid/status")"
 nginx -c "$work/nginx.conf" -p "$work" -s stop || true
+kill "$ridge_pid" 2>/dev/null || true
+
+if [ -z "${SKIP_REVIEWS:-}" ]; then
+  echo
+  bench/reviews.sh "$duration"
+fi
+
+if [ -z "${SKIP_STARTUP:-}" ]; then
+  # Banks of N questions: the real ones, then copies cycled under new slugs (links between
+  # questions still resolve: the originals keep theirs).
+  make_bank() {  # make_bank N DIR
+    rm -rf "$2"; cp -r content "$2"
+    /usr/bin/python3 - "$1" "$2" <<'PY'
+import pathlib, shutil, sys
+n, root = int(sys.argv[1]), pathlib.Path(sys.argv[2])
+originals = sorted(p for p in (root / "questions").rglob("*.md") if p.name != "README.md")
+for i in range(len(originals), n):
+    src = originals[i % len(originals)]
+    shutil.copyfile(src, src.with_name(f"{src.stem}-copy-{i}.md"))
+PY
+  }
+  echo
+  echo "start-up (load the catalogs and the bank, render every page, listen) and resident memory when listening:"
+  echo
+  echo "| questions | start-up | resident memory | per question |"
+  echo "|---|---|---|---|"
+  for n in 0 5000 10000; do
+    dir=content
+    if [ "$n" -gt 0 ]; then dir=$work/bank-$n; make_bank "$n" "$dir"; fi
+    start_ridge 18101 "$dir"
+    rss_kb=$(awk '/VmRSS/ {print $2}' "/proc/$last_pid/status")
+    count=$(grep -o '[0-9]* questions' "$work/ridge-18101.log" | cut -d' ' -f1)
+    printf '| %s | %s ms | %s MB | %s ms, %s KB |\n' "$count" "$started_ms" "$(awk -v k="$rss_kb" 'BEGIN { printf "%.1f", k / 1024 }')" \
+      "$(awk -v t="$started_ms" -v n="$count" 'BEGIN { printf "%.3f", t / n }')" "$(awk -v k="$rss_kb" -v n="$count" 'BEGIN { printf "%.1f", k / n }')"
+    kill "$last_pid"; wait "$last_pid" 2>/dev/null || true
+    rm -f "$work"/ridge-18101.db*
+  done
+fi
+echo
+echo "load before: $load_before"
+echo "load after:  $(uptime)"

@@ -1,8 +1,11 @@
 #include "account/security.h"
 
+#include <algorithm>
 #include <cctype>
+#include <semaphore>
 #include <set>
 #include <string_view>
+#include <thread>
 
 #include <sodium.h>
 
@@ -13,8 +16,24 @@ bool init_crypto() {
   return ok;
 }
 
+namespace {
+// Each hash takes 64 MiB (MEMLIMIT_INTERACTIVE) and a core for tens of milliseconds: at most
+// one per core runs at once, however many worker threads ask, so memory stays bounded.
+std::counting_semaphore<>& hashing_slots() {
+  static std::counting_semaphore<> slots(static_cast<std::ptrdiff_t>(std::max(2u, std::thread::hardware_concurrency())));
+  return slots;
+}
+struct HashingSlot {
+  HashingSlot() { hashing_slots().acquire(); }
+  ~HashingSlot() { hashing_slots().release(); }
+  HashingSlot(const HashingSlot&) = delete;
+  HashingSlot& operator=(const HashingSlot&) = delete;
+};
+}  // namespace
+
 std::string hash_password(const std::string& password) {
   init_crypto();
+  HashingSlot slot;
   char out[crypto_pwhash_STRBYTES];
   if (crypto_pwhash_str_alg(out, password.data(), password.size(), crypto_pwhash_OPSLIMIT_INTERACTIVE,
                             crypto_pwhash_MEMLIMIT_INTERACTIVE, crypto_pwhash_ALG_ARGON2ID13) != 0) {
@@ -26,6 +45,7 @@ std::string hash_password(const std::string& password) {
 bool verify_password(const std::string& hash, const std::string& password) {
   init_crypto();
   if (hash.empty() || hash.size() >= crypto_pwhash_STRBYTES) return false;
+  HashingSlot slot;
   return crypto_pwhash_str_verify(hash.c_str(), password.data(), password.size()) == 0;
 }
 

@@ -3,7 +3,10 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include "store/migrations.h"
 
@@ -47,8 +50,13 @@ class Stmt {
 
 class SqliteStore final : public Store {
  public:
-  explicit SqliteStore(sqlite3* db) : db_(db) {}
-  ~SqliteStore() override { sqlite3_close(db_); }
+  // `reader` (may be null) is a second, read-only connection to the same file: in WAL mode
+  // it reads the last committed state without waiting for a commit's fsync on `db`.
+  SqliteStore(sqlite3* db, sqlite3* reader) : db_(db), reader_(reader) {}
+  ~SqliteStore() override {
+    sqlite3_close(reader_);
+    sqlite3_close(db_);
+  }
 
   Result<int64_t> create_user(const std::string& email, const std::string& hash, int64_t now) override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -65,8 +73,8 @@ class SqliteStore final : public Store {
   }
 
   Result<std::optional<User>> get_user(int64_t id) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    Stmt s(db_, "SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at, new_per_day FROM users WHERE id = ?");
+    Reader r(*this);
+    Stmt s(r.db, "SELECT id, email, password_hash, desired_retention, created_at, account_id, email_verified_at, new_per_day FROM users WHERE id = ?");
     s.bind(1, id);
     return read_user(s);
   }
@@ -105,8 +113,8 @@ class SqliteStore final : public Store {
   }
 
   Result<std::optional<Session>> find_session(const std::string& token_hash) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    Stmt s(db_, "SELECT user_id, csrf_token, expires_at FROM sessions WHERE token_hash = ?");
+    Reader r(*this);
+    Stmt s(r.db, "SELECT user_id, csrf_token, expires_at FROM sessions WHERE token_hash = ?");
     s.bind(1, token_hash);
     int rc = s.step();
     if (rc == SQLITE_ROW) return std::optional<Session>(Session{s.i64(0), s.text(1), s.i64(2)});
@@ -122,39 +130,35 @@ class SqliteStore final : public Store {
     return exec("DELETE FROM sessions WHERE user_id = ?", [&](Stmt& s) { s.bind(1, user_id); });
   }
 
+  // Group commit: reviews that arrive while another batch is being committed wait and go in
+  // the next one, all in one transaction, each under its own savepoint (a stale card rolls
+  // back its own two rows, nothing else). One fsync (synchronous=FULL) then covers the whole
+  // batch, and no review is answered before the COMMIT that holds it has returned.
   Result<Done> record_review(int64_t user_id, const Card& c, int grade, int64_t now) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) return StoreError{sqlite3_errmsg(db_)};
-    Stmt log(db_, "INSERT INTO reviews (user_id, slug, grade, reviewed_at) VALUES (?, ?, ?, ?)");
-    log.bind(1, user_id).bind(2, c.slug).bind(3, static_cast<int64_t>(grade)).bind(4, now);
-    Stmt card(db_,
-              "INSERT INTO cards (user_id, slug, stability, difficulty, due, last_review, reps, lapses) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-              "ON CONFLICT (user_id, slug) DO UPDATE SET stability = excluded.stability, difficulty = excluded.difficulty, "
-              "due = excluded.due, last_review = excluded.last_review, reps = excluded.reps, lapses = excluded.lapses "
-              "WHERE cards.reps = excluded.reps - 1");
-    card.bind(1, user_id).bind(2, c.slug).bind(3, c.stability).bind(4, c.difficulty).bind(5, c.due).bind(6, c.last_review)
-        .bind(7, static_cast<int64_t>(c.reps)).bind(8, static_cast<int64_t>(c.lapses));
-    if (log.step() != SQLITE_DONE || card.step() != SQLITE_DONE) {
-      std::string e = sqlite3_errmsg(db_);
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      return StoreError{e};
-    }
-    if (sqlite3_changes(db_) == 0) {
-      // The card moved on since it was read (another review of it committed first).
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      return StoreError{"the card changed since it was read", true};
-    }
-    if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
-      std::string e = sqlite3_errmsg(db_);
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      return StoreError{e};
-    }
-    return Done{};
+    PendingReview me{user_id, &c, grade, now, std::nullopt};
+    std::unique_lock<std::mutex> lock(batch_mutex_);
+    queued_.push_back(&me);
+    while (committing_ && !me.outcome) batch_cv_.wait(lock);
+    if (me.outcome) return *me.outcome;
+    // No batch in progress: this thread commits everything queued so far, its own included.
+    committing_ = true;
+    std::vector<PendingReview*> batch;
+    batch.swap(queued_);
+    lock.unlock();
+    std::vector<std::optional<Result<Done>>> outcomes(batch.size());
+    commit_batch(batch, outcomes);
+    lock.lock();  // outcomes are published under batch_mutex_, where the waiters read them
+    for (size_t i = 0; i < batch.size(); ++i) batch[i]->outcome = std::move(outcomes[i]);
+    committing_ = false;
+    batch_cv_.notify_all();
+    return *me.outcome;
   }
 
   Result<std::optional<Card>> get_card(int64_t user_id, const std::string& slug) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    Stmt s(db_, "SELECT slug, stability, difficulty, due, last_review, reps, lapses FROM cards WHERE user_id = ? AND slug = ?");
+    // A read that races a commit may see the card before it: the write's reps check refuses
+    // what was built from it, and the caller reads again.
+    Reader r(*this);
+    Stmt s(r.db, "SELECT slug, stability, difficulty, due, last_review, reps, lapses FROM cards WHERE user_id = ? AND slug = ?");
     s.bind(1, user_id).bind(2, slug);
     int rc = s.step();
     if (rc == SQLITE_ROW) return std::optional<Card>(read_card(s));
@@ -483,6 +487,14 @@ class SqliteStore final : public Store {
   std::string backend() const override { return "sqlite"; }
 
  private:
+  // The connection for the reads of every request (the session, the user, a card) and its
+  // lock: the reader when there is one, else the writer under mutex_.
+  struct Reader {
+    explicit Reader(SqliteStore& s) : lock(s.reader_ ? s.reader_mutex_ : s.mutex_), db(s.reader_ ? s.reader_ : s.db_) {}
+    std::lock_guard<std::mutex> lock;
+    sqlite3* db;
+  };
+
   // Transactions, for callers that hold mutex_.
   bool begin() { return sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK; }
   bool commit() { return sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK; }
@@ -548,8 +560,68 @@ class SqliteStore final : public Store {
     return {s.text(0), s.f64(1), s.f64(2), s.i64(3), s.i64(4), static_cast<int>(s.i64(5)), static_cast<int>(s.i64(6))};
   }
 
+  struct PendingReview {
+    int64_t user_id;
+    const Card* card;
+    int grade;
+    int64_t now;
+    std::optional<Result<Done>> outcome;  // set, under batch_mutex_, once its batch is done
+  };
+
+  // Writes every review of `batch` in one transaction; outcomes[i] is batch[i]'s.
+  void commit_batch(const std::vector<PendingReview*>& batch, std::vector<std::optional<Result<Done>>>& outcomes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!begin()) {
+      std::string e = sqlite3_errmsg(db_);
+      for (auto& o : outcomes) o = Result<Done>(StoreError{e});
+      return;
+    }
+    std::vector<size_t> written;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const PendingReview* p = batch[i];
+      std::optional<Result<Done>>& outcome = outcomes[i];
+      const Card& c = *p->card;
+      sqlite3_exec(db_, "SAVEPOINT review", nullptr, nullptr, nullptr);
+      Stmt log(db_, "INSERT INTO reviews (user_id, slug, grade, reviewed_at) VALUES (?, ?, ?, ?)");
+      log.bind(1, p->user_id).bind(2, c.slug).bind(3, static_cast<int64_t>(p->grade)).bind(4, p->now);
+      Stmt card(db_,
+                "INSERT INTO cards (user_id, slug, stability, difficulty, due, last_review, reps, lapses) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (user_id, slug) DO UPDATE SET stability = excluded.stability, difficulty = excluded.difficulty, "
+                "due = excluded.due, last_review = excluded.last_review, reps = excluded.reps, lapses = excluded.lapses "
+                "WHERE cards.reps = excluded.reps - 1");
+      card.bind(1, p->user_id).bind(2, c.slug).bind(3, c.stability).bind(4, c.difficulty).bind(5, c.due).bind(6, c.last_review)
+          .bind(7, static_cast<int64_t>(c.reps)).bind(8, static_cast<int64_t>(c.lapses));
+      if (log.step() != SQLITE_DONE || card.step() != SQLITE_DONE) {
+        outcome = Result<Done>(StoreError{sqlite3_errmsg(db_)});
+      } else if (sqlite3_changes(db_) == 0) {
+        // The card moved on since it was read (another review of it committed first).
+        outcome = Result<Done>(StoreError{"the card changed since it was read", true});
+      }
+      if (outcome) {
+        sqlite3_exec(db_, "ROLLBACK TO review", nullptr, nullptr, nullptr);
+      } else {
+        written.push_back(i);
+      }
+      sqlite3_exec(db_, "RELEASE review", nullptr, nullptr, nullptr);
+    }
+    if (!commit()) {
+      std::string e = sqlite3_errmsg(db_);
+      rollback(e);
+      for (size_t i : written) outcomes[i] = Result<Done>(StoreError{e});
+      return;
+    }
+    for (size_t i : written) outcomes[i] = Result<Done>(Done{});
+  }
+
   sqlite3* db_;
   std::mutex mutex_;
+  sqlite3* reader_;
+  std::mutex reader_mutex_;
+  // Group commit of reviews: the queue, and whether a batch is being written now.
+  std::mutex batch_mutex_;
+  std::condition_variable batch_cv_;
+  std::vector<PendingReview*> queued_;
+  bool committing_ = false;
 };
 
 }  // namespace
@@ -588,7 +660,15 @@ Result<std::unique_ptr<Store>> open_sqlite(const std::string& path, int up_to_ve
       return StoreError{"migration " + std::to_string(m.version) + " failed on " + path + ": " + e};
     }
   }
-  return std::unique_ptr<Store>(std::make_unique<SqliteStore>(db));
+  // The read connection; without it (an odd file system) every read shares the writer.
+  sqlite3* reader = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &reader, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(reader, 5000);
+  } else {
+    sqlite3_close(reader);
+    reader = nullptr;
+  }
+  return std::unique_ptr<Store>(std::make_unique<SqliteStore>(db, reader));
 }
 
 }  // namespace ridge::store

@@ -48,6 +48,20 @@ calc::Given given_from(const Request& req) {
   return given;
 }
 
+// A calculator call's cache key: the calculator and the inputs as the engine reads them
+// (names normalized, empty fields dropped, the last of a repeated field, sorted by name), so
+// "?Context=8&gpu=h100-sxm" and "?gpu=h100-sxm&context=8" share one entry. Values are kept as
+// given: the JSON echoes them ("inputs"), so "32k" and "32768" are two answers.
+std::string calc_key(const std::string& name, const calc::Given& given) {
+  std::vector<std::pair<std::string_view, std::string_view>> parts(given.begin(), given.end());
+  return cache_key(name, parts);
+}
+
+// Bounds of the two caches: about 4,096 calculator answers (a few KB each) and 1,024 search
+// pages (tens of KB each), whichever bound is reached first.
+constexpr size_t kCalcCacheEntries = 4096, kCalcCacheBytes = size_t{32} << 20;
+constexpr size_t kSearchCacheEntries = 1024, kSearchCacheBytes = size_t{48} << 20;
+
 // The listing of a question. A paid question's TL;DR is part of what the payment buys:
 // it is included only for a reader who may read the answer.
 ordered_json question_summary(const bank::Question& q, bool may_read) {
@@ -73,7 +87,9 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
       catalog_(std::move(catalog)),
       registry_(std::move(registry)),
       assets_(std::move(assets)),
-      options_(std::move(options)) {
+      options_(std::move(options)),
+      calc_cache_(std::make_unique<ResponseCache>(kCalcCacheEntries, kCalcCacheBytes)),
+      search_cache_(std::make_unique<ResponseCache>(kSearchCacheEntries, kSearchCacheBytes)) {
   catalog_.read_config = nullptr;  // the web never reads a path it was sent
   if (options_.clock == nullptr) {
     system_clock_ = std::make_unique<account::SystemClock>();
@@ -149,10 +165,11 @@ void App::add_routes() {
   router_.add("GET", "/calc/{name}", [this](const Request& r, const Params& p) { return calc_page(r, p); });
   router_.add("GET", "/calc/{name}/diagram.svg", [this](const Request& r, const Params& p) { return calc_diagram(r, p); });
   router_.add("GET", "/diagrams", [this](const Request& r, const Params&) { return page(r.path); }, Dispatch::kInlineAnonymous);
-  router_.add("GET", "/search", [this](const Request& r, const Params&) { return search(r); });
+  router_.add("GET", "/search", [this](const Request& r, const Params&) { return search(r); }, Dispatch::kInlineWhenCached);
   router_.add("GET", "/api/search", [this](const Request& r, const Params&) { return api_search(r); });
   router_.add("GET", "/api/calc", [this](const Request&, const Params&) { return api_calc_list(); });
-  router_.add("GET", "/api/calc/{name}", [this](const Request& r, const Params& p) { return api_calc(r, p); });
+  router_.add("GET", "/api/calc/{name}", [this](const Request& r, const Params& p) { return api_calc(r, p); },
+              Dispatch::kInlineWhenCached);
   router_.add("POST", "/api/calc/{name}", [this](const Request& r, const Params& p) { return api_calc_post(r, p); });
   router_.add("GET", "/api/questions", [this](const Request& r, const Params&) { return api_questions(r); });
   router_.add("GET", "/api/questions/{slug}", [this](const Request& r, const Params& p) { return api_question(r, p); });
@@ -219,8 +236,37 @@ bool App::runs_inline(const Request& req, const Router::Match& match) const {
     case Dispatch::kInline: return true;
     case Dispatch::kInlineAnonymous: return req.header("cookie").find("ridge_session=") == std::string::npos;
     case Dispatch::kWorker: return false;
+    // With a session the nav is filled in from the store: that is a worker's job.
+    case Dispatch::kInlineWhenCached:
+      return req.header("cookie").find("ridge_session=") == std::string::npos && cached_answer(req, match) != nullptr;
   }
   return false;
+}
+
+std::shared_ptr<const std::string> App::cached_answer(const Request& req, const Router::Match& match) const {
+  if (match.pattern == nullptr) return nullptr;
+  if (*match.pattern == "/search") {
+    auto key = search_key(req);
+    return key ? search_cache_->find(*key) : nullptr;
+  }
+  if (*match.pattern == "/api/calc/{name}") {
+    auto name = match.params.find("name");
+    return name == match.params.end() ? nullptr : calc_cache_->find(calc_key(name->second, given_from(req)));
+  }
+  return nullptr;
+}
+
+std::optional<std::string> App::search_key(const Request& req) const {
+  std::string q = req.param("q").value_or(""), topic = req.param("topic").value_or(""),
+              difficulty = req.param("difficulty").value_or(""), page = req.param("page").value_or("1");
+  if (q.size() > 200 || page.empty() || page.size() > 4) return std::nullopt;
+  // The decoded parameters the page is rendered from, in a fixed order: "q=kv+cache" and
+  // "q=kv%20cache&utm=x" share an entry; "page=01" and "page=1" too.
+  char* end = nullptr;
+  long n = std::strtol(page.c_str(), &end, 10);
+  if (*end != 0 || n < 1 || n > 1000) return std::nullopt;
+  std::string page_number = std::to_string(n);
+  return cache_key("search", {{"q", q}, {"topic", topic}, {"difficulty", difficulty}, {"page", page_number}});
 }
 
 Response App::page(const std::string& path) const {
@@ -268,6 +314,7 @@ Response App::handle(const Request& req, const Router::Match& match) const {
             res.status = 304;
             res.body.clear();
             res.shared_body = nullptr;
+            res.held_body.reset();
             res.prebuilt_headers = nullptr;
           }
         }
@@ -431,13 +478,28 @@ Response App::search(const Request& req) const {
     if (p->empty() || *end != 0 || n < 1 || n > 1000) return error(req, 400, "page '" + p->substr(0, 20) + "' is not a page number; accepted: 1 to 1000.");
     page = static_cast<int>(n);
   }
+  // The bank does not change while serving, and the page does not depend on who asks: one
+  // rendering serves every later request with the same parameters.
+  auto key = search_key(req);
+  Response r;
+  if (key) {
+    if (auto hit = search_cache_->find(*key)) {
+      r.held_body = std::move(hit);
+      return r;
+    }
+  }
   constexpr int kPerPage = 20;
   int total = 0;
   bool timed_out = false;
   auto hits = search_->search_page(q, topic, difficulty, kPerPage, (page - 1) * kPerPage, &total, &timed_out);
   Site site{bank_, catalog_, registry_, assets_};
-  Response r;
-  r.body = search_page(site, q, topic, difficulty, hits, SearchPaging{page, kPerPage, total, timed_out});
+  std::string body = search_page(site, q, topic, difficulty, hits, SearchPaging{page, kPerPage, total, timed_out});
+  // A search cut short by its time limit is a partial answer: served, never kept.
+  if (key && !timed_out) {
+    r.held_body = search_cache_->insert(*key, std::move(body));
+  } else {
+    r.body = std::move(body);
+  }
   return r;
 }
 
@@ -500,9 +562,19 @@ Response App::api_calc(const Request& req, const Params& p) const {
   if (registry_.find(p.at("name")) == nullptr) {
     return json_response(404, errors_json({{"calculator", p.at("name"), "is not a known calculator", registry_.name_list()}}).dump(2) + "\n");
   }
-  auto d = registry_.evaluate(p.at("name"), given_from(req), catalog_);
+  // Every input is in the key and the engine reads nothing else (no files, no clock): the
+  // same key is the same bytes for everyone, so one rendering serves every later call.
+  calc::Given given = given_from(req);
+  std::string key = calc_key(p.at("name"), given);
+  Response r = json_response(200, "");
+  if (auto hit = calc_cache_->find(key)) {
+    r.held_body = std::move(hit);
+    return r;
+  }
+  auto d = registry_.evaluate(p.at("name"), given, catalog_);
   if (!d) return json_response(400, errors_json(d.errors()).dump(2) + "\n");
-  return json_response(200, calc::render_json(*d) + "\n");
+  r.held_body = calc_cache_->insert(key, calc::render_json(*d) + "\n");
+  return r;
 }
 
 Response App::api_calc_post(const Request& req, const Params& p) const {

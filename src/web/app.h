@@ -22,6 +22,7 @@
 #include "web/assets.h"
 #include "web/http.h"
 #include "web/metrics.h"
+#include "web/response_cache.h"
 #include "web/router.h"
 #include "web/search.h"
 
@@ -78,6 +79,8 @@ class App {
   const bank::Bank& bank() const { return bank_; }
   const Metrics& metrics() const { return metrics_; }
   size_t cached_pages() const { return pages_.size(); }
+  const ResponseCache& calc_cache() const { return *calc_cache_; }
+  const ResponseCache& search_cache() const { return *search_cache_; }
 
  private:
   void add_routes();
@@ -93,6 +96,10 @@ class App {
   Response search(const Request& req) const;
   // GET /api/search?q=...&limit=N: the top hits as JSON, for the search box's suggestions.
   Response api_search(const Request& req) const;
+  // The cached body that answers `req` on a kInlineWhenCached route, or nullptr.
+  std::shared_ptr<const std::string> cached_answer(const Request& req, const Router::Match& match) const;
+  // The search cache's key for `req`, or nullopt when its parameters are refused.
+  std::optional<std::string> search_key(const Request& req) const;
   Response calc_diagram(const Request& req, const Params& p) const;
 
   // Practice (practice_routes.cc): accounts, reviews, bookmarks, notes, drills, readiness.
@@ -195,6 +202,8 @@ class App {
   std::unique_ptr<SearchIndex> search_;
   std::vector<Cidr> trusted_;
   Metrics metrics_;
+  // Rendered answers of the calculator API and of search (bounded; see response_cache.h).
+  std::unique_ptr<ResponseCache> calc_cache_, search_cache_;
   mutable std::mutex readiness_mutex_;  // one readiness submission checked and saved at a time
   Router router_;
   struct Cached {

@@ -222,6 +222,39 @@ TEST(App, ApiCalcMatchesTheCommandLine) {
   EXPECT_EQ(std::string(r.view()), calc::render_json(*d) + "\n");  // byte for byte what `ridge calc fit ... --json` prints
 }
 
+// Issue 22: equivalent calls share one cached answer, byte for byte what the engine renders;
+// different inputs and refused calls do not; a cached answer is served on the I/O thread.
+TEST(App, ApiCalcCachesOneAnswerPerNormalizedCall) {
+  const std::string target = "/api/calc/fit?model=llama-3.1-8b&gpu=h100-sxm&gpus=2&context=12288";
+  auto probe = [](const std::string& t) {
+    Request req;
+    req.target = t;
+    EXPECT_TRUE(parse_target(t, req));
+    return app().runs_inline(req, app().route(req));
+  };
+  EXPECT_FALSE(probe(target));  // not computed yet: the worker pool computes it
+  size_t before = app().calc_cache().size();
+  Response first = get(target);
+  ASSERT_EQ(first.status, 200);
+  EXPECT_EQ(app().calc_cache().size(), before + 1);
+  auto d = calc::testing::registry().evaluate(
+      "fit", {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm"}, {"gpus", "2"}, {"context", "12288"}}, calc::testing::real_catalog());
+  EXPECT_EQ(std::string(first.view()), calc::render_json(*d) + "\n");
+  // Other order, an empty field, a repeated field whose last value counts: the same call.
+  const std::string same = "/api/calc/fit?context=12288&gpus=7&sequences=&gpu=h100-sxm&model=llama-3.1-8b&gpus=2";
+  EXPECT_TRUE(probe(same));
+  Response again = get(same);
+  EXPECT_EQ(again.content_type, "application/json");
+  EXPECT_EQ(again.view(), first.view());
+  EXPECT_EQ(app().calc_cache().size(), before + 1);
+  Response other = get("/api/calc/fit?model=llama-3.1-8b&gpu=h100-sxm&gpus=2&context=16384");
+  EXPECT_NE(other.view(), first.view());
+  EXPECT_EQ(app().calc_cache().size(), before + 2);
+  EXPECT_EQ(get("/api/calc/fit?model=llama-3.1-8b&gpu=h1").status, 400);  // refused: not kept
+  EXPECT_EQ(get("/api/calc/fit?model=llama-3.1-8b&gpu=h1").status, 400);
+  EXPECT_EQ(app().calc_cache().size(), before + 2);
+}
+
 TEST(App, ApiCalcErrorsAreAJsonListOfFields) {
   Response r = get("/api/calc/fit?model=llama-3.1-70b&gpu=h1&context=abc");
   EXPECT_EQ(r.status, 400);
@@ -326,11 +359,11 @@ std::vector<std::string> result_titles(const std::string& body) {
 }
 
 TEST(Search, IdentifiersAreWholeAndShortWordsAreNotPrefixes) {
-  auto zero = result_titles(get("/search?q=zero-3").body);
+  auto zero = result_titles(std::string(get("/search?q=zero-3").view()));
   ASSERT_FALSE(zero.empty());
   EXPECT_NE(zero[0].find("ZeRO"), std::string::npos) << zero[0];
   for (const auto& t : zero) EXPECT_EQ(t.find("emperature"), std::string::npos) << t;
-  auto mig = result_titles(get("/search?q=MIG").body);
+  auto mig = result_titles(std::string(get("/search?q=MIG").view()));
   ASSERT_FALSE(mig.empty());
   for (const auto& t : mig) EXPECT_EQ(t.find("igration"), std::string::npos) << t;
   EXPECT_EQ(fts_query("zero-3"), "\"zero 3\"");
@@ -342,22 +375,45 @@ TEST(Search, IdentifiersAreWholeAndShortWordsAreNotPrefixes) {
   EXPECT_EQ(std::count(capped.begin(), capped.end(), '"') / 2, SearchIndex::kMaxTerms);
 }
 
+// Issue 22: a search page is rendered once per decoded query, filters and page number.
+TEST(Search, EquivalentQueriesShareOneCachedPage) {
+  size_t before = app().search_cache().size();
+  Response first = get("/search?q=tensor+parallel+cache");
+  ASSERT_EQ(first.status, 200);
+  EXPECT_EQ(app().search_cache().size(), before + 1);
+  Response same = get("/search?utm_source=x&q=tensor%20parallel%20cache&page=01");
+  EXPECT_EQ(same.view(), first.view());
+  EXPECT_EQ(app().search_cache().size(), before + 1);
+  // The page echoes the query as typed, so case is part of the key; so are filters and pages.
+  Response upper = get("/search?q=Tensor+parallel+cache");
+  EXPECT_NE(upper.view(), first.view());
+  EXPECT_NE(std::string(upper.view()).find("value=\"Tensor parallel cache\""), std::string::npos);
+  get("/search?q=tensor+parallel+cache&difficulty=hard");
+  get("/search?q=tensor+parallel+cache&page=2");
+  EXPECT_EQ(app().search_cache().size(), before + 4);
+  // Refused parameters are answered 400 and kept nowhere.
+  EXPECT_EQ(get("/search?q=tensor&page=1001").status, 400);
+  EXPECT_EQ(get("/search?q=" + std::string(201, 'a')).status, 400);
+  EXPECT_EQ(app().search_cache().size(), before + 4);
+}
+
 TEST(Search, PagesAndTheTrueCount) {
   Response first = get("/search?q=kv+cache");
   ASSERT_EQ(first.status, 200);
-  size_t at = first.body.find("id=\"result-count\">");
+  std::string first_body(first.view());
+  size_t at = first_body.find("id=\"result-count\">");
   ASSERT_NE(at, std::string::npos);
-  int total = std::stoi(first.body.substr(at + 18));
+  int total = std::stoi(first_body.substr(at + 18));
   EXPECT_GT(total, 20);  // more than one page: the count is not capped at the page size
-  EXPECT_EQ(result_titles(first.body).size(), 20u);
-  EXPECT_NE(first.body.find("rel=\"next\""), std::string::npos);
+  EXPECT_EQ(result_titles(first_body).size(), 20u);
+  EXPECT_NE(first_body.find("rel=\"next\""), std::string::npos);
   Response last = get("/search?q=kv+cache&page=" + std::to_string((total + 19) / 20));
-  EXPECT_EQ(result_titles(last.body).size(), static_cast<size_t>(total - 20 * ((total + 19) / 20 - 1)));
+  EXPECT_EQ(result_titles(std::string(last.view())).size(), static_cast<size_t>(total - 20 * ((total + 19) / 20 - 1)));
   EXPECT_EQ(get("/search?q=kv&page=0").status, 400);
   EXPECT_EQ(get("/search?q=kv&page=x").status, 400);
   // Snippets carry no footnote markup and no raw URL.
-  EXPECT_EQ(first.body.find("[^"), std::string::npos);
-  EXPECT_EQ(first.body.find("<span class=\"muted\">https://"), std::string::npos);
+  EXPECT_EQ(first_body.find("[^"), std::string::npos);
+  EXPECT_EQ(first_body.find("<span class=\"muted\">https://"), std::string::npos);
 }
 
 }  // namespace
@@ -411,7 +467,7 @@ TEST(CalcApi, PostedConfigSizesAModelLikeTheCli) {
   Response r = app().handle(req);
   ASSERT_EQ(r.status, 200) << r.body;
   auto posted = nlohmann::json::parse(r.body);
-  auto bundled = nlohmann::json::parse(get("/api/calc/fit?model=llama-3.1-70b&gpu=h100-sxm&gpus=8&context=32768").body);
+  auto bundled = nlohmann::json::parse(std::string(get("/api/calc/fit?model=llama-3.1-70b&gpu=h100-sxm&gpus=8&context=32768").view()));
   // The same architecture, so the same KV per token and the same fit: 327,680 B per token.
   EXPECT_EQ(posted["results"]["kv_bytes_per_token"], bundled["results"]["kv_bytes_per_token"]);
   EXPECT_EQ(posted["results"]["max_sequences"], bundled["results"]["max_sequences"]);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,6 +35,9 @@ struct Response {
   // A body owned by someone who outlives the response (the App's pre-rendered pages):
   // served without a copy. When set, it replaces `body`.
   const std::string* shared_body = nullptr;
+  // A body shared with a cache (ResponseCache): the response holds it, so an eviction while
+  // it is written does not free it. When set, it replaces `body` and `shared_body`.
+  std::shared_ptr<const std::string> held_body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers
   // Header lines prepared once for a cached page ("Content-Type: ...\r\n...Content-Length: N\r\n"),
   // owned by the App. When set, the server writes them as they are, and `headers` and
@@ -46,7 +50,10 @@ struct Response {
   bool personal = false;
 
   void set(std::string name, std::string value) { headers.emplace_back(std::move(name), std::move(value)); }
-  std::string_view view() const { return shared_body ? std::string_view(*shared_body) : std::string_view(body); }
+  std::string_view view() const {
+    if (held_body) return *held_body;
+    return shared_body ? std::string_view(*shared_body) : std::string_view(body);
+  }
 };
 
 // Parses an application/x-www-form-urlencoded body into pairs; false on a bad escape.

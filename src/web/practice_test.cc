@@ -356,7 +356,28 @@ TEST_F(Practice, Finding07_PaidTextNeverReachesAnonymousReaders) {
   }
   ASSERT_FALSE(secret.empty());
   Response s = call("GET", "/search?q=" + secret);
-  EXPECT_EQ(s.body.find("/q/" + paid_slug), std::string::npos) << secret << " found " << paid_slug;
+  EXPECT_EQ(std::string(s.view()).find("/q/" + paid_slug), std::string::npos) << secret << " found " << paid_slug;
+}
+
+// Issue 22: the calculator API and search answer from a cache shared by everyone; what a
+// signed-in visitor is sent is marked private, and nothing of theirs reaches the next visitor.
+TEST_F(Practice, CachedAnswersCarryNothingPersonal) {
+  Client a = signup("cache-owner@example.com");
+  for (std::string target : {"/search?q=kv+cache", "/api/calc/fit?model=llama-3.1-8b&gpu=h100-sxm&context=4096"}) {
+    Response mine = call("GET", target, "", &a);
+    ASSERT_EQ(mine.status, 200) << target;
+    EXPECT_EQ(header(mine, "Cache-Control"), "private, no-store") << target;
+    EXPECT_EQ(header(mine, "Vary"), "Cookie") << target;
+    std::string mine_body(mine.view());
+    EXPECT_EQ(mine_body.find("cache-owner"), std::string::npos) << target;
+    Response theirs = call("GET", target, "", nullptr, true, "10.0.0.2");
+    ASSERT_EQ(theirs.status, 200) << target;
+    EXPECT_EQ(std::string(theirs.view()), mine_body) << target;
+    EXPECT_EQ(std::string(theirs.view()).find("cache-owner"), std::string::npos) << target;
+    EXPECT_EQ(std::string(theirs.view()).find(a.csrf), std::string::npos) << target;
+    EXPECT_NE(header(theirs, "Cache-Control"), "private, no-store") << target;
+    EXPECT_EQ(header(theirs, "Set-Cookie"), "") << target;
+  }
 }
 
 // Issue 19: a course shows a signed-in user's progress and where to resume.

@@ -17,8 +17,10 @@ using Handler = std::function<Response(const Request&, const Params&)>;
 // Where the server runs a route's handler: on the I/O thread (answers from memory that
 // never block: cached pages, static files, health), on the I/O thread when the request
 // carries no session cookie (pages that only read the store for signed-in visitors), or
-// on the bounded worker pool (anything that may hash, query the store or search).
-enum class Dispatch { kWorker, kInline, kInlineAnonymous };
+// on the bounded worker pool (anything that may hash, query the store or search), or on the
+// I/O thread when the App holds the answer in a cache already and on the pool otherwise
+// (the calculator API, search).
+enum class Dispatch { kWorker, kInline, kInlineAnonymous, kInlineWhenCached };
 
 class Router {
  public:

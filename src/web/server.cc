@@ -361,7 +361,7 @@ int Server::run() {
   Impl& s = *impl_;
   int threads = s.options.threads > 0 ? s.options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int contexts = s.options.io == IoModel::kPerThread ? threads : 1;
-  int worker_count = s.options.workers > 0 ? s.options.workers : std::max(4, 2 * threads);
+  int worker_count = s.options.workers > 0 ? s.options.workers : std::max(16, 2 * threads);
   s.workers = std::make_unique<asio::thread_pool>(static_cast<size_t>(worker_count));
   s.pressure_at = static_cast<size_t>(static_cast<double>(fd_limit()) * s.options.pressure_share);
   beast::error_code ec;

@@ -36,7 +36,9 @@ struct ServerOptions {
   std::chrono::seconds shutdown_grace{10};
   bool handle_signals = true;
   // Handlers that may block (password hashing, the store, search) run on this many worker
-  // threads (0: two per core, at least 4); at most `max_queue` wait, then 503.
+  // threads (0: two per core, at least 16: most of them wait on the store, where concurrent
+  // commits share an fsync; password hashing takes one core each, at most one per core at
+  // once); at most `max_queue` wait, then 503.
   int workers = 0;
   size_t max_queue = 1024;
   // Connections one client address may hold open at once (0: no cap). Not applied to
