@@ -79,6 +79,10 @@ const std::vector<LabBuild>& lab_builds() {
        {"gang_placer.h"}, {"gang_placer.cc"}, {"gang_placer_test.cc"}},
       {"xid-parse", "NVIDIA XID events from kernel logs: bus ids joined to nvidia-smi, multi-line faults folded, bursts",
        {"xid_parser.h"}, {"xid_parser.cc"}, {"xid_parser_test.cc"}},
+      {"reshard", "checkpoint resharding N to M ranks: byte-range reads by a two-pointer sweep, round-trip tested",
+       {"reshard.h"}, {"reshard.cc"}, {"reshard_test.cc"}},
+      {"failure-detector", "heartbeat failure detectors: fixed timeout and phi accrual with a pause term, injected clock",
+       {"failure_detector.h"}, {"failure_detector.cc"}, {"failure_detector_test.cc"}},
   };
   return builds;
 }
