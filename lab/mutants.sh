@@ -96,5 +96,9 @@ mutant failure-detector no-min-sd-floor failure_detector.cc \
   's|return std::max(min_sd_, fitted);|return fitted;|'
 mutant failure-detector window-never-slides failure_detector.cc \
   's|    if (iv_.size() > window_) {|    if (false) {|'
+mutant dag-runner one-failure-fails-the-run dag_runner.cc \
+  's|      skip_descendants(r.task);  // only what.*$|      for (auto\& s : st) if (s == State::kPending) s = State::kSkipped;|'
+mutant dag-runner priority-by-id dag_runner.cc \
+  's|if (policy == Policy::kCriticalPath \&\& level\[ua\] != level\[ub\])|if (false)|'
 
 exit $fail

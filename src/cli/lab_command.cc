@@ -83,6 +83,8 @@ const std::vector<LabBuild>& lab_builds() {
        {"reshard.h"}, {"reshard.cc"}, {"reshard_test.cc"}},
       {"failure-detector", "heartbeat failure detectors: fixed timeout and phi accrual with a pause term, injected clock",
        {"failure_detector.h"}, {"failure_detector.cc"}, {"failure_detector_test.cc"}},
+      {"dag-runner", "DAG runner on simulated workers: Kahn validation, critical-path priority, retries, skip descendants",
+       {"dag_runner.h"}, {"dag_runner.cc"}, {"dag_runner_test.cc"}},
   };
   return builds;
 }
