@@ -69,10 +69,10 @@ std::vector<double> bottom_levels(const std::vector<Task>& ts) {
   return level;
 }
 
-Report run(const std::vector<Task>& ts, int workers, Policy policy, int retries) {
+RunReport run(const std::vector<Task>& ts, int workers, Policy policy, int retries) {
   if (workers < 1) throw std::invalid_argument("workers " + std::to_string(workers) + ": must be >= 1");
   if (retries < 0) throw std::invalid_argument("retries " + std::to_string(retries) + ": must be >= 0");
-  Report rep;
+  RunReport rep;
   rep.cycle = cycle_members(ts);
   const std::size_t n = ts.size();
   rep.state.assign(n, State::kPending);

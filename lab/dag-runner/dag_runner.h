@@ -3,7 +3,7 @@
 // Contract:
 // - Tasks are nodes with a duration (minutes, >= 0) and edges dep -> task. run() first
 //   validates with Kahn's algorithm: tasks that never reach in-degree 0 are on or downstream
-//   of a cycle; they are reported in Report::cycle (ascending ids) and nothing runs.
+//   of a cycle; they are reported in RunReport::cycle (ascending ids) and nothing runs.
 // - A task is ready when all its dependencies succeeded. Ready tasks start on free workers by
 //   priority: kFifo takes the lowest id; kCriticalPath the longest remaining path to a sink
 //   (its duration plus the longest chain after it, computed once per graph), ties by id.
@@ -36,7 +36,7 @@ struct Task {
 enum class Policy { kFifo, kCriticalPath };
 enum class State { kPending, kDone, kFailed, kSkipped };
 
-struct Report {
+struct RunReport {
   double makespan = 0;
   int done = 0, failed = 0, skipped = 0;
   std::vector<int> cycle;          // non-empty: nothing ran
@@ -47,7 +47,7 @@ struct Report {
 
 std::vector<int> cycle_members(const std::vector<Task>& tasks);
 std::vector<double> bottom_levels(const std::vector<Task>& tasks);  // requires an acyclic graph
-Report run(const std::vector<Task>& tasks, int workers, Policy policy, int retries);
+RunReport run(const std::vector<Task>& tasks, int workers, Policy policy, int retries);
 
 // The question's pipeline: 3 checkpoints x (fetch, convert, 6 eval shards, aggregate, report);
 // shards of 30, 12, 8, 8, 5, 5 minutes; checkpoint 0's fetch 20 minutes, the others 6.

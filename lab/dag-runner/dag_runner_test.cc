@@ -19,7 +19,7 @@ int id_of(const std::vector<Task>& ts, const std::string& name) {
 TEST(DagRunner, CycleIsReportedBeforeAnythingRuns) {
   auto ts = eval_pipeline();
   ts[0].deps.push_back(id_of(ts, "ckpt0.report"));  // the fetch depends on its own report
-  const Report r = run(ts, 4, Policy::kCriticalPath, 1);
+  const RunReport r = run(ts, 4, Policy::kCriticalPath, 1);
   ASSERT_EQ(r.cycle.size(), 10u);  // checkpoint 0's ten tasks; the other checkpoints are fine
   EXPECT_EQ(ts[static_cast<std::size_t>(r.cycle.front())].name, "ckpt0.fetch");
   EXPECT_EQ(ts[static_cast<std::size_t>(r.cycle.back())].name, "ckpt0.report");
@@ -30,8 +30,8 @@ TEST(DagRunner, CycleIsReportedBeforeAnythingRuns) {
 
 TEST(DagRunner, PriorityByIdLosesToCriticalPathWithFourWorkers) {
   const auto ts = eval_pipeline();
-  const Report fifo = run(ts, 4, Policy::kFifo, 1);
-  const Report cp = run(ts, 4, Policy::kCriticalPath, 1);
+  const RunReport fifo = run(ts, 4, Policy::kFifo, 1);
+  const RunReport cp = run(ts, 4, Policy::kCriticalPath, 1);
   EXPECT_EQ(fifo.makespan, 76);
   EXPECT_EQ(cp.makespan, 69);
   EXPECT_EQ(cp.done, 30);
@@ -52,7 +52,7 @@ TEST(DagRunner, OneFailureSkipsOnlyItsDescendantsNotTheWholeRun) {
   auto ts = eval_pipeline();
   ts[static_cast<std::size_t>(id_of(ts, "ckpt1.eval2"))].fail_times = 2;  // one retry is not enough
   ts[static_cast<std::size_t>(id_of(ts, "ckpt2.eval0"))].fail_times = 1;  // the retry passes
-  const Report r = run(ts, 4, Policy::kCriticalPath, 1);
+  const RunReport r = run(ts, 4, Policy::kCriticalPath, 1);
   EXPECT_EQ(r.done, 27);
   EXPECT_EQ(r.failed, 1);
   EXPECT_EQ(r.skipped, 2);
@@ -66,11 +66,11 @@ TEST(DagRunner, OneFailureSkipsOnlyItsDescendantsNotTheWholeRun) {
 
 TEST(DagRunner, RetriesAreCountedPerTask) {
   std::vector<Task> ts = {{"a", 5, {}, 1}, {"b", 1, {0}}};
-  const Report once = run(ts, 1, Policy::kFifo, 1);
+  const RunReport once = run(ts, 1, Policy::kFifo, 1);
   EXPECT_EQ(once.state[0], State::kDone);
   EXPECT_EQ(once.attempts[0], 2);
   EXPECT_EQ(once.makespan, 11);
-  const Report none = run(ts, 1, Policy::kFifo, 0);
+  const RunReport none = run(ts, 1, Policy::kFifo, 0);
   EXPECT_EQ(none.state[0], State::kFailed);
   EXPECT_EQ(none.state[1], State::kSkipped);
 }
@@ -78,7 +78,7 @@ TEST(DagRunner, RetriesAreCountedPerTask) {
 TEST(DagRunner, TaskWithTwoDepsFinishingTogetherBecomesReadyOnce) {
   // Diamond: b and c end at the same instant; d must run exactly once.
   std::vector<Task> ts = {{"a", 1, {}}, {"b", 2, {0}}, {"c", 2, {0}}, {"d", 3, {1, 2}}};
-  const Report r = run(ts, 4, Policy::kCriticalPath, 0);
+  const RunReport r = run(ts, 4, Policy::kCriticalPath, 0);
   EXPECT_EQ(r.attempts[3], 1);
   EXPECT_EQ(r.first_start[3], 3);
   EXPECT_EQ(r.makespan, 6);
@@ -88,8 +88,8 @@ TEST(DagRunner, TaskWithTwoDepsFinishingTogetherBecomesReadyOnce) {
 TEST(DagRunner, SameInputsGiveTheSameSchedule) {
   auto ts = eval_pipeline();
   ts[5].fail_times = 1;
-  const Report a = run(ts, 3, Policy::kCriticalPath, 2);
-  const Report b = run(ts, 3, Policy::kCriticalPath, 2);
+  const RunReport a = run(ts, 3, Policy::kCriticalPath, 2);
+  const RunReport b = run(ts, 3, Policy::kCriticalPath, 2);
   EXPECT_EQ(a.first_start, b.first_start);
   EXPECT_EQ(a.makespan, b.makespan);
 }
@@ -108,7 +108,7 @@ TEST(DagRunner, BadInputNamesTheTaskAndTheValue) {
   EXPECT_EQ(message_of([] { (void)run({{"a", -1, {}}}, 1, Policy::kFifo, 0); }), "task 'a' dur -1.000000: must be >= 0");
   EXPECT_EQ(message_of([] { (void)run({{"a", 1, {}}}, 0, Policy::kFifo, 0); }), "workers 0: must be >= 1");
   EXPECT_EQ(message_of([] { (void)run({{"a", 1, {}}}, 1, Policy::kFifo, -1); }), "retries -1: must be >= 0");
-  const Report self = run({{"a", 1, {0}}}, 1, Policy::kFifo, 0);  // a self-dependency is a cycle
+  const RunReport self = run({{"a", 1, {0}}}, 1, Policy::kFifo, 0);  // a self-dependency is a cycle
   EXPECT_EQ(self.cycle, std::vector<int>{0});
 }
 
