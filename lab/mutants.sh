@@ -90,8 +90,8 @@ mutant xid-parse lines-not-events xid_parser.cc \
   's|it != last.end() \&\& t - it->second.first < 1.0|false|'
 mutant reshard offsets-assume-equal-pieces reshard.cc \
   's|row\[t\] + (hi(t, r) - lo(t, r)) \* tensors_\[t\].elem_bytes;|row[t] + (tensors_[t].count / static_cast<std::uint64_t>(ranks)) * tensors_[t].elem_bytes;|'
-mutant reshard remainder-dropped reshard.cc \
-  's|return rr \* base + std::min(rr, extra);|return rr * base;|'
+mutant reshard remainder-on-the-last-rank reshard.cc \
+  's|return rr \* base + std::min(rr, extra);|return rr == n ? tensors_[t].count : rr * base;|'
 mutant failure-detector no-min-sd-floor failure_detector.cc \
   's|return std::max(min_sd_, fitted);|return fitted;|'
 mutant failure-detector window-never-slides failure_detector.cc \

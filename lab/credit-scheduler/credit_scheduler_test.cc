@@ -1,27 +1,19 @@
 #include "credit_scheduler.h"
 
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "common/invalid_argument_message.h"
+
 namespace ridge::lab {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 const double kAgreed[3] = {0.5, 0.3, 0.2};
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
 
 TEST(Simulation, RoundRobinByJobIsFairPerJobNotPerGpu) {
   const SimResult r = simulate(Mode::kRoundRobin, kInf);
@@ -109,13 +101,13 @@ TEST(CreditScheduler, GangStartsWholeOrNotAtAllAndNeverOverfills) {
 }
 
 TEST(CreditScheduler, BadConfigurationNamesTheFieldAndTheValue) {
-  EXPECT_EQ(message_of([] { CreditScheduler(64, {{"B", 0.3, 80, 12}}, Mode::kReserve, 144); }),
+  EXPECT_EQ(invalid_argument_message([] { CreditScheduler(64, {{"B", 0.3, 80, 12}}, Mode::kReserve, 144); }),
             "job_gpus of team 'B' 80: must be in [1, 64]");
-  EXPECT_EQ(message_of([] { CreditScheduler(64, {{"A", 0.7, 8, 6}, {"B", 0.5, 8, 6}}, Mode::kReserve, 144); }),
+  EXPECT_EQ(invalid_argument_message([] { CreditScheduler(64, {{"A", 0.7, 8, 6}, {"B", 0.5, 8, 6}}, Mode::kReserve, 144); }),
             "shares sum to 1.200000: must be at most 1");
-  EXPECT_EQ(message_of([] { CreditScheduler(64, {{"A", 0.5, 8, 6}}, Mode::kReserve, 0); }),
+  EXPECT_EQ(invalid_argument_message([] { CreditScheduler(64, {{"A", 0.5, 8, 6}}, Mode::kReserve, 0); }),
             "half_life_ticks 0.000000: must be > 0 (or infinity)");
-  EXPECT_EQ(message_of([] { CreditScheduler(0, {}, Mode::kReserve, 144); }), "cluster_gpus 0: must be >= 1");
+  EXPECT_EQ(invalid_argument_message([] { CreditScheduler(0, {}, Mode::kReserve, 144); }), "cluster_gpus 0: must be >= 1");
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
 #include "dag_runner.h"
 
-#include <functional>
 #include <stdexcept>
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "common/invalid_argument_message.h"
 
 namespace ridge::lab {
 namespace {
@@ -95,19 +96,11 @@ TEST(DagRunner, SameInputsGiveTheSameSchedule) {
 }
 
 TEST(DagRunner, BadInputNamesTheTaskAndTheValue) {
-  auto message_of = [](const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no exception)");
-  };
-  EXPECT_EQ(message_of([] { (void)run({{"a", 1, {3}}}, 1, Policy::kFifo, 0); }),
+  EXPECT_EQ(invalid_argument_message([] { (void)run({{"a", 1, {3}}}, 1, Policy::kFifo, 0); }),
             "task 'a' dependency 3: must be in [0, 1)");
-  EXPECT_EQ(message_of([] { (void)run({{"a", -1, {}}}, 1, Policy::kFifo, 0); }), "task 'a' dur -1.000000: must be >= 0");
-  EXPECT_EQ(message_of([] { (void)run({{"a", 1, {}}}, 0, Policy::kFifo, 0); }), "workers 0: must be >= 1");
-  EXPECT_EQ(message_of([] { (void)run({{"a", 1, {}}}, 1, Policy::kFifo, -1); }), "retries -1: must be >= 0");
+  EXPECT_EQ(invalid_argument_message([] { (void)run({{"a", -1, {}}}, 1, Policy::kFifo, 0); }), "task 'a' dur -1.000000: must be >= 0");
+  EXPECT_EQ(invalid_argument_message([] { (void)run({{"a", 1, {}}}, 0, Policy::kFifo, 0); }), "workers 0: must be >= 1");
+  EXPECT_EQ(invalid_argument_message([] { (void)run({{"a", 1, {}}}, 1, Policy::kFifo, -1); }), "retries -1: must be >= 0");
   const RunReport self = run({{"a", 1, {0}}}, 1, Policy::kFifo, 0);  // a self-dependency is a cycle
   EXPECT_EQ(self.cycle, std::vector<int>{0});
 }

@@ -1,11 +1,12 @@
 #include "failure_detector.h"
 
 #include <cmath>
-#include <functional>
 #include <stdexcept>
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "common/invalid_argument_message.h"
 
 namespace ridge::lab {
 namespace {
@@ -87,18 +88,10 @@ TEST(FailureDetector, PhiDeadlineFollowsCongestionAFixedOneDoesNot) {
 }
 
 TEST(FailureDetector, BadParametersNameTheFieldAndTheValue) {
-  auto message_of = [](const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no exception)");
-  };
-  EXPECT_EQ(message_of([] { (void)FailureDetector::fixed(0); }), "timeout_ms 0.000000: must be > 0");
-  EXPECT_EQ(message_of([] { (void)FailureDetector::phi(-1, 0); }), "threshold -1.000000: must be in (0, 300]");
-  EXPECT_EQ(message_of([] { (void)FailureDetector::phi(8, 0, 1); }), "window 1: must be >= 2");
-  EXPECT_EQ(message_of([] { (void)FailureDetector::phi(8, 0, 100, 0); }), "min_sd_ms 0.000000: must be > 0");
+  EXPECT_EQ(invalid_argument_message([] { (void)FailureDetector::fixed(0); }), "timeout_ms 0.000000: must be > 0");
+  EXPECT_EQ(invalid_argument_message([] { (void)FailureDetector::phi(-1, 0); }), "threshold -1.000000: must be in (0, 300]");
+  EXPECT_EQ(invalid_argument_message([] { (void)FailureDetector::phi(8, 0, 1); }), "window 1: must be >= 2");
+  EXPECT_EQ(invalid_argument_message([] { (void)FailureDetector::phi(8, 0, 100, 0); }), "min_sd_ms 0.000000: must be > 0");
 }
 
 }  // namespace

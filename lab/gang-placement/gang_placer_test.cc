@@ -1,11 +1,12 @@
 #include "gang_placer.h"
 
-#include <functional>
 #include <random>
 #include <stdexcept>
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "common/invalid_argument_message.h"
 
 namespace ridge::lab {
 namespace {
@@ -14,15 +15,6 @@ std::vector<int> range(int from, int to) {
   std::vector<int> v;
   for (int i = from; i < to; ++i) v.push_back(i);
   return v;
-}
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no exception)";
 }
 
 // The question's fixture: 2 pods x 4 racks x 16 nodes; rack 0 has 6 free, rack 1 has 12.
@@ -124,12 +116,12 @@ TEST(GangPlacer, IncrementalFreeCountsMatchARecountUnderChurn) {
 TEST(GangPlacer, DoubleReleaseAndBadInputAreRefusedAndChangeNothing) {
   Cluster c(1, 2, 4);
   c.take({0, 1});
-  EXPECT_EQ(message_of([&] { c.release({1, 2}); }), "release node 2: it is already free");
+  EXPECT_EQ(invalid_argument_message([&] { c.release({1, 2}); }), "release node 2: it is already free");
   EXPECT_TRUE(c.busy(1));  // the valid half of the bad release was not applied
-  EXPECT_EQ(message_of([&] { c.take({1}); }), "take node 1: it is already busy");
-  EXPECT_EQ(message_of([&] { c.take({3, 3}); }), "take node 3: it is already busy");
-  EXPECT_EQ(message_of([&] { c.take({8}); }), "take node 8: must be in [0, 8)");
-  EXPECT_EQ(message_of([&] { (void)c.place(0, Policy::kBestFit); }), "gang size 0: must be >= 1");
+  EXPECT_EQ(invalid_argument_message([&] { c.take({1}); }), "take node 1: it is already busy");
+  EXPECT_EQ(invalid_argument_message([&] { c.take({3, 3}); }), "take node 3: it is already busy");
+  EXPECT_EQ(invalid_argument_message([&] { c.take({8}); }), "take node 8: must be in [0, 8)");
+  EXPECT_EQ(invalid_argument_message([&] { (void)c.place(0, Policy::kBestFit); }), "gang size 0: must be >= 1");
   EXPECT_EQ(c.total_free(), 6);
 }
 

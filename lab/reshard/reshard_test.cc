@@ -1,13 +1,14 @@
 #include "reshard.h"
 
 #include <algorithm>
-#include <functional>
 #include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "common/invalid_argument_message.h"
 
 namespace ridge::lab {
 namespace {
@@ -153,22 +154,14 @@ TEST(Reshard, CoalescingTheIdentityGivesOneReadPerFile) {
 }
 
 TEST(Reshard, MismatchedLayoutsAndFilesAreRefused) {
-  auto message_of = [](const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no exception)");
-  };
-  EXPECT_EQ(message_of([] { (void)plan(Layout({{10, 2}}, 2), Layout({{10, 4}}, 3)); }),
+  EXPECT_EQ(invalid_argument_message([] { (void)plan(Layout({{10, 2}}, 2), Layout({{10, 4}}, 3)); }),
             "tensor 0: 10 x 2 B saved, 10 x 4 B requested");
-  EXPECT_EQ(message_of([] { Layout({{10, 2}}, 0); }), "ranks 0: must be >= 1");
-  EXPECT_EQ(message_of([] { Layout({{10, 0}}, 2); }), "elem_bytes of tensor 0 0: must be >= 1");
+  EXPECT_EQ(invalid_argument_message([] { Layout({{10, 2}}, 0); }), "ranks 0: must be >= 1");
+  EXPECT_EQ(invalid_argument_message([] { Layout({{10, 0}}, 2); }), "elem_bytes of tensor 0 0: must be >= 1");
   const Layout from({{10, 2}}, 2), to({{10, 2}}, 3);
   Files short_files = direct_save(from);
   short_files[1].pop_back();
-  EXPECT_EQ(message_of([&] { (void)apply(plan(from, to), short_files, from, to); }),
+  EXPECT_EQ(invalid_argument_message([&] { (void)apply(plan(from, to), short_files, from, to); }),
             "old file 1: 9 bytes, expected 10");
 }
 

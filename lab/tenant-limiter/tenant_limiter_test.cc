@@ -1,11 +1,12 @@
 #include "tenant_limiter.h"
 
-#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "common/invalid_argument_message.h"
 
 namespace ridge::lab {
 namespace {
@@ -13,15 +14,6 @@ namespace {
 // The question's load: fleet 10,000 tokens/s; weights 1, 1, 2 (guarantees 2,500, 2,500,
 // 5,000); demand 8,000, 1,000, 4,000.
 const std::vector<TenantLoad> kLoad = {{{"A", 1}, 8'000}, {{"B", 1}, 1'000}, {{"C", 2}, 4'000}};
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
 
 TEST(Simulation, OneGlobalBucketFollowsTheHeaviestSender) {
   const auto r = simulate(kLoad, 10'000, Policy::kGlobal);
@@ -141,13 +133,13 @@ TEST(TenantLimiter, RetryAfterIsRoundedUp) {
 
 TEST(TenantLimiter, BadInputNamesTheFieldAndTheValue) {
   TenantLimiter lim(1'000, 10, {{"A", 1}}, Policy::kGuaranteeAndBorrow);
-  EXPECT_EQ(message_of([&] { lim.reserve("zed", 1); }), "tenant 'zed': not configured");
-  EXPECT_EQ(message_of([&] { lim.reserve("A", 0); }), "reserve n 0: must be >= 1");
+  EXPECT_EQ(invalid_argument_message([&] { lim.reserve("zed", 1); }), "tenant 'zed': not configured");
+  EXPECT_EQ(invalid_argument_message([&] { lim.reserve("A", 0); }), "reserve n 0: must be >= 1");
   Reservation r = lim.reserve("A", 10);
-  EXPECT_EQ(message_of([&] { lim.settle(r, 11); }), "settle used 11: must be in [0, 10]");
+  EXPECT_EQ(invalid_argument_message([&] { lim.settle(r, 11); }), "settle used 11: must be in [0, 10]");
   lim.settle(r, 10);
-  EXPECT_EQ(message_of([&] { lim.settle(r, 10); }), "settle: the reservation is already settled");
-  EXPECT_EQ(message_of([] { TenantLimiter bad(1'000, 10, {{"A", 0}}, Policy::kGlobal); }),
+  EXPECT_EQ(invalid_argument_message([&] { lim.settle(r, 10); }), "settle: the reservation is already settled");
+  EXPECT_EQ(invalid_argument_message([] { TenantLimiter bad(1'000, 10, {{"A", 0}}, Policy::kGlobal); }),
             "weight of tenant 'A' 0: must be >= 1");
 }
 
