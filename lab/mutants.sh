@@ -81,5 +81,37 @@ mutant ring-sim remainder-dropped ring_sim.cc \
   's|extra = S % n;|extra = 0;|'
 mutant ring-sim gather-sends-wrong-chunk ring_sim.cc \
   's|(phase == 1 ? 1 : 0)|0|'
+mutant check-then-act lock-off-the-check gpu_pool.cc \
+  's|^  before_lock();  // outside the lock.*$|  if (free_ < n) return false;  // the check, off the lock\n  before_lock();|; s|^  if (free_ < n) return false;  // check, under the lock$||'
+mutant check-then-act cas-without-a-loop gpu_pool.cc \
+  's|  while (seen >= n) {|  if (seen >= n) {|'
+mutant tenant-limiter refund-past-capacity tenant_limiter.cc \
+  's|tokens = std::min(capacity, tokens + n);|tokens += n;|'
+mutant tenant-limiter fixed-service-order tenant_limiter.cc \
+  's|    cursor = (start + 1) % n;|    cursor = 0;|'
+mutant credit-scheduler stale-ranking credit_scheduler.cc \
+  's|    rank\[i\] -= cost;  // the pick sees.*$|    (void)cost;|'
+mutant credit-scheduler no-decay credit_scheduler.cc \
+  's|tm.balance = tm.balance \* d_ + |tm.balance = tm.balance + |'
+mutant gang-placement no-climb-to-the-pod gang_placer.cc \
+  's|  if (best_pod >= 0) {|  if (false) {|'
+mutant gang-placement loosest-rack-not-tightest gang_placer.cc \
+  's#(best < 0 || rack_free(r) < rack_free(best))#(best < 0 || rack_free(r) > rack_free(best))#'
+mutant xid-parse requires-pci-prefix xid_parser.cc \
+  's|Xid \\(((?:PCI:)?|Xid \\((PCI:|'
+mutant xid-parse lines-not-events xid_parser.cc \
+  's|it != last.end() \&\& t - it->second.first < 1.0|false|'
+mutant reshard offsets-assume-equal-pieces reshard.cc \
+  's|row\[t\] + (hi(t, r) - lo(t, r)) \* tensors_\[t\].elem_bytes;|row[t] + (tensors_[t].count / static_cast<std::uint64_t>(ranks)) * tensors_[t].elem_bytes;|'
+mutant reshard remainder-on-the-last-rank reshard.cc \
+  's|return rr \* base + std::min(rr, extra);|return rr == n ? tensors_[t].count : rr * base;|'
+mutant failure-detector no-min-sd-floor failure_detector.cc \
+  's|return std::max(min_sd_, fitted);|return fitted;|'
+mutant failure-detector window-never-slides failure_detector.cc \
+  's|    if (iv_.size() > window_) {|    if (false) {|'
+mutant dag-runner one-failure-fails-the-run dag_runner.cc \
+  's|      skip_descendants(r.task);  // only what.*$|      for (auto\& s : st) if (s == State::kPending) s = State::kSkipped;|'
+mutant dag-runner priority-by-id dag_runner.cc \
+  's|if (policy == Policy::kCriticalPath \&\& level\[ua\] != level\[ub\])|if (false)|'
 
 exit $fail

@@ -71,6 +71,22 @@ const std::vector<LabBuild>& lab_builds() {
        {"trace_summary.h"}, {"trace_summary.cc"}, {"trace_summary_test.cc"}},
       {"ring-sim", "ring all-reduce simulator: checks the sums, counts 2(n-1)/n of the buffer per rank",
        {"ring_sim.h"}, {"ring_sim.cc"}, {"ring_sim_test.cc"}},
+      {"check-then-act", "free-GPU pools: the check-then-act race forced by a test seam, fixed by CAS and by one lock",
+       {"gpu_pool.h"}, {"gpu_pool.cc"}, {"gpu_pool_test.cc"}},
+      {"tenant-limiter", "per-tenant token buckets: weighted guarantees, spill and borrow, reserve then settle",
+       {"tenant_limiter.h"}, {"tenant_limiter.cc"}, {"tenant_limiter_test.cc"}},
+      {"credit-scheduler", "GPU credits earned by share, spent by use, decayed by a half-life; reserve or backfill gangs",
+       {"credit_scheduler.h"}, {"credit_scheduler.cc"}, {"credit_scheduler_test.cc"}},
+      {"gang-placement", "whole-node gangs on pods > racks > nodes: best fit at the lowest level, churn simulation",
+       {"gang_placer.h"}, {"gang_placer.cc"}, {"gang_placer_test.cc"}},
+      {"xid-parse", "NVIDIA XID events from kernel logs: bus ids joined to nvidia-smi, multi-line faults folded, bursts",
+       {"xid_parser.h"}, {"xid_parser.cc"}, {"xid_parser_test.cc"}},
+      {"reshard", "checkpoint resharding N to M ranks: byte-range reads by a two-pointer sweep, round-trip tested",
+       {"reshard.h"}, {"reshard.cc"}, {"reshard_test.cc"}},
+      {"failure-detector", "heartbeat failure detectors: fixed timeout and phi accrual with a pause term, injected clock",
+       {"failure_detector.h"}, {"failure_detector.cc"}, {"failure_detector_test.cc"}},
+      {"dag-runner", "DAG runner on simulated workers: Kahn validation, critical-path priority, retries, skip descendants",
+       {"dag_runner.h"}, {"dag_runner.cc"}, {"dag_runner_test.cc"}},
   };
   return builds;
 }
