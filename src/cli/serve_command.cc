@@ -11,11 +11,13 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "bank/loader.h"
 #include "calc_io/load_catalog.h"
 #include "cli/bank_commands.h"
+#include "cli/validate_command.h"
 #include "account/clock.h"
 #include "billing/billing.h"
 #include "mail/mail.h"
@@ -225,6 +227,16 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
     web::AppOptions app_options;
     app_options.store = database.get();
     app_options.trusted_proxies = trusted;
+    // The performance model's table for /calc, computed now (the model and runs do not change
+    // while serving). Without the runs file the page simply has no table.
+    if (std::filesystem::exists(data_dir + "/published-runs.toml")) {
+      std::ostringstream out, err;
+      if (run_validate({"--json"}, registry, *catalog, data_dir + "/published-runs.toml", out, err) == 0) {
+        app_options.validation = nlohmann::json::parse(out.str(), nullptr, /*allow_exceptions=*/false);
+      } else {
+        std::cerr << "ridge serve: the validation table is left out: " << err.str();
+      }
+    }
     if (const char* secure = std::getenv("RIDGE_SECURE_COOKIES"); secure && std::string(secure) == "1") {
       app_options.secure_cookies = true;
     }

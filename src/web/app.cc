@@ -129,7 +129,7 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   cache("/topics", topics_index(site));
   cache("/concepts", concepts_index(site));
   cache("/companies", companies_index(site));
-  cache("/calc", calculators_index(site));
+  cache("/calc", calculators_index(site, options_.validation));
   cache("/diagrams", diagrams_page(site));
   for (const auto& t : bank_.topics) cache("/topics/" + t.id, topic_page(site, t));
   for (const auto& t : bank_.tracks) cache("/tracks/" + t.id, track_page(site, t));

@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "account/clock.h"
 #include "account/rate_limiter.h"
 #include "bank/bank.h"
@@ -55,6 +57,8 @@ struct AppOptions {
   const mail::MailConfig* mail = nullptr;
   const mail::LinkSigner* signer = nullptr;
   std::function<void()> mail_wake;
+  // `ridge validate --json`'s object, shown on /calc (null: no table).
+  nlohmann::json validation;
 };
 
 class App {

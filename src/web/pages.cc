@@ -764,14 +764,54 @@ std::string question_page(const Site& site, const bank::Question& q) {
   return layout(site, q.title, q.tldr, body);
 }
 
-std::string calculators_index(const Site& site) {
+// The performance model against published runs (`ridge validate --json`): each run's
+// prediction, the measured figure, the signed error, the source; then the error per group.
+std::string validation_section(const nlohmann::json& v) {
+  if (!v.is_object() || !v.contains("runs")) return "";
+  std::string out = "<section aria-labelledby=\"val-h\"><h2 id=\"val-h\">The performance model against published runs</h2>"
+                    "<p class=\"prose\"><code>step</code> and <code>serve</code> predict a training step and a deployment's "
+                    "latency from a layout. These are their predictions for runs whose conditions and figures were published, "
+                    "computed when this server started (<code>ridge validate</code> prints the same; ctest fails if the "
+                    "error grows). Half the runs fitted the model's constants; the held-out half did not.</p>";
+  for (const char* group : {"training", "serving"}) {
+    const auto& sum = v["summary"][group];
+    auto pct = [](double x) { return calc::format_significant(x * 100, 3) + "%"; };
+    out += "<h3>" + std::string(group == std::string("training") ? "Training step time" : "Serving latency and throughput") +
+           "</h3><p>Mean absolute error " + pct(sum["all"]["mean_abs_error"].get<double>()) + ", worst " +
+           pct(sum["all"]["worst_abs_error"].get<double>()) + " over " + std::to_string(sum["all"]["n"].get<int>()) +
+           " runs; held out: mean " + pct(sum["held-out"]["mean_abs_error"].get<double>()) + ", worst " +
+           pct(sum["held-out"]["worst_abs_error"].get<double>()) + ".</p>";
+    out += "<div class=\"table-wrap\" tabindex=\"0\"><table class=\"specs\"><thead><tr><th scope=\"col\">Run</th><th scope=\"col\">Half</th>"
+           "<th scope=\"col\">Predicted</th><th scope=\"col\">Measured</th><th scope=\"col\">Error</th><th scope=\"col\">Source</th></tr></thead><tbody>";
+    for (const auto& r : v["runs"]) {
+      if (r.value("group", "") != group) continue;
+      std::string unit = r.value("unit", "");
+      out += "<tr><th scope=\"row\">" + e(r.value("id", "")) + "</th><td>" + e(r.value("half", "")) + "</td>";
+      if (r.contains("predicted")) {
+        double err = r["error"].get<double>() * 100;
+        out += "<td>" + e(calc::format_significant(r["predicted"].get<double>(), 3) + " " + unit) + "</td><td>" +
+               e(calc::format_significant(r["measured"].get<double>(), 3) + " " + unit) + "</td><td>" +
+               (err >= 0 ? "+" : "\u2212") + e(calc::format_significant(std::abs(err), 2)) + "%</td>";
+      } else {
+        out += "<td colspan=\"3\">failed: " + e(r.value("failure", "")) + "</td>";
+      }
+      std::string url = r.value("url", "");
+      std::string source = e(r.value("source", "")) + (r.value("date", "").empty() ? "" : ", " + e(r.value("date", "")));
+      out += "<td>" + (url.rfind("https://", 0) == 0 ? "<a href=\"" + e(url) + "\">" + source + "</a>" : source) + "</td></tr>";
+    }
+    out += "</tbody></table></div>";
+  }
+  return out + "</section>\n";
+}
+
+std::string calculators_index(const Site& site, const nlohmann::json& validation) {
   std::string body = "<h1>Calculators</h1><p class=\"prose\">Each calculator works one chain of napkin math and shows every "
                      "step and assumption. The same engine computes every number in the answers, and the JSON API "
                      "(<code>/api/calc</code>) returns what <code>ridge calc NAME --json</code> prints.</p><div class=\"grid\">\n";
   for (const auto& c : site.registry.all()) {
     body += "<div class=\"card\"><h2><a href=\"/calc/" + e(c.name) + "\">" + e(c.name) + "</a></h2><p>" + e(c.summary) + "</p></div>\n";
   }
-  return layout(site, "Calculators", "Napkin-math calculators for AI infrastructure", body + "</div>\n");
+  return layout(site, "Calculators", "Napkin-math calculators for AI infrastructure", body + "</div>\n" + validation_section(validation));
 }
 
 std::string calculator_page(const Site& site, const calc::Calculator& c, const calc::Given& values,

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "bank/bank.h"
 #include "calc/registry.h"
 #include "web/assets.h"
@@ -49,7 +51,9 @@ std::string companies_index(const Site& site);
 std::string company_table(const Site& site);
 std::string topics_index(const Site& site);
 std::string question_page(const Site& site, const bank::Question& q);
-std::string calculators_index(const Site& site);
+// The calculators, then the performance model's validation table when `validation` holds
+// `ridge validate --json`'s object (null: no table).
+std::string calculators_index(const Site& site, const nlohmann::json& validation = nullptr);
 
 // A calculator's page: the form from its specs, filled with `values`, and either the
 // derivation or the errors next to their fields.

@@ -486,7 +486,7 @@ Response App::settings(const Request& req) const {
         message = "New questions a day '" + text + "' is out of range; accepted: a whole number from 0 to " +
                   std::to_string(practice::kMaxNewPerDay) + ".";
       } else {
-        options_.store->set_new_per_day(v.user_id, static_cast<int>(n));
+        if (auto done = options_.store->set_new_per_day(v.user_id, static_cast<int>(n)); !done.ok()) return store_unavailable(req, done.error().message);
         v.new_per_day = static_cast<int>(n);
         message = "The review page offers up to " + std::to_string(n) + " new question" + (n == 1 ? "" : "s") + " a day.";
       }

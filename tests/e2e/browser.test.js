@@ -540,3 +540,16 @@ test("password reset in the browser: the mailed link sets a new password that si
   assert.match(page.url(), /\/dashboard$/);
   await context.close();
 });
+
+test("the calculators page shows the performance model against the published runs, as `ridge validate` computes it", async () => {
+  const { execFileSync } = await import("node:child_process");
+  // The same default data directory as the server's.
+  const expected = JSON.parse(execFileSync(process.env.RIDGE_BIN, ["validate", "--json"]).toString());
+  const html = await (await fetch(server.url + "/calc")).text();
+  assert.match(html, /The performance model against published runs/);
+  assert.ok(expected.runs.length >= 20, `${expected.runs.length} runs`);
+  for (const run of expected.runs) assert.ok(html.includes(`<th scope="row">${run.id}</th>`), `row ${run.id} missing`);
+  const mean = (expected.summary.training.all.mean_abs_error * 100).toPrecision(3);
+  assert.ok(html.includes(`Mean absolute error ${Number(mean)}%`) || html.includes(`Mean absolute error ${mean}%`),
+            `training mean ${mean}% not shown`);
+});
