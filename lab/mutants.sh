@@ -68,5 +68,7 @@ mutant ring-sim remainder-dropped ring_sim.cc \
   's|extra = S % n;|extra = 0;|'
 mutant ring-sim gather-sends-wrong-chunk ring_sim.cc \
   's|(phase == 1 ? 1 : 0)|0|'
+mutant kv-blocks release-first-block-first block_allocator.cc \
+  's|s.table.rbegin(); it != s.table.rend()|s.table.begin(); it != s.table.end()|'
 
 exit $fail

@@ -69,6 +69,8 @@ const std::vector<LabBuild>& lab_builds() {
        {"trace_summary.h"}, {"trace_summary.cc"}, {"trace_summary_test.cc"}},
       {"ring-sim", "ring all-reduce simulator: checks the sums, counts 2(n-1)/n of the buffer per rank",
        {"ring_sim.h"}, {"ring_sim.cc"}, {"ring_sim_test.cc"}},
+      {"kv-blocks", "paged KV block allocator: chain-hash prefix sharing, all-or-nothing allocation, LRU reuse",
+       {"block_allocator.h"}, {"block_allocator.cc"}, {"block_allocator_test.cc"}},
   };
   return builds;
 }
