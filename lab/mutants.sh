@@ -70,5 +70,8 @@ mutant ring-sim gather-sends-wrong-chunk ring_sim.cc \
   's|(phase == 1 ? 1 : 0)|0|'
 mutant kv-blocks release-first-block-first block_allocator.cc \
   's|s.table.rbegin(); it != s.table.rend()|s.table.begin(); it != s.table.end()|'
+mutant cb-scheduler preempts-the-oldest scheduler.cc \
+  's|const std::size_t v = running_.size() - 1;|const std::size_t v = 0;|' \
+  ../kv-blocks/block_allocator.cc
 
 exit $fail

@@ -71,6 +71,8 @@ const std::vector<LabBuild>& lab_builds() {
        {"ring_sim.h"}, {"ring_sim.cc"}, {"ring_sim_test.cc"}},
       {"kv-blocks", "paged KV block allocator: chain-hash prefix sharing, all-or-nothing allocation, LRU reuse",
        {"block_allocator.h"}, {"block_allocator.cc"}, {"block_allocator_test.cc"}},
+      {"cb-scheduler", "continuous-batching step over kv-blocks: decode, chunked prefill, admission, preempt newest",
+       {"scheduler.h"}, {"scheduler.cc"}, {"scheduler_test.cc"}},
   };
   return builds;
 }
