@@ -73,5 +73,25 @@ mutant kv-blocks release-first-block-first block_allocator.cc \
 mutant cb-scheduler preempts-the-oldest scheduler.cc \
   's|const std::size_t v = running_.size() - 1;|const std::size_t v = 0;|' \
   ../kv-blocks/block_allocator.cc
+# The split keeps the head in the old node and moves the tail to a new child: the handle a
+# running request holds now names the head, and its unlock leaves the tail locked.
+radix_split_rewrites_node='/^RadixCache::Node\* RadixCache::split(/,/^}/c\
+RadixCache::Node* RadixCache::split(Node* c, std::size_t k) {\
+  auto tail = std::make_unique<Node>();  // the old node keeps the head: its handles go stale\
+  tail->edge.assign(c->edge.begin() + static_cast<std::ptrdiff_t>(k), c->edge.end());\
+  tail->kids = std::move(c->kids);\
+  for (auto& [tok, g] : tail->kids) g->parent = tail.get();\
+  tail->parent = c;\
+  tail->ref = c->ref;\
+  tail->used = c->used;\
+  c->edge.resize(k);\
+  c->kids.clear();\
+  Node* raw = tail.get();\
+  c->kids[raw->edge.front()] = std::move(tail);\
+  requeue(raw);\
+  requeue(c);\
+  return c;\
+}'
+mutant radix-cache split-rewrites-the-node radix_cache.cc "$radix_split_rewrites_node"
 
 exit $fail

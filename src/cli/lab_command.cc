@@ -73,6 +73,8 @@ const std::vector<LabBuild>& lab_builds() {
        {"block_allocator.h"}, {"block_allocator.cc"}, {"block_allocator_test.cc"}},
       {"cb-scheduler", "continuous-batching step over kv-blocks: decode, chunked prefill, admission, preempt newest",
        {"scheduler.h"}, {"scheduler.cc"}, {"scheduler_test.cc"}},
+      {"radix-cache", "radix-tree prefix cache: split-safe handles, locked paths, LRU leaf eviction by priority queue",
+       {"radix_cache.h"}, {"radix_cache.cc"}, {"radix_cache_test.cc"}},
   };
   return builds;
 }
