@@ -93,5 +93,11 @@ RadixCache::Node* RadixCache::split(Node* c, std::size_t k) {\
   return c;\
 }'
 mutant radix-cache split-rewrites-the-node radix_cache.cc "$radix_split_rewrites_node"
+mutant prefix-router key-hashes-the-whole-prompt prefix_router.cc \
+  's|const std::uint64_t h = key(tokens, key_tokens);|const std::uint64_t h = key(tokens, static_cast<int>(tokens.size()));|' \
+  ../hash-ring/stable_hash.cc ../hash-ring/hash_ring.cc
+mutant prefix-router cap-without-the-routed-request prefix_router.cc \
+  's|(in_flight + 1) / n_|in_flight / n_|' \
+  ../hash-ring/stable_hash.cc ../hash-ring/hash_ring.cc
 
 exit $fail

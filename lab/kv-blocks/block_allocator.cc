@@ -7,8 +7,8 @@
 namespace ridge::lab {
 
 namespace {
-constexpr std::uint64_t kSeed = 1469598103934665603ull;   // FNV-1a offset basis
-constexpr std::uint64_t kPrime = 1099511628211ull;        // FNV-1a prime
+constexpr std::uint64_t kSeed = 0xcbf29ce484222325ull;  // FNV-1a offset basis
+constexpr std::uint64_t kPrime = 0x100000001b3ull;      // FNV-1a prime
 }  // namespace
 
 BlockAllocator::BlockAllocator(int num_blocks, int block_size, std::uint64_t hash_space)

@@ -75,6 +75,8 @@ const std::vector<LabBuild>& lab_builds() {
        {"scheduler.h"}, {"scheduler.cc"}, {"scheduler_test.cc"}},
       {"radix-cache", "radix-tree prefix cache: split-safe handles, locked paths, LRU leaf eviction by priority queue",
        {"radix_cache.h"}, {"radix_cache.cc"}, {"radix_cache_test.cc"}},
+      {"prefix-router", "prefix-hash routing on hash-ring's ring and hash, with bounded loads over distinct replicas",
+       {"prefix_router.h"}, {"prefix_router.cc"}, {"prefix_router_test.cc"}},
   };
   return builds;
 }
