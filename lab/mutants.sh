@@ -99,5 +99,9 @@ mutant prefix-router key-hashes-the-whole-prompt prefix_router.cc \
 mutant prefix-router cap-without-the-routed-request prefix_router.cc \
   's|(in_flight + 1) / n_|in_flight / n_|' \
   ../hash-ring/stable_hash.cc ../hash-ring/hash_ring.cc
+mutant spec-decode target-token-dropped spec_decode.cc \
+  's|    sum += emitted;|    sum += accepted;|'
+mutant spec-decode divide-by-zero-at-a-1 spec_decode.cc \
+  's|if (a >= 1.0) return k + 1.0;|if (false) return k + 1.0;|'
 
 exit $fail

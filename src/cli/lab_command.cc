@@ -77,6 +77,8 @@ const std::vector<LabBuild>& lab_builds() {
        {"radix_cache.h"}, {"radix_cache.cc"}, {"radix_cache_test.cc"}},
       {"prefix-router", "prefix-hash routing on hash-ring's ring and hash, with bounded loads over distinct replicas",
        {"prefix_router.h"}, {"prefix_router.cc"}, {"prefix_router_test.cc"}},
+      {"spec-decode", "speculative decoding acceptance: closed form against a seeded simulation, chi-square, estimator bias",
+       {"spec_decode.h"}, {"spec_decode.cc"}, {"spec_decode_test.cc"}},
   };
   return builds;
 }
