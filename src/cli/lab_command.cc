@@ -79,6 +79,8 @@ const std::vector<LabBuild>& lab_builds() {
        {"prefix_router.h"}, {"prefix_router.cc"}, {"prefix_router_test.cc"}},
       {"spec-decode", "speculative decoding acceptance: closed form against a seeded simulation, chi-square, estimator bias",
        {"spec_decode.h"}, {"spec_decode.cc"}, {"spec_decode_test.cc"}},
+      {"latency-sketch", "relative-error latency sketch (DDSketch construction) on a dense array, merged by adding counts",
+       {"latency_sketch.h"}, {"latency_sketch.cc"}, {"latency_sketch_test.cc"}},
   };
   return builds;
 }
