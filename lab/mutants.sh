@@ -105,5 +105,7 @@ mutant spec-decode divide-by-zero-at-a-1 spec_decode.cc \
   's|if (a >= 1.0) return k + 1.0;|if (false) return k + 1.0;|'
 mutant latency-sketch rank-with-floor latency_sketch.cc \
   's|std::ceil(q \* static_cast<double>(n_))|std::floor(q * static_cast<double>(n_))|'
+mutant burn-rate long-window-alone burn_rate.cc \
+  's| \&\& burn(r.short_min) > r.threshold||'
 
 exit $fail

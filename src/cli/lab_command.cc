@@ -81,6 +81,8 @@ const std::vector<LabBuild>& lab_builds() {
        {"spec_decode.h"}, {"spec_decode.cc"}, {"spec_decode_test.cc"}},
       {"latency-sketch", "relative-error latency sketch (DDSketch construction) on a dense array, merged by adding counts",
        {"latency_sketch.h"}, {"latency_sketch.cc"}, {"latency_sketch_test.cc"}},
+      {"burn-rate", "multiwindow burn-rate alerts on per-minute counts with running window sums",
+       {"burn_rate.h"}, {"burn_rate.cc"}, {"burn_rate_test.cc"}},
   };
   return builds;
 }
