@@ -107,5 +107,7 @@ mutant latency-sketch rank-with-floor latency_sketch.cc \
   's|std::ceil(q \* static_cast<double>(n_))|std::floor(q * static_cast<double>(n_))|'
 mutant burn-rate long-window-alone burn_rate.cc \
   's| \&\& burn(r.short_min) > r.threshold||'
+mutant grad-buckets forward-order grad_buckets.cc \
+  's|const bool walk_reverse = reverse;|const bool walk_reverse = false;|'
 
 exit $fail

@@ -83,6 +83,8 @@ const std::vector<LabBuild>& lab_builds() {
        {"latency_sketch.h"}, {"latency_sketch.cc"}, {"latency_sketch_test.cc"}},
       {"burn-rate", "multiwindow burn-rate alerts on per-minute counts with running window sums",
        {"burn_rate.h"}, {"burn_rate.cc"}, {"burn_rate_test.cc"}},
+      {"grad-buckets", "DDP gradient buckets in reverse order, one-stream all-reduce launches, exposed communication",
+       {"grad_buckets.h"}, {"grad_buckets.cc"}, {"grad_buckets_test.cc"}},
   };
   return builds;
 }
