@@ -109,5 +109,29 @@ mutant burn-rate long-window-alone burn_rate.cc \
   's| \&\& burn(r.short_min) > r.threshold||'
 mutant grad-buckets forward-order grad_buckets.cc \
   's|const bool walk_reverse = reverse;|const bool walk_reverse = false;|'
+mutant spsc-ring full-check-off-by-one spsc_ring.cc \
+  's|if (t - head_cache_ == slots_.size())|if (t - head_cache_ > slots_.size())|'
+# spsc-ring: a relaxed publish passes the two-thread stress test on x86, which keeps stores in
+# order, so this mutant runs the suite under ThreadSanitizer (a compiler wrapper passed as CXX),
+# which must report the data race on the slot that the missing release leaves.
+tsan_cxx="$tmp/cxx-tsan"
+printf '#!/bin/sh\nexec %s -fsanitize=thread "$@"\n' "${CXX:-g++}" > "$tsan_cxx"
+chmod +x "$tsan_cxx"
+spsc_src="$lab/spsc-ring/spsc_ring.cc" spsc_dst="$tmp/spsc-ring-relaxed-publish-spsc_ring.cc"
+sed 's|tail_.store(t + 1, std::memory_order_release);|tail_.store(t + 1, std::memory_order_relaxed);|' "$spsc_src" > "$spsc_dst"
+if cmp -s "$spsc_src" "$spsc_dst"; then
+  echo "FAIL: spsc-ring/relaxed-publish: the sed expression no longer changes spsc_ring.cc"
+  fail=1
+else
+  out=$(CXX="$tsan_cxx" "$ridge" lab test spsc-ring --impl "$spsc_dst" 2>&1)
+  rc=$?
+  if [[ $rc -ne 0 && "$out" == *"ThreadSanitizer: data race"* ]]; then
+    echo "ok: spsc-ring/relaxed-publish is caught: ThreadSanitizer reports a data race (exit $rc)"
+  else
+    echo "FAIL: spsc-ring/relaxed-publish survived under ThreadSanitizer (exit $rc):"
+    printf '%s\n' "$out" | tail -20
+    fail=1
+  fi
+fi
 
 exit $fail

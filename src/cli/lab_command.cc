@@ -85,6 +85,8 @@ const std::vector<LabBuild>& lab_builds() {
        {"burn_rate.h"}, {"burn_rate.cc"}, {"burn_rate_test.cc"}},
       {"grad-buckets", "DDP gradient buckets in reverse order, one-stream all-reduce launches, exposed communication",
        {"grad_buckets.h"}, {"grad_buckets.cc"}, {"grad_buckets_test.cc"}},
+      {"spsc-ring", "lock-free SPSC ring: release/acquire on monotonic counters, separate cache lines, TSan",
+       {"spsc_ring.h"}, {"spsc_ring.cc"}, {"spsc_ring_test.cc"}},
   };
   return builds;
 }
