@@ -11,7 +11,7 @@ check() {  # check NAME EXPECTED-SUBSTRING OUTPUT
 
 out=$("$ridge" lab list); rc=$?
 check "list exit" "0" "$rc"
-for id in rate-limiter batcher work-queue hash-ring sampler straggler jobs-api tsdb intervals retry kv-versioned trace-parse ring-sim check-then-act tenant-limiter credit-scheduler gang-placement xid-parse reshard failure-detector dag-runner; do
+for id in rate-limiter batcher work-queue hash-ring sampler straggler jobs-api tsdb intervals retry kv-versioned trace-parse ring-sim check-then-act tenant-limiter credit-scheduler gang-placement xid-parse reshard failure-detector dag-runner kv-blocks cb-scheduler radix-cache prefix-router spec-decode latency-sketch burn-rate grad-buckets spsc-ring; do
   check "list has $id" "$id" "$out"
 done
 
@@ -41,7 +41,7 @@ check "measure json figure" "16000" "$got"
 json=$("$ridge" lab measure --all --json); rc=$?
 check "measure --all exit" "0" "$rc"
 got=$(printf '%s' "$json" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d), " ".join(d))')
-check "measure --all keyed by id" "21 rate-limiter batcher work-queue hash-ring sampler straggler jobs-api tsdb intervals retry kv-versioned trace-parse ring-sim check-then-act tenant-limiter credit-scheduler gang-placement xid-parse reshard failure-detector dag-runner" "$got"
+check "measure --all keyed by id" "30 rate-limiter batcher work-queue hash-ring sampler straggler jobs-api tsdb intervals retry kv-versioned trace-parse ring-sim check-then-act tenant-limiter credit-scheduler gang-placement xid-parse reshard failure-detector dag-runner kv-blocks cb-scheduler radix-cache prefix-router spec-decode latency-sketch burn-rate grad-buckets spsc-ring" "$got"
 
 out=$("$ridge" lab test intervals --impl "$lab/intervals/intervals.cc" 2>&1); rc=$?
 check "reference impl exit" "0" "$rc"

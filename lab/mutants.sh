@@ -113,5 +113,70 @@ mutant dag-runner one-failure-fails-the-run dag_runner.cc \
   's|      skip_descendants(r.task);  // only what.*$|      for (auto\& s : st) if (s == State::kPending) s = State::kSkipped;|'
 mutant dag-runner priority-by-id dag_runner.cc \
   's|if (policy == Policy::kCriticalPath \&\& level\[ua\] != level\[ub\])|if (false)|'
+mutant kv-blocks release-first-block-first block_allocator.cc \
+  's|s.table.rbegin(); it != s.table.rend()|s.table.begin(); it != s.table.end()|'
+mutant cb-scheduler preempts-the-oldest scheduler.cc \
+  's|const std::size_t v = running_.size() - 1;|const std::size_t v = 0;|' \
+  ../kv-blocks/block_allocator.cc
+# The split keeps the head in the old node and moves the tail to a new child: the handle a
+# running request holds now names the head, and its unlock leaves the tail locked.
+radix_split_rewrites_node='/^RadixCache::Node\* RadixCache::split(/,/^}/c\
+RadixCache::Node* RadixCache::split(Node* c, std::size_t k) {\
+  auto tail = std::make_unique<Node>();  // the old node keeps the head: its handles go stale\
+  tail->edge.assign(c->edge.begin() + static_cast<std::ptrdiff_t>(k), c->edge.end());\
+  tail->kids = std::move(c->kids);\
+  for (auto& [tok, g] : tail->kids) g->parent = tail.get();\
+  tail->parent = c;\
+  tail->ref = c->ref;\
+  tail->used = c->used;\
+  c->edge.resize(k);\
+  c->kids.clear();\
+  Node* raw = tail.get();\
+  c->kids[raw->edge.front()] = std::move(tail);\
+  requeue(raw);\
+  requeue(c);\
+  return c;\
+}'
+mutant radix-cache split-rewrites-the-node radix_cache.cc "$radix_split_rewrites_node"
+mutant prefix-router key-hashes-the-whole-prompt prefix_router.cc \
+  's|const std::uint64_t h = key(tokens, key_tokens);|const std::uint64_t h = key(tokens, static_cast<int>(tokens.size()));|' \
+  ../hash-ring/stable_hash.cc ../hash-ring/hash_ring.cc
+mutant prefix-router cap-without-the-routed-request prefix_router.cc \
+  's|(in_flight + 1) / n_|in_flight / n_|' \
+  ../hash-ring/stable_hash.cc ../hash-ring/hash_ring.cc
+mutant spec-decode target-token-dropped spec_decode.cc \
+  's|    sum += emitted;|    sum += accepted;|'
+mutant spec-decode divide-by-zero-at-a-1 spec_decode.cc \
+  's|if (a >= 1.0) return k + 1.0;|if (false) return k + 1.0;|'
+mutant latency-sketch rank-with-floor latency_sketch.cc \
+  's|std::ceil(q \* static_cast<double>(n_))|std::floor(q * static_cast<double>(n_))|'
+mutant burn-rate long-window-alone burn_rate.cc \
+  's| \&\& burn(r.short_min) > r.threshold||'
+mutant grad-buckets forward-order grad_buckets.cc \
+  's|const bool walk_reverse = reverse;|const bool walk_reverse = false;|'
+mutant spsc-ring full-check-off-by-one spsc_ring.cc \
+  's|if (t - head_cache_ == slots_.size())|if (t - head_cache_ > slots_.size())|'
+# spsc-ring: a relaxed publish passes the two-thread stress test on x86, which keeps stores in
+# order, so this mutant runs the suite under ThreadSanitizer (a compiler wrapper passed as CXX),
+# which must report the data race on the slot that the missing release leaves.
+tsan_cxx="$tmp/cxx-tsan"
+printf '#!/bin/sh\nexec %s -fsanitize=thread "$@"\n' "${CXX:-g++}" > "$tsan_cxx"
+chmod +x "$tsan_cxx"
+spsc_src="$lab/spsc-ring/spsc_ring.cc" spsc_dst="$tmp/spsc-ring-relaxed-publish-spsc_ring.cc"
+sed 's|tail_.store(t + 1, std::memory_order_release);|tail_.store(t + 1, std::memory_order_relaxed);|' "$spsc_src" > "$spsc_dst"
+if cmp -s "$spsc_src" "$spsc_dst"; then
+  echo "FAIL: spsc-ring/relaxed-publish: the sed expression no longer changes spsc_ring.cc"
+  fail=1
+else
+  out=$(CXX="$tsan_cxx" "$ridge" lab test spsc-ring --impl "$spsc_dst" 2>&1)
+  rc=$?
+  if [[ $rc -ne 0 && "$out" == *"ThreadSanitizer: data race"* ]]; then
+    echo "ok: spsc-ring/relaxed-publish is caught: ThreadSanitizer reports a data race (exit $rc)"
+  else
+    echo "FAIL: spsc-ring/relaxed-publish survived under ThreadSanitizer (exit $rc):"
+    printf '%s\n' "$out" | tail -20
+    fail=1
+  fi
+fi
 
 exit $fail

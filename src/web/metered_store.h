@@ -49,6 +49,9 @@ class MeteredStore final : public store::Store {
   Result<Done> set_retention(int64_t user_id, double desired_retention) override {
     return timed("set_retention", [&] { return inner_.set_retention(user_id, desired_retention); });
   }
+  Result<Done> set_new_per_day(int64_t user_id, int new_per_day) override {
+    return timed("set_new_per_day", [&] { return inner_.set_new_per_day(user_id, new_per_day); });
+  }
   Result<Done> delete_user(int64_t user_id) override {
     return timed("delete_user", [&] { return inner_.delete_user(user_id); });
   }
