@@ -413,8 +413,8 @@ std::set<std::string, std::less<>> lab_build_ids(const fs::path& cmake_file) {
   while (std::getline(in, line)) {
     if (line.rfind("lab_build(", 0) != 0) continue;
     size_t start = std::string_view("lab_build(").size();
-    size_t end = line.find_first_of(" )", start);
-    if (end != std::string::npos && end > start) ids.insert(line.substr(start, end - start));
+    size_t end = std::min(line.find_first_of(" )\t\r", start), line.size());  // "lab_build(ID" may end the line
+    if (end > start) ids.insert(line.substr(start, end - start));
   }
   return ids;
 }

@@ -19,6 +19,8 @@ const KnownIds& known() {
     ids.tracks = {"serving", "kernels"};
     ids.concepts = {"kv-cache", "roofline"};
     ids.companies = {"nvidia"};
+    ids.lab_builds = {"rate-limiter", "kv-blocks"};
+    ids.topics.insert("coding");
     return ids;
   }();
   return k;
@@ -354,6 +356,22 @@ TEST(Company, MissingSourceRoundConfidenceOrTagSourceFails) {
             std::string::npos);
   EXPECT_NE(errors(head + src + "[[questions]]\nslug = \"q\"\n").find("names no source"), std::string::npos);
   EXPECT_NE(errors("confidence2 = 1\n" + head + src).find("unknown key"), std::string::npos);
+}
+
+TEST(Loader, ACodingQuestionNamesALabBuildThatExists) {
+  LoadOptions lint;
+  lint.lint = true;
+  std::string coding = replace(good(), "topic = \"napkin-math\"", "topic = \"coding\"");
+  Parsed missing = parse(coding, lint);
+  expect_error(missing, "a coding question names its lab build: lab = \"ID\"", 2);
+  Parsed unknown = parse(replace(coding, "updated = ", "lab = \"kv-block\"\nupdated = "), lint);
+  expect_error(unknown, "lab build 'kv-block' does not exist; accepted: kv-blocks, rate-limiter", 9);
+  Parsed named = parse(replace(coding, "updated = ", "lab = \"kv-blocks\"\nupdated = "), lint);
+  EXPECT_EQ(named.q.lab, "kv-blocks");
+  for (const auto& d : named.diags) EXPECT_EQ(d.message.find("lab"), std::string::npos) << d.to_string();
+  // The server (no lint) serves a coding question that names no build; other topics may name one.
+  Parsed served = parse(coding);
+  for (const auto& d : served.diags) EXPECT_EQ(d.message.find("lab build"), std::string::npos) << d.to_string();
 }
 
 }  // namespace

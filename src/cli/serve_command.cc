@@ -317,7 +317,7 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
     metrics_thread.join();
   }
   sender->stop();
-  web::log::flush();
+  web::log::shutdown();
   if (rc == 0) std::cout << "ridge serve: stopped" << std::endl;
   return rc;
 }

@@ -8,7 +8,6 @@
 
 #include <atomic>
 #include <cstdio>
-#include <mutex>
 #include <nlohmann/json.hpp>
 
 namespace ridge::web::log {
@@ -62,10 +61,13 @@ void configure(const Options& options, std::shared_ptr<spdlog::sinks::sink> sink
   auto s = std::make_shared<State>();
   s->options = options;
   if (!sink) sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
-  static std::once_flag pool_once;
-  std::call_once(pool_once, [] { spdlog::init_thread_pool(8192, 1); });
-  s->logger = std::make_shared<spdlog::async_logger>("ridge", std::move(sink), spdlog::thread_pool(),
-                                                     spdlog::async_overflow_policy::overrun_oldest);
+  if (options.async && !spdlog::thread_pool()) spdlog::init_thread_pool(8192, 1);
+  if (options.async) {
+    s->logger = std::make_shared<spdlog::async_logger>("ridge", std::move(sink), spdlog::thread_pool(),
+                                                       spdlog::async_overflow_policy::overrun_oldest);
+  } else {
+    s->logger = std::make_shared<spdlog::logger>("ridge", std::move(sink));
+  }
   // The time in UTC with milliseconds; the rest of the line is ours.
   s->logger->set_pattern(options.format == Format::kJson ? "{\"time\":\"%Y-%m-%dT%H:%M:%S.%eZ\",%v}"
                                                          : "%Y-%m-%dT%H:%M:%S.%eZ %v",
@@ -77,6 +79,12 @@ void configure(const Options& options, std::shared_ptr<spdlog::sinks::sink> sink
 
 void flush() {
   if (auto s = current()) s->logger->flush();
+}
+
+void shutdown() {
+  flush();
+  state().store(nullptr, std::memory_order_release);
+  spdlog::shutdown();  // the thread pool drains its queue, then joins
 }
 
 void access(const AccessLine& l) {

@@ -25,13 +25,19 @@ enum class Format { kText, kJson };
 struct Options {
   Format format = Format::kText;
   bool access = true;  // --access-log off turns the access log off (the error log stays)
+  // Written by a background thread (the server) or on the caller's thread (tests, which read
+  // what was written right after).
+  bool async = true;
 };
 
 // Once at start-up, before the server's threads start. A null sink means stderr (tests pass
 // their own). Calling it again replaces the loggers.
 void configure(const Options& options, std::shared_ptr<spdlog::sinks::sink> sink = nullptr);
-// Writes what is queued (tests, and before the process exits).
+// Writes what is queued (a synchronous logger has nothing queued).
 void flush();
+// Before the process exits: writes every queued line and stops the background thread; later
+// lines go straight to stderr.
+void shutdown();
 
 // "text" or "json"; nullptr otherwise.
 const Format* parse_format(std::string_view name);

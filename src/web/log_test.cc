@@ -20,7 +20,7 @@ class LogTest : public ::testing::Test {
  protected:
   void use(log::Format format, bool access = true) {
     out_.str("");
-    log::configure({format, access}, std::make_shared<spdlog::sinks::ostream_sink_mt>(out_));
+    log::configure({format, access, /*async=*/false}, std::make_shared<spdlog::sinks::ostream_sink_mt>(out_));
   }
   std::vector<std::string> lines() {
     log::flush();
@@ -29,7 +29,7 @@ class LogTest : public ::testing::Test {
     for (std::string l; std::getline(in, l);) v.push_back(l);
     return v;
   }
-  void TearDown() override { log::configure({log::Format::kText, /*access=*/false}); }
+  void TearDown() override { log::configure({log::Format::kText, /*access=*/false, /*async=*/false}); }
   std::ostringstream out_;
 };
 
