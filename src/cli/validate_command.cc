@@ -85,6 +85,8 @@ calc::Result<double> predict(const Run& r, const calc::Registry& registry, const
   };
   if (r.metric == "step_seconds") return get("step_seconds");
   if (r.metric == "ttft_seconds") return get("ttft_seconds");
+  if (r.metric == "tpot_seconds") return get("tpot_seconds");
+  if (r.metric == "mfu") return get("mfu");
   if (r.metric == "batch_output_tokens_per_second_per_gpu") {
     return get("requests_per_second") * std::stod(r.params.at("output-tokens")) / std::stod(r.params.at("tp"));
   }
@@ -98,7 +100,8 @@ calc::Result<double> predict(const Run& r, const calc::Registry& registry, const
     return F / get("step_seconds") / std::stod(r.params.at("gpus")) / 1e12;
   }
   return calc::FieldError{"metric", r.metric, "is not a metric validate knows",
-                          "step_seconds, ttft_seconds, narayanan_tflops_per_gpu, batch_output_tokens_per_second_per_gpu"};
+                          "step_seconds, ttft_seconds, tpot_seconds, mfu, narayanan_tflops_per_gpu, "
+                          "batch_output_tokens_per_second_per_gpu"};
 }
 
 std::vector<Row> evaluate(const std::vector<Run>& runs, const calc::Registry& registry, const calc::Catalog& catalog,
