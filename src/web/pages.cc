@@ -776,7 +776,7 @@ std::string validation_section(const nlohmann::json& v) {
   for (const char* group : {"training", "serving"}) {
     const auto& sum = v["summary"][group];
     auto pct = [](double x) { return calc::format_significant(x * 100, 3) + "%"; };
-    out += "<h3>" + std::string(group == std::string("training") ? "Training step time" : "Serving latency and throughput") +
+    out += "<h3>" + std::string(group == std::string("training") ? "Training: step time, throughput and MFU" : "Serving: latency and throughput") +
            "</h3><p>Mean absolute error " + pct(sum["all"]["mean_abs_error"].get<double>()) + ", worst " +
            pct(sum["all"]["worst_abs_error"].get<double>()) + " over " + std::to_string(sum["all"]["n"].get<int>()) +
            " runs; held out: mean " + pct(sum["held-out"]["mean_abs_error"].get<double>()) + ", worst " +
