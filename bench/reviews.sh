@@ -22,7 +22,7 @@ trap cleanup EXIT
 
 run() {  # run NAME DB-URL
   local port=18190
-  "$ridge" serve --port "$port" --threads 2 --db "$2" > "$work/serve.log" 2>&1 &
+  "$ridge" serve --port "$port" --threads 2 --access-log off --db "$2" > "$work/serve.log" 2>&1 &
   pid=$!
   until grep -q listening "$work/serve.log" 2>/dev/null; do sleep 0.05; done
   local url="http://127.0.0.1:$port"

@@ -37,7 +37,7 @@ done
 start_ridge() {  # start_ridge PORT CONTENT: waits until it listens; sets started_ms and last_pid
   local t0 t1
   t0=$(date +%s%N)
-  "$ridge" serve --port "$1" --threads 2 --content "$2" --db "sqlite:$work/ridge-$1.db" > "$work/ridge-$1.log" 2>&1 &
+  "$ridge" serve --port "$1" --threads 2 --access-log off --content "$2" --db "sqlite:$work/ridge-$1.db" > "$work/ridge-$1.log" 2>&1 &
   last_pid=$!
   pids+=("$last_pid")
   until grep -q listening "$work/ridge-$1.log" 2>/dev/null; do
