@@ -114,7 +114,7 @@ bool App::csrf_ok(const Request& req, const Visitor& v, const std::string& form_
 Response App::start_session(int64_t user_id, bool as_json, const std::string& next) const {
   std::string token = account::random_token(), csrf = account::random_token();
   auto ok = options_.store->create_session(account::token_hash(token), {user_id, csrf, now() + kSessionSeconds}, now());
-  if (!ok.ok()) return as_json ? json(500, field_error("", "could not start a session").dump()) : plain_error(500, "could not start a session");
+  if (!ok.ok()) throw StoreUnavailable("create_session: " + ok.error().message);
   Response r = as_json ? json(200, nlohmann::json{{"csrf_token", csrf}}.dump()) : redirect(safe_next(next));
   r.set("Set-Cookie", std::string(kCookie) + "=" + token + "; Path=/; HttpOnly; SameSite=Lax; Max-Age=" +
                           std::to_string(kSessionSeconds) + (options_.secure_cookies ? "; Secure" : ""));
@@ -551,9 +551,10 @@ Response App::api_bookmark(const Request& req) const {
   }
   if (!bank_.find(body["slug"].get<std::string>())) return json(400, field_error("slug", "is not a question").dump());
   auto r = options_.store->set_bookmark(v.user_id, body["slug"], body["on"], now());
-  if (!r.ok()) return json(500, field_error("", r.error().message).dump());
+  if (!r.ok()) throw StoreUnavailable("set_bookmark: " + r.error().message);
   auto marks = options_.store->bookmarks(v.user_id);
-  return json(200, nlohmann::json{{"bookmarks", marks.ok() ? *marks : std::vector<std::string>{}}}.dump());
+  if (!marks.ok()) throw StoreUnavailable("bookmarks: " + marks.error().message);
+  return json(200, nlohmann::json{{"bookmarks", *marks}}.dump());
 }
 
 Response App::api_note(const Request& req, const Params& p) const {
@@ -568,10 +569,10 @@ Response App::api_note(const Request& req, const Params& p) const {
     std::string text = body["body"];
     if (text.size() > 20000) return json(413, field_error("body", "a note holds at most 20,000 characters").dump());
     auto r = options_.store->put_note(v.user_id, slug, text, now());
-    if (!r.ok()) return json(500, field_error("", r.error().message).dump());
+    if (!r.ok()) throw StoreUnavailable("put_note: " + r.error().message);
   }
   auto note = options_.store->get_note(v.user_id, slug);
-  if (!note.ok()) return json(500, field_error("", note.error().message).dump());
+  if (!note.ok()) throw StoreUnavailable("get_note: " + note.error().message);
   return json(200, nlohmann::json{{"slug", slug}, {"body", note->value_or("")}}.dump());
 }
 

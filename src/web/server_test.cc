@@ -1,0 +1,211 @@
+// The server over real sockets: what only shows with an I/O thread in the loop. A store call
+// that waits (here: a real SQLite write lock held by another connection, the way a long
+// transaction or a slow disk holds it) must not delay a page that only reads memory, even on
+// the one I/O thread that carries both connections.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sqlite3.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "account/clock.h"
+#include "bank/loader.h"
+#include "calc/test_catalog.h"
+#include "web/app.h"
+#include "web/server.h"
+
+namespace ridge::web {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+// One HTTP/1.1 exchange on a fresh connection; the status and body, or status 0 when the
+// answer did not come within `timeout`.
+struct Answer {
+  int status = 0;
+  std::string body;
+};
+
+int connect_to(unsigned short port, std::chrono::milliseconds timeout) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  timeval tv{static_cast<time_t>(timeout.count() / 1000), static_cast<suseconds_t>((timeout.count() % 1000) * 1000)};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+Answer exchange(unsigned short port, const std::string& request, std::chrono::milliseconds timeout) {
+  Answer a;
+  int fd = connect_to(port, timeout);
+  if (fd < 0) return a;
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  std::string in;
+  char buf[16384];
+  for (;;) {
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;  // closed, or the receive timeout passed
+    in.append(buf, static_cast<size_t>(n));
+    size_t end = in.find("\r\n\r\n");
+    if (end == std::string::npos) continue;
+    size_t cl = in.find("Content-Length: ");
+    if (cl == std::string::npos || cl > end) continue;
+    size_t length = std::stoul(in.substr(cl + 16));
+    if (in.size() >= end + 4 + length) {
+      a.status = std::stoi(in.substr(9, 3));
+      a.body = in.substr(end + 4, length);
+      break;
+    }
+  }
+  ::close(fd);
+  return a;
+}
+
+std::string get(const std::string& path) { return "GET " + path + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"; }
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = std::filesystem::temp_directory_path() / ("ridge-server-" + std::to_string(::getpid()) + ".db");
+    for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(path_.string() + s);
+    auto opened = store::open_store("sqlite:" + path_.string());
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    store_ = std::move(opened).value();
+    auto loaded = bank::load_bank(std::string(RIDGE_SOURCE_DIR) + "/content", calc::testing::registry(),
+                                  calc::testing::real_catalog(), {false});
+    AppOptions options;
+    options.store = store_.get();
+    options.clock = &clock_;
+    app_ = std::make_unique<App>(std::move(loaded.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
+                                 Assets(std::string(RIDGE_SOURCE_DIR) + "/web/static"), options);
+  }
+  void TearDown() override {
+    if (server_) server_->stop();
+    if (thread_.joinable()) thread_.join();
+    server_.reset();
+    app_.reset();
+    store_.reset();
+    for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(path_.string() + s);
+  }
+
+  // Starts the server with one I/O thread; returns its port.
+  unsigned short start() {
+    ServerOptions o;
+    o.port = 0;
+    o.threads = 1;
+    o.handle_signals = false;
+    std::promise<unsigned short> listening;
+    o.on_listening = [&listening](unsigned short p) { listening.set_value(p); };
+    server_ = std::make_unique<Server>(*app_, o);
+    thread_ = std::thread([this] { server_->run(); });
+    return listening.get_future().get();
+  }
+
+  // Signs up `email` through the handler directly (before the server starts) and returns the
+  // bookmark request that visitor's browser would send over the wire.
+  std::string bookmark_request(const std::string& email) {
+    Request signup;
+    signup.method = "POST";
+    signup.target = "/api/signup";
+    EXPECT_TRUE(parse_target(signup.target, signup));
+    signup.remote = "10.0.0.1";
+    signup.body = json{{"email", email}, {"password", "correct horse battery"}}.dump();
+    Response r = app_->handle(signup);
+    EXPECT_EQ(r.status, 201) << r.body;
+    std::string cookie;
+    for (const auto& [k, v] : r.headers) {
+      if (k == "Set-Cookie") cookie = v.substr(0, v.find(';'));
+    }
+    EXPECT_FALSE(cookie.empty());
+    std::string csrf = json::parse(r.body).value("csrf_token", "");
+    std::string body = json{{"slug", "prefill-vs-decode"}, {"on", true}}.dump();
+    return "POST /api/bookmarks HTTP/1.1\r\nHost: t\r\nConnection: close\r\nCookie: " + cookie + "\r\nX-CSRF-Token: " +
+           csrf + "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
+           body;
+  }
+
+  // Another connection to the same database takes the write lock and holds it until
+  // release(): every write the server tries waits in SQLite's busy handler (5 s) meanwhile.
+  void lock_database() {
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &locker_), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(locker_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  void release_database() {
+    EXPECT_EQ(sqlite3_exec(locker_, "ROLLBACK", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(locker_);
+    locker_ = nullptr;
+  }
+
+  std::filesystem::path path_;
+  sqlite3* locker_ = nullptr;
+  account::FakeClock clock_{1'800'000'000};
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<App> app_;
+  std::unique_ptr<Server> server_;
+  std::thread thread_;
+};
+
+TEST_F(ServerTest, ASlowStoreCallDoesNotDelayAStaticPageOnTheSameIoThread) {
+  std::string bookmark = bookmark_request("slow@example.com");
+  unsigned short port = start();
+  lock_database();
+  auto slow_started = Clock::now();
+  std::atomic<bool> slow_done{false};
+  auto slow = std::async(std::launch::async, [&] {
+    Answer a = exchange(port, bookmark, std::chrono::seconds(10));
+    slow_done = true;
+    return a;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the bookmark is waiting on the lock by now
+  ASSERT_FALSE(slow_done) << "the write answered while the database was locked";
+
+  // Pages from memory on the same (only) I/O thread answer while the store call waits.
+  for (const char* page : {"/topics", "/", "/calc"}) {
+    auto t0 = Clock::now();
+    Answer a = exchange(port, get(page), std::chrono::milliseconds(1000));
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+    EXPECT_EQ(a.status, 200) << page << " did not answer within 1 s while a store call waited";
+    EXPECT_LT(ms, 1000) << page;
+  }
+  EXPECT_FALSE(slow_done) << "the store call finished before the lock was released: the test proved nothing";
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  release_database();
+  Answer a = slow.get();
+  auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - slow_started).count();
+  EXPECT_EQ(a.status, 200) << a.body;
+  EXPECT_GE(waited, 1500) << "the write did not wait for the lock";
+  auto marks = store_->bookmarks(1);
+  ASSERT_TRUE(marks.ok());
+  EXPECT_EQ(marks->size(), 1u) << "the write that waited was not saved";
+}
+
+TEST_F(ServerTest, AStoreCallThatOutwaitsTheBusyTimeoutIsA503NotAHang) {
+  std::string bookmark = bookmark_request("locked@example.com");
+  unsigned short port = start();
+  lock_database();
+  Answer a = exchange(port, bookmark, std::chrono::seconds(15));
+  release_database();
+  EXPECT_EQ(a.status, 503) << a.body;
+  auto marks = store_->bookmarks(1);
+  ASSERT_TRUE(marks.ok());
+  EXPECT_TRUE(marks->empty());
+}
+
+}  // namespace
+}  // namespace ridge::web
