@@ -1,5 +1,6 @@
-// The PostgreSQL store (libpq): a small pool of connections, parameterized statements only,
-// each method one transaction. For many `ridge serve` processes behind a proxy.
+// The PostgreSQL store: SqlStore (sql_store.h) over the libpq driver (postgres_db.h): a small
+// pool of connections, parameterized statements only, each method one transaction. For many
+// `ridge serve` processes behind a proxy.
 #pragma once
 
 #include <limits>
