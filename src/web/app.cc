@@ -118,11 +118,14 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
     std::string etag = "\"" + content_hash(body) + "\"";
     Response headers;
     add_standard_headers(headers);
+    std::string common;
+    for (const auto& [k, v] : headers.headers) common += k + ": " + v + "\r\n";
+    common += "Content-Length: " + std::to_string(body.size()) + "\r\n";
     std::string head = "Content-Type: text/html; charset=utf-8\r\nETag: " + etag +
-                       "\r\nCache-Control: public, max-age=300\r\n";
-    for (const auto& [k, v] : headers.headers) head += k + ": " + v + "\r\n";
-    head += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-    pages_[std::move(path)] = {std::move(body), std::move(etag), std::move(head)};
+                       "\r\nCache-Control: public, max-age=300\r\n" + common;
+    std::string personal = "Content-Type: text/html; charset=utf-8\r\n" + common +
+                           "Cache-Control: private, no-store\r\nVary: Cookie\r\n";
+    pages_[std::move(path)] = {std::move(body), std::move(etag), std::move(head), std::move(personal)};
   };
   cache("/", home_page(site, Offer{options_.billing.price.display(), options_.billing.months}));
   cache("/hardware", hardware_page(site));
@@ -279,6 +282,7 @@ Response App::page(const std::string& path) const {
   Response r;
   r.shared_body = &it->second.body;
   r.prebuilt_headers = &it->second.head;
+  r.prebuilt_personal_headers = &it->second.personal_head;
   r.set("ETag", it->second.etag);
   return r;
 }
@@ -376,10 +380,18 @@ void App::personalize_nav(const Request& req, Response& res) const {
   personal.append(body.substr(0, at)).append(kNavSignedIn).append(body.substr(at + kNavSignedOut.size()));
   res.body = std::move(personal);
   res.shared_body = nullptr;
+  res.prebuilt_personal_headers = nullptr;  // its Content-Length is the cached body's
   res.personal = true;
 }
 
 void App::make_personal(Response& res) const {
+  if (res.prebuilt_headers != nullptr && res.prebuilt_personal_headers != nullptr) {
+    // A cached page whose personal header block was prepared with it (the locked and
+    // paywalled question pages every anonymous visitor gets).
+    res.prebuilt_headers = res.prebuilt_personal_headers;
+    std::erase_if(res.headers, [](const auto& h) { return h.first == "ETag"; });
+    return;
+  }
   if (res.prebuilt_headers != nullptr) {
     // Unfold the cached page's header block so its caching lines can be replaced.
     std::string_view block = *res.prebuilt_headers;

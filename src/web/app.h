@@ -214,6 +214,7 @@ class App {
     std::string body;
     std::string etag;
     std::string head;  // every header line of the 200 response, Content-Length included
+    std::string personal_head;  // the same lines for a personal answer (see make_personal)
   };
   std::map<std::string, Cached, std::less<>> pages_;
   std::unique_ptr<account::SystemClock> system_clock_;

@@ -43,6 +43,9 @@ struct Response {
   // owned by the App. When set, the server writes them as they are, and `headers` and
   // `content_type` are not used.
   const std::string* prebuilt_headers = nullptr;
+  // The same block as a personal response sends it (Cache-Control: private, no-store and Vary:
+  // Cookie, no ETag), prepared with it: marking a cached page personal then costs no copy.
+  const std::string* prebuilt_personal_headers = nullptr;
   bool head_only = false;  // set by the server for HEAD: Content-Length of the body, no body
   // The response depends on who asks (a session, a signed-in page, a paid answer). App::handle
   // then sends "Cache-Control: private, no-store" and "Vary: Cookie", whatever the handler

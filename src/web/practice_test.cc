@@ -69,7 +69,20 @@ class Practice : public ::testing::Test {
     return app_->handle(req);
   }
 
+  // A header as the server would send it: from the prepared block of a cached page when the
+  // response has one (the server then writes only that block), else from `headers`.
   static std::string header(const Response& r, const std::string& name) {
+    if (r.prebuilt_headers != nullptr) {
+      const std::string& block = *r.prebuilt_headers;
+      const std::string key = name + ": ";
+      for (size_t at = 0; at < block.size();) {
+        size_t end = block.find("\r\n", at);
+        if (end == std::string::npos) end = block.size();
+        if (block.compare(at, key.size(), key) == 0) return block.substr(at + key.size(), end - at - key.size());
+        at = end + 2;
+      }
+      return "";
+    }
     for (const auto& [k, v] : r.headers) {
       if (k == name) return v;
     }
@@ -305,6 +318,11 @@ TEST_F(Practice, Finding03_SessionPagesAreNeverPubliclyCacheable) {
   EXPECT_EQ(header(r, "Content-Security-Policy").empty(), false);  // the cached page's other headers survive
   Response anonymous = call("GET", "/q/" + paid->slug);
   EXPECT_EQ(header(anonymous, "Cache-Control"), "private, no-store");
+  EXPECT_EQ(header(anonymous, "Vary"), "Cookie");
+  EXPECT_EQ(header(anonymous, "ETag"), "");  // a personal answer has no validator a shared cache could reuse
+  EXPECT_EQ(header(anonymous, "Content-Length"), std::to_string(anonymous.view().size()));
+  ASSERT_NE(anonymous.prebuilt_headers, nullptr);  // the prepared personal block: no per-request copy
+  EXPECT_EQ(anonymous.prebuilt_headers->find("public"), std::string::npos);
   // A free page for a visitor with a session is private too; anonymous it stays public.
   EXPECT_EQ(header(call("GET", "/q/" + open->slug, "", &a), "Cache-Control"), "private, no-store");
   Response pub = call("GET", "/q/" + open->slug);
