@@ -16,6 +16,7 @@ packages=(
   postgresql              # a throwaway server the store tests start (tests/pg_fixture.sh)
   libsodium-dev           # argon2id passwords, random session tokens, HMAC-SHA256 of webhooks and mail links
   libspdlog-dev           # the access and error logs (async, text or JSON lines to stderr)
+  libcli11-dev            # the fixed commands' flags (serve, lab, user, check, drill, ...): validators, --help with defaults
   prometheus-cpp-dev      # /metrics in the Prometheus text format (registry, counters, histograms)
   libcurl4-openssl-dev    # Stripe's REST API (Checkout Sessions) and SMTP with STARTTLS for mail
   python3-aiosmtpd        # the real SMTP server the mail tests start (/usr/bin/python3 -m aiosmtpd)

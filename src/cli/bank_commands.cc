@@ -12,6 +12,7 @@
 #include "practice/drills.h"
 #include "bank/snippets.h"
 #include "bank/terminal.h"
+#include "cli/flags.h"
 
 namespace ridge::cli {
 namespace fs = std::filesystem;
@@ -27,28 +28,21 @@ std::string default_content_dir() {
 #endif
 }
 
-int run_check(const std::vector<std::string>& args, const calc::Registry& registry, const calc::Catalog& catalog,
-              std::ostream& out, std::ostream& err) {
-  std::string dir;
-  bool run_snippets = false;
-  for (const auto& a : args) {
-    if (a == "--run-snippets") {
-      run_snippets = true;
-    } else if (a == "--help" || a == "-h") {
-      out << "Usage: ridge check [DIR] [--run-snippets]\n"
-             "Loads the bank strictly: front matter, ids, calc blocks, references, sections, citations,\n"
-             "links and prose lint. --run-snippets also builds and runs every snippet (cached by hash).\n";
-      return 0;
-    } else if (a.rfind("--", 0) == 0) {
-      err << "ridge check: unknown flag " << a << "; accepted: --run-snippets, --help\n";
-      return 2;
-    } else if (dir.empty()) {
-      dir = a;
-    } else {
-      err << "ridge check: one content directory at a time ('" << dir << "' and '" << a << "')\n";
-      return 2;
-    }
-  }
+CLI::App* add_check(CLI::App& parent, CheckFlags& f) {
+  CLI::App* check = parent.add_subcommand("check", "prove every number, snippet and sentence of the bank");
+  check->footer(
+      "Loads the bank strictly: front matter, ids, calc blocks, references, sections, citations,\n"
+      "links and prose lint. --run-snippets also builds and runs every snippet (cached by hash).");
+  check->add_option("DIR", f.dir, "the content directory (default $RIDGE_CONTENT, ./content or the source tree's)")
+      ->check(flags::directory());
+  check->add_flag("--run-snippets", f.run_snippets, "build and run every snippet (cached by hash)");
+  return check;
+}
+
+int run_check(const CheckFlags& f, const calc::Registry& registry, const calc::Catalog& catalog, std::ostream& out,
+              std::ostream& err) {
+  std::string dir = f.dir;
+  const bool run_snippets = f.run_snippets;
   if (dir.empty()) dir = default_content_dir();
   auto start = std::chrono::steady_clock::now();
   bank::LoadOptions options;
@@ -95,23 +89,18 @@ int run_check(const std::vector<std::string>& args, const calc::Registry& regist
   return errors.empty() ? 0 : 1;
 }
 
-int run_show(const std::vector<std::string>& args, const calc::Registry& registry, const calc::Catalog& catalog,
-             std::ostream& out, std::ostream& err) {
-  std::string dir, slug;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--content" && i + 1 < args.size()) {
-      dir = args[++i];
-    } else if (args[i].rfind("--", 0) == 0) {
-      err << "ridge show: unknown flag " << args[i] << "; accepted: --content DIR\n";
-      return 2;
-    } else {
-      slug = args[i];
-    }
-  }
-  if (slug.empty()) {
-    err << "Usage: ridge show SLUG [--content DIR]\n";
-    return 2;
-  }
+CLI::App* add_show(CLI::App& parent, ShowFlags& f) {
+  CLI::App* show = parent.add_subcommand("show", "one question in the terminal, numbers worked");
+  show->add_option("SLUG", f.slug, "the question's slug, as in its URL")->required();
+  show->add_option("--content", f.content, "the content directory (default $RIDGE_CONTENT, ./content or the source tree's)")
+      ->check(flags::directory());
+  return show;
+}
+
+int run_show(const ShowFlags& f, const calc::Registry& registry, const calc::Catalog& catalog, std::ostream& out,
+             std::ostream& err) {
+  std::string dir = f.content;
+  const std::string& slug = f.slug;
   if (dir.empty()) dir = default_content_dir();
   bank::LoadResult loaded = bank::load_bank(dir, registry, catalog, {/*lint=*/false});
   const bank::Question* q = loaded.bank.find(slug);

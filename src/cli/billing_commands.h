@@ -6,9 +6,25 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace ridge::cli {
 
-int run_grant(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-int run_revoke(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+struct GrantFlags {
+  std::string email;  // any case: addresses are stored lower-case
+  int months = 6;     // grant only
+  std::string db = "sqlite:ridge.db";
+};
+
+// Add `grant` and `revoke` to `parent`, their flags bound to `flags` (each its own; they
+// must outlive the parse).
+CLI::App* add_grant(CLI::App& parent, GrantFlags& flags);
+CLI::App* add_revoke(CLI::App& parent, GrantFlags& flags);
+
+// 0 done; 1 when the store fails or no user has the address (said on `err`).
+int run_grant(const GrantFlags& flags, std::ostream& out, std::ostream& err);
+int run_revoke(const GrantFlags& flags, std::ostream& out, std::ostream& err);
 
 }  // namespace ridge::cli

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/flags.h"
 #include "cli/lab_cases.h"
 
 #ifndef RIDGE_SOURCE_DIR
@@ -431,70 +432,16 @@ int test_impl(const LabBuild& b, const std::vector<std::string>& impl_files, con
                    options, out, err);
 }
 
-// Parses a positive number for --timeout / --memory; 0 with a message on bad input.
-double positive_number(const std::string& flag, const std::string& value, double max, std::ostream& err) {
-  char* end = nullptr;
-  const double v = std::strtod(value.c_str(), &end);
-  if (value.empty() || end == nullptr || *end != '\0' || !(v > 0) || v > max) {
-    err << "ridge lab test: " << flag << " '" << value << "' is not accepted; give a number above 0 and at most " << max
-        << "\n";
-    return 0;
-  }
-  return v;
-}
-
-int command_test(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (args.empty()) {
-    err << "ridge lab test: which build? accepted: " << accepted_ids() << "\n";
-    return 2;
-  }
-  const LabBuild* b = find_build(args[0]);
-  if (b == nullptr) return unknown_id(args[0], err);
-  std::vector<std::string> impl_files, gtest_flags;
+int command_test(const LabFlags& lab, std::ostream& out, std::ostream& err) {
+  const LabBuild* b = find_build(lab.id);  // checked by the flag's validator
+  if (b == nullptr) return unknown_id(lab.id, err);
+  const std::vector<std::string>& impl_files = lab.impl;
+  const std::vector<std::string>& gtest_flags = lab.gtest_flags;
   CaseOptions options;
-  bool built_cases = false;
-  const std::string accepted_flags =
-      "--impl FILE (.cc, .cpp, .cxx, .py, .go), --cases, --case NAME, --timeout SECONDS, --memory MIB, -- GTEST_FLAGS";
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--") {
-      gtest_flags.assign(args.begin() + static_cast<long>(i) + 1, args.end());
-      break;
-    }
-    std::string flag = a, value;
-    const bool takes_value = a == "--impl" || a == "--case" || a == "--timeout" || a == "--memory";
-    if (const auto eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
-      flag = a.substr(0, eq);
-      value = a.substr(eq + 1);
-    } else if (takes_value) {
-      if (i + 1 >= args.size()) {
-        err << "ridge lab test: " << a << " needs a value; accepted: " << accepted_flags << "\n";
-        return 2;
-      }
-      value = args[++i];
-    }
-    if (flag == "--impl") {
-      impl_files.push_back(value);
-    } else if (flag == "--case") {
-      options.only_case = value;
-    } else if (flag == "--timeout") {
-      const double s = positive_number("--timeout", value, 600, err);
-      if (s == 0) return 2;
-      options.limits.timeout_ms = static_cast<int>(s * 1000);
-    } else if (flag == "--memory") {
-      const double m = positive_number("--memory", value, 65536, err);
-      if (m < 16) {
-        if (m > 0) err << "ridge lab test: --memory '" << value << "' is not accepted; give at least 16 (MiB)\n";
-        return 2;
-      }
-      options.limits.data_bytes = static_cast<std::uint64_t>(m) << 20;
-    } else if (a == "--cases") {
-      built_cases = true;
-    } else {
-      err << "ridge lab test: unexpected '" << a << "'; accepted: " << accepted_flags << "\n";
-      return 2;
-    }
-  }
+  options.only_case = lab.case_name;
+  if (lab.timeout > 0) options.limits.timeout_ms = static_cast<int>(lab.timeout * 1000);
+  if (lab.memory > 0) options.limits.data_bytes = static_cast<std::uint64_t>(lab.memory) << 20;
+  const bool built_cases = lab.cases;
 
   std::string language;
   for (const auto& f : impl_files) {
@@ -544,24 +491,9 @@ int command_test(const std::vector<std::string>& args, std::ostream& out, std::o
                    err);
 }
 
-int command_measure(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  bool all = false, as_json = false;
-  std::string id;
-  for (const auto& a : args) {
-    if (a == "--all") {
-      all = true;
-    } else if (a == "--json") {
-      as_json = true;
-    } else if (a.rfind("--", 0) == 0) {
-      err << "ridge lab measure: unknown flag '" << a << "'; accepted: --all, --json\n";
-      return 2;
-    } else if (id.empty()) {
-      id = a;
-    } else {
-      err << "ridge lab measure: one build at a time, or --all; got '" << id << "' and '" << a << "'\n";
-      return 2;
-    }
-  }
+int command_measure(const LabFlags& f, std::ostream& out, std::ostream& err) {
+  const bool all = f.all, as_json = f.json;
+  const std::string& id = f.id;
   if (all == !id.empty()) {
     err << "ridge lab measure: name a build or --all; accepted ids: " << accepted_ids() << "\n";
     return 2;
@@ -615,23 +547,58 @@ int command_measure(const std::vector<std::string>& args, std::ostream& out, std
   return status;
 }
 
+// A build's id, for `test ID` and `measure ID`.
+CLI::Validator build_id() {
+  return CLI::Validator(
+      [](std::string& id) -> std::string {
+        if (find_build(id) != nullptr) return "";
+        return "'" + id.substr(0, 80) + "' is not a lab build; accepted: " + accepted_ids();
+      },
+      "ID");
+}
+
 }  // namespace
 
-int run_lab(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (args.empty()) {
-    err << "ridge lab: which command?\n" << kUsage;
-    return 2;
-  }
-  const std::string& command = args[0];
-  const std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (command == "--help" || command == "-h" || command == "help") {
-    out << kUsage;
-    return 0;
-  }
-  if (command == "list") return list_builds(out);
-  if (command == "test") return command_test(rest, out, err);
-  if (command == "measure") return command_measure(rest, out, err);
-  err << "ridge lab: '" << command << "' is not a lab command; accepted: list, test, measure\n" << kUsage;
+CLI::App* add_lab(CLI::App& parent, LabFlags& f) {
+  CLI::App* lab = parent.add_subcommand("lab", "reference builds for the coding questions");
+  lab->require_subcommand(1);
+  lab->footer(kUsage);
+  CLI::App* list = lab->add_subcommand("list", "the builds, one line each");
+  CLI::App* test = lab->add_subcommand("test", "run a build's tests, or your implementation against them");
+  test->add_option("ID", f.id, "the build")->required()->check(build_id());
+  test->add_option("--impl", f.impl, "your implementation: FILE.cc (repeatable), FILE.py or FILE.go")->allow_extra_args(false);
+  test->add_flag("--cases", f.cases, "run the built C++ reference through the build's cases");
+  test->add_option("--case", f.case_name, "run one case (default: all)");
+  test->add_option("--timeout", f.timeout, "the sandbox's time limit per case, seconds (0, the default: 10)")
+      ->check(flags::positive_number(600));
+  test->add_option("--memory", f.memory, "the sandbox's memory limit, MiB (0, the default: 512)")
+      ->check(flags::positive_number(65536))
+      ->check(CLI::Validator(
+          [](std::string& mib) -> std::string {
+            return std::strtod(mib.c_str(), nullptr) >= 16 ? "" : "'" + mib.substr(0, 80) + "' is not accepted; give at least 16 (MiB)";
+          },
+          ">= 16"));
+  test->add_option("GTEST_FLAGS", f.gtest_flags, "after --: passed to the build's test program")
+      ->check(CLI::Validator(
+          [](std::string& flag) -> std::string {
+            if (flag.rfind("-", 0) == 0) return "";
+            return "'" + flag.substr(0, 80) + "' is not expected; accepted: --impl, --cases, --case, --timeout, --memory, "
+                   "or gtest flags after --";
+          },
+          "-- GTEST_FLAGS"));
+  CLI::App* measure = lab->add_subcommand("measure", "run a build's measure program, or every one with --all");
+  measure->add_option("ID", f.id, "the build")->check(build_id());
+  measure->add_flag("--all", f.all, "every build's (with --json: one object keyed by id)");
+  measure->add_flag("--json", f.json, "one JSON object");
+  for (CLI::App* verb : {list, test, measure}) verb->callback([&f, verb] { f.verb = verb->get_name(); });
+  return lab;
+}
+
+int run_lab(const LabFlags& f, std::ostream& out, std::ostream& err) {
+  if (f.verb == "list") return list_builds(out);
+  if (f.verb == "test") return command_test(f, out, err);
+  if (f.verb == "measure") return command_measure(f, out, err);
+  err << "ridge lab: '" << f.verb << "' is not a lab command; accepted: list, test, measure\n";  // add_lab has no other
   return 2;
 }
 

@@ -6,6 +6,7 @@
 #include "account/clock.h"
 #include "bank/loader.h"
 #include "cli/bank_commands.h"
+#include "cli/flags.h"
 #include "mail/mail.h"
 #include "mail/sender.h"
 #include "mail/weekly.h"
@@ -13,62 +14,46 @@
 
 namespace ridge::cli {
 
-namespace {
+CLI::App* add_mail(CLI::App& parent, MailFlags& f) {
+  CLI::App* mail = parent.add_subcommand("mail", "the weekly question to subscribers, once per ISO week; deliver the queue");
+  mail->require_subcommand(1);
+  mail->footer(
+      "Mail goes through RIDGE_SMTP_URL (RIDGE_SMTP_USER, RIDGE_SMTP_PASSWORD), or as .eml files into --mail-dir.\n"
+      "RIDGE_SECRET signs the unsubscribe links and must be the one `ridge serve` has; RIDGE_BASE_URL makes the links.");
+  CLI::App* weekly = mail->add_subcommand(
+      "weekly",
+      "queue the week's free question for every confirmed subscriber (once per ISO week: a second run, here or on "
+      "another machine, queues nothing), then deliver the queue");
+  CLI::App* send = mail->add_subcommand("send", "deliver what is queued");
+  for (CLI::App* verb : {weekly, send}) {
+    flags::add_db(*verb, f.db);
+    verb->add_option("--mail-dir", f.mail_dir, "where mail goes as .eml files without SMTP (default ./mail)")
+        ->envname("RIDGE_MAIL_DIR");
+    verb->add_option("--content", f.content, "the content directory (default $RIDGE_CONTENT, ./content or the source tree's)")
+        ->check(flags::directory());
+    verb->add_option("--now", f.now, "unix seconds that stand in for the clock (tests that cross weeks; 0, the default: the clock)")
+        ->check(flags::whole_number(1, 253402300799LL));  // to 9999-12-31
+    verb->callback([&f, verb] { f.verb = verb->get_name(); });
+  }
+  return mail;
+}
 
-const char* kUsage =
-    "Usage: ridge mail weekly [--db URL] [--mail-dir DIR] [--content DIR]\n"
-    "       ridge mail send [--db URL] [--mail-dir DIR]\n"
-    "weekly queues the week's free question for every confirmed subscriber (once per ISO week: a second run, here or\n"
-    "on another machine, queues nothing) and delivers the queue; send delivers what is queued.\n"
-    "Mail goes through RIDGE_SMTP_URL (RIDGE_SMTP_USER, RIDGE_SMTP_PASSWORD), or as .eml files into --mail-dir.\n"
-    "RIDGE_SECRET signs the unsubscribe links and must be the one `ridge serve` has; RIDGE_BASE_URL makes the links.\n"
-    "--now UNIX stands in for the clock (tests that cross weeks).\n";
-
-}  // namespace
-
-int run_mail(const std::vector<std::string>& args, const calc::Registry& registry, const calc::Catalog& catalog, std::ostream& out,
+int run_mail(const MailFlags& f, const calc::Registry& registry, const calc::Catalog& catalog, std::ostream& out,
              std::ostream& err) {
-  if (args.empty() || args[0] == "--help" || (args[0] != "weekly" && args[0] != "send")) {
-    if (!args.empty() && args[0] != "--help") err << "ridge mail: '" << args[0] << "' is not a verb; accepted: weekly, send\n";
-    (args.empty() || args[0] != "--help" ? err : out) << kUsage;
-    return args.empty() || args[0] != "--help" ? 2 : 0;
-  }
-  const std::string verb = args[0];
-  std::string db, mail_dir, content, now_text;
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    std::string* target = a == "--db" ? &db : a == "--mail-dir" ? &mail_dir : a == "--content" ? &content : a == "--now" ? &now_text : nullptr;
-    if (target == nullptr || i + 1 >= args.size()) {
-      err << "ridge mail: '" << a << "' is not a flag" << (target ? " without a value" : "")
-          << "; accepted: --db URL, --mail-dir DIR, --content DIR, --now UNIX\n";
-      return 2;
-    }
-    *target = args[++i];
-  }
-  if (db.empty()) {
-    const char* env = std::getenv("RIDGE_DB");
-    db = env && *env ? env : "sqlite:ridge.db";
-  }
+  const std::string& verb = f.verb;
+  const std::string& db = f.db;
+  std::string content = f.content;
   std::string why;
   auto config = mail::mail_config_from_env(why);
   if (!config) {
     err << "ridge mail: " << why << "\n";
     return 2;
   }
-  if (!mail_dir.empty()) config->mail_dir = mail_dir;
-  if (const char* env = std::getenv("RIDGE_MAIL_DIR"); mail_dir.empty() && env && *env) config->mail_dir = env;
+  if (!f.mail_dir.empty()) config->mail_dir = f.mail_dir;  // the flag, or $RIDGE_MAIL_DIR
   // --now (unix seconds) stands in for the clock, for tests that cross weeks.
   account::SystemClock system_clock;
   std::unique_ptr<account::FakeClock> fixed;
-  if (!now_text.empty()) {
-    char* end = nullptr;
-    long long t = std::strtoll(now_text.c_str(), &end, 10);
-    if (*end != 0 || t <= 0) {
-      err << "ridge mail: --now '" << now_text << "' is not a time; accepted: unix seconds\n";
-      return 2;
-    }
-    fixed = std::make_unique<account::FakeClock>(t);
-  }
+  if (f.now > 0) fixed = std::make_unique<account::FakeClock>(f.now);
   const account::Clock& clock = fixed ? static_cast<const account::Clock&>(*fixed) : system_clock;
   auto opened = store::open_store(db);
   if (!opened.ok()) {

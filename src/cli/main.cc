@@ -1,6 +1,11 @@
-// ridge: the command line. Subcommands dispatch to their own files; exceptions are
-// caught here, once, and turned into an exit code with a message.
+// ridge: the command line. The fixed commands' flags are declared with CLI11 in their own
+// files (add_serve, add_lab, ...) and checked by validators there; `ridge calc` keeps the
+// flags its registry generates, so it gets its words unparsed. Exceptions are caught here,
+// once: a parse error becomes its message and exit code 2, anything else exit code 70.
+#include <CLI/CLI.hpp>
+
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -9,6 +14,7 @@
 #include "cli/bank_commands.h"
 #include "cli/billing_commands.h"
 #include "cli/calc_command.h"
+#include "cli/flags.h"
 #include "cli/lab_command.h"
 #include "cli/mail_commands.h"
 #include "cli/practice_commands.h"
@@ -17,77 +23,114 @@
 
 namespace {
 
-const char* kUsage =
-    "ridge: preparation for AI infrastructure interviews, with the numbers worked out\n\n"
-    "Usage:\n"
+const char* kFooter =
+    "Examples:\n"
     "  ridge calc --list                 list the calculators\n"
     "  ridge calc NAME --help            a calculator's flags, units and ranges\n"
     "  ridge calc NAME [flags] [--json]  work the numbers\n"
     "  ridge calc --list-gpus | --list-models\n"
-    "  ridge check [DIR] [--run-snippets]  prove every number, snippet and sentence of the bank\n"
-    "  ridge show SLUG                   one question in the terminal, numbers worked\n"
-    "  ridge serve [--port 8080] ...     the website and the JSON API (ridge serve --help)\n"
-    "  ridge lab list|test|measure       reference builds for the coding questions\n"
-    "  ridge validate [--json] [--check] the performance model against data/published-runs.toml\n"
-    "  ridge drill [--topic T]           numeric drills in the terminal, graded within 10%\n"
-    "  ridge user add|list|remove        accounts, for operators (--db URL)\n"
-    "  ridge grant EMAIL [--months N]    paid access for N months (default 6) from the later of now and its end\n"
-    "  ridge revoke EMAIL                end a user's paid access now\n"
-    "  ridge mail weekly|send            the weekly question to subscribers, once per ISO week; deliver the queue\n\n"
-    "Global: --data DIR (catalogs; default $RIDGE_DATA or ./data)\n";
+    "  ridge serve --port 8080 --db sqlite:ridge.db\n"
+    "  ridge COMMAND --help              a command's flags and their defaults\n"
+    "Exit status: 0 ok, 1 the work failed, 2 a bad flag or value (named, with what is accepted).";
 
-int run(std::vector<std::string> args) {
-  std::filesystem::path data_dir;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--data" && i + 1 < args.size()) {
-      data_dir = args[i + 1];
-      args.erase(args.begin() + static_cast<long>(i), args.begin() + static_cast<long>(i) + 2);
+// `ridge calc`'s words, with --data DIR taken out: it is ridge's, and was always accepted
+// anywhere on the line.
+std::vector<std::string> take_data(std::vector<std::string> words, std::filesystem::path& data_dir) {
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i] == "--data" && i + 1 < words.size()) {
+      data_dir = words[i + 1];
+      words.erase(words.begin() + static_cast<long>(i), words.begin() + static_cast<long>(i) + 2);
       break;
     }
-    if (args[i].rfind("--data=", 0) == 0) {
-      data_dir = args[i].substr(7);
-      args.erase(args.begin() + static_cast<long>(i));
+    if (words[i].rfind("--data=", 0) == 0) {
+      data_dir = words[i].substr(7);
+      words.erase(words.begin() + static_cast<long>(i));
       break;
     }
   }
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::cout << kUsage;
-    return args.empty() ? 2 : 0;
+  return words;
+}
+
+int run(int argc, char** argv) {
+  using namespace ridge::cli;
+  CLI::App app("ridge: preparation for AI infrastructure interviews, with the numbers worked out", "ridge");
+  flags::configure(app);
+  app.require_subcommand(1);  // also keeps a command's words (`ridge calc serve`) from naming another command
+  std::string data_dir;
+  app.add_option("--data", data_dir, "the catalogs (default $RIDGE_DATA or ./data)")->check(flags::directory());
+
+  // `ridge help` as before: the same as --help.
+  CLI::App* help = app.add_subcommand("help", "")->group("");
+  CLI::App* calc = app.add_subcommand("calc", "work the numbers: ridge calc --list, ridge calc NAME --help");
+  calc->prefix_command()->allow_extras()->fallthrough(false);
+  calc->set_help_flag();  // `ridge calc NAME --help` is the calculator's
+  CheckFlags check_flags;
+  CLI::App* check = add_check(app, check_flags);
+  ShowFlags show_flags;
+  CLI::App* show = add_show(app, show_flags);
+  ServeFlags serve_flags;
+  CLI::App* serve = add_serve(app, serve_flags);
+  LabFlags lab_flags;
+  CLI::App* lab = add_lab(app, lab_flags);
+  ValidateFlags validate_flags;
+  CLI::App* validate = add_validate(app, validate_flags);
+  DrillFlags drill_flags;
+  CLI::App* drill = add_drill(app, drill_flags);
+  UserFlags user_flags;
+  CLI::App* user = add_user(app, user_flags);
+  GrantFlags grant_flags, revoke_flags;
+  CLI::App* grant = add_grant(app, grant_flags);
+  CLI::App* revoke = add_revoke(app, revoke_flags);
+  MailFlags mail_flags;
+  CLI::App* mail = add_mail(app, mail_flags);
+  app.footer(kFooter);  // after the subcommands, which would inherit it
+  // --data may come after the command too (`ridge validate --data DIR`), as it always could.
+  for (CLI::App* sub : {check, show, serve, lab, validate, drill, user, grant, revoke, mail}) sub->fallthrough();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);  // --help prints and is 0; an error prints failure_message
+    return rc == 0 ? 0 : 2;
   }
-  if (data_dir.empty()) data_dir = ridge::calc_io::default_data_dir();
-  const std::string command = args[0];
-  std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (command == "serve") return ridge::cli::run_serve(rest, data_dir.string());
-  if (command == "lab") return ridge::cli::run_lab(rest, std::cout, std::cerr);
-  if (command == "user") return ridge::cli::run_user(rest, std::cin, std::cout, std::cerr);
-  if (command == "grant") return ridge::cli::run_grant(rest, std::cout, std::cerr);
-  if (command == "revoke") return ridge::cli::run_revoke(rest, std::cout, std::cerr);
-  if (command == "calc" || command == "validate" || command == "check" || command == "show" || command == "drill" || command == "mail") {
-    auto catalog = ridge::calc_io::load_catalog(data_dir);
-    if (!catalog) {
-      std::cerr << "ridge: cannot load the catalogs in " << data_dir << ":\n" << ridge::calc::to_string(catalog.errors());
-      return 1;
-    }
-    const auto registry = ridge::calc::make_builtin_registry();
-    if (command == "validate") {
-      return ridge::cli::run_validate(rest, registry, *catalog, (data_dir / "published-runs.toml").string(), std::cout,
-                                      std::cerr);
-    }
-    if (command == "calc") return ridge::cli::run_calc(rest, registry, *catalog, std::cout, std::cerr);
-    if (command == "check") return ridge::cli::run_check(rest, registry, *catalog, std::cout, std::cerr);
-    if (command == "mail") return ridge::cli::run_mail(rest, registry, *catalog, std::cout, std::cerr);
-    if (command == "drill") return ridge::cli::run_drill(rest, registry, *catalog, std::cin, std::cout, std::cerr);
-    return ridge::cli::run_show(rest, registry, *catalog, std::cout, std::cerr);
+
+  if (help->parsed()) {
+    std::cout << app.help();
+    return 0;
   }
-  std::cerr << "ridge: '" << command << "' is not a command\n\n" << kUsage;
-  return 2;
+  std::filesystem::path data = data_dir;
+  std::vector<std::string> calc_words = take_data(calc->remaining(), data);
+  if (data.empty()) data = ridge::calc_io::default_data_dir();
+  if (serve->parsed()) return run_serve(serve_flags, data.string());
+  if (lab->parsed()) return run_lab(lab_flags, std::cout, std::cerr);
+  if (user->parsed()) return run_user(user_flags, std::cin, std::cout, std::cerr);
+  if (grant->parsed()) return run_grant(grant_flags, std::cout, std::cerr);
+  if (revoke->parsed()) return run_revoke(revoke_flags, std::cout, std::cerr);
+
+  // The rest need the catalogs.
+  auto catalog = ridge::calc_io::load_catalog(data);
+  if (!catalog) {
+    std::cerr << "ridge: cannot load the catalogs in " << data << ":\n" << ridge::calc::to_string(catalog.errors());
+    return 1;
+  }
+  const auto registry = ridge::calc::make_builtin_registry();
+  if (calc->parsed()) return run_calc(calc_words, registry, *catalog, std::cout, std::cerr);
+  if (validate->parsed()) {
+    return run_validate(validate_flags, registry, *catalog, (data / "published-runs.toml").string(), std::cout, std::cerr);
+  }
+  if (check->parsed()) return run_check(check_flags, registry, *catalog, std::cout, std::cerr);
+  if (show->parsed()) return run_show(show_flags, registry, *catalog, std::cout, std::cerr);
+  if (mail->parsed()) return run_mail(mail_flags, registry, *catalog, std::cout, std::cerr);
+  if (drill->parsed()) return run_drill(drill_flags, registry, *catalog, std::cin, std::cout, std::cerr);
+  std::cerr << "ridge: no command ran\n";  // require_subcommand(1) leaves none unhandled
+  return 70;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
-    return run(std::vector<std::string>(argv + 1, argv + argc));
+    return run(argc, argv);
   } catch (const std::exception& e) {
     std::cerr << "ridge: internal error: " << e.what() << "\n";
     return 70;

@@ -2,54 +2,42 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 
 #include "account/security.h"
+#include "cli/flags.h"
 #include "practice/drills.h"
 #include "store/store.h"
 
 namespace ridge::cli {
 
-namespace {
-
-// --db URL, or $RIDGE_DB, or sqlite:ridge.db; the rest of the words in `rest`.
-std::string take_db(const std::vector<std::string>& args, std::vector<std::string>& rest) {
-  std::string db;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--db" && i + 1 < args.size()) {
-      db = args[++i];
-    } else if (args[i].rfind("--db=", 0) == 0) {
-      db = args[i].substr(5);
-    } else {
-      rest.push_back(args[i]);
-    }
+CLI::App* add_user(CLI::App& parent, UserFlags& f) {
+  CLI::App* user = parent.add_subcommand("user", "accounts, for operators");
+  user->require_subcommand(1);
+  flags::add_db(*user, f.db);
+  CLI::App* add = user->add_subcommand("add", "add an account; the password is read from standard input (one line)");
+  add->add_option("EMAIL", f.email, "the account's address")->required()->check(flags::email());
+  CLI::App* list = user->add_subcommand("list", "every account: id, address, created (unix seconds)");
+  CLI::App* remove = user->add_subcommand("remove", "remove an account and everything that was theirs");
+  remove->add_option("EMAIL", f.email, "the account's address")->required();
+  for (CLI::App* verb : {add, list, remove}) {
+    flags::add_db(*verb, f.db);
+    verb->callback([&f, verb] { f.verb = verb->get_name(); });
   }
-  if (db.empty()) {
-    const char* env = std::getenv("RIDGE_DB");
-    db = env && *env ? env : "sqlite:ridge.db";
-  }
-  return db;
+  return user;
 }
 
-}  // namespace
-
-int run_user(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
-  std::vector<std::string> rest;
-  std::string db = take_db(args, rest);
-  const char* usage = "Usage: ridge user add EMAIL | list | remove EMAIL [--db URL]\n"
-                      "add reads the password from standard input (one line).\n";
-  if (rest.empty() || rest[0] == "--help") {
-    (rest.empty() ? err : out) << usage;
-    return rest.empty() ? 2 : 0;
-  }
+int run_user(const UserFlags& f, std::istream& in, std::ostream& out, std::ostream& err) {
+  const std::string& db = f.db;
   auto opened = store::open_store(db);
   if (!opened.ok()) {
     err << "ridge user: " << opened.error().message << "\n";
     return 1;
   }
   store::Store& s = **opened;
-  const std::string& verb = rest[0];
+  const std::string& verb = f.verb;
   if (verb == "list") {
     auto users = s.list_users();
     if (!users.ok()) {
@@ -59,16 +47,9 @@ int run_user(const std::vector<std::string>& args, std::istream& in, std::ostrea
     for (const auto& u : *users) out << u.id << "\t" << u.email << "\t" << u.created_at << "\n";
     return 0;
   }
-  if ((verb == "add" || verb == "remove") && rest.size() != 2) {
-    err << "ridge user " << verb << ": give one EMAIL\n" << usage;
-    return 2;
-  }
   if (verb == "add") {
-    std::string email = rest[1], password;
-    if (auto why = account::check_email(email); !why.empty()) {
-      err << "ridge user add: email '" << email << "' " << why << "\n";
-      return 2;
-    }
+    const std::string& email = f.email;  // checked by the flag's validator
+    std::string password;
     std::getline(in, password);
     if (auto why = account::check_password(password); !why.empty()) {
       err << "ridge user add: the password " << why << "\n";
@@ -83,9 +64,9 @@ int run_user(const std::vector<std::string>& args, std::istream& in, std::ostrea
     return 0;
   }
   if (verb == "remove") {
-    auto user = s.find_user_by_email(rest[1]);
+    auto user = s.find_user_by_email(f.email);
     if (!user.ok() || !user->has_value()) {
-      err << "ridge user remove: no user '" << rest[1] << "'\n";
+      err << "ridge user remove: no user '" << f.email << "'\n";
       return 1;
     }
     auto done = s.delete_user((*user)->id);
@@ -93,37 +74,36 @@ int run_user(const std::vector<std::string>& args, std::istream& in, std::ostrea
       err << "ridge user remove: " << done.error().message << "\n";
       return 1;
     }
-    out << "removed " << rest[1] << " and everything that was theirs\n";
+    out << "removed " << f.email << " and everything that was theirs\n";
     return 0;
   }
-  err << "ridge user: '" << verb << "' is not a verb; accepted: add, list, remove\n";
+  err << "ridge user: '" << verb << "' is not a verb; accepted: add, list, remove\n";  // add_user has no other
   return 2;
 }
 
-int run_drill(const std::vector<std::string>& args, const calc::Registry& registry, const calc::Catalog& catalog,
-              std::istream& in, std::ostream& out, std::ostream& err) {
-  std::string topic;
-  uint64_t seed = 0;
-  int count = 1;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--topic" && i + 1 < args.size()) {
-      topic = args[++i];
-    } else if (args[i] == "--seed" && i + 1 < args.size()) {
-      seed = std::strtoull(args[++i].c_str(), nullptr, 10);
-    } else if (args[i] == "--count" && i + 1 < args.size()) {
-      count = std::max(1, std::atoi(args[++i].c_str()));
-    } else {
-      err << "ridge drill: '" << args[i] << "' is not a flag; accepted: --topic T, --seed N, --count N\n";
-      return 2;
-    }
-  }
-  auto topics = practice::drill_topics();
-  if (!topic.empty() && std::find(topics.begin(), topics.end(), topic) == topics.end()) {
-    std::string list;
-    for (const auto& t : topics) list += (list.empty() ? "" : ", ") + t;
-    err << "ridge drill: --topic '" << topic << "' has no drills; accepted: " << list << "\n";
-    return 2;
-  }
+CLI::App* add_drill(CLI::App& parent, DrillFlags& f) {
+  CLI::App* drill = parent.add_subcommand("drill", "numeric drills in the terminal, graded within 10%");
+  drill->add_option("--topic", f.topic, "drills of one topic (default: any)")->check(
+      CLI::Validator(
+          [](std::string& topic) -> std::string {
+            auto topics = practice::drill_topics();
+            if (std::find(topics.begin(), topics.end(), topic) != topics.end()) return "";
+            std::string list;
+            for (const auto& t : topics) list += (list.empty() ? "" : ", ") + t;
+            return "'" + topic.substr(0, 80) + "' has no drills; accepted: " + list;
+          },
+          "TOPIC"));
+  drill->add_option("--seed", f.seed, "the first drill's seed, to repeat a drill (0: random)")
+      ->check(flags::whole_number(0, 999999999999999999LL, "(0: random)"));
+  drill->add_option("--count", f.count, "how many drills")->check(flags::whole_number(1, 10000));
+  return drill;
+}
+
+int run_drill(const DrillFlags& f, const calc::Registry& registry, const calc::Catalog& catalog, std::istream& in,
+              std::ostream& out, std::ostream& err) {
+  const std::string& topic = f.topic;  // checked by the flag's validator
+  uint64_t seed = f.seed;
+  int count = f.count;
   if (seed == 0) {
     account::init_crypto();
     randombytes_buf(&seed, sizeof seed);

@@ -3,12 +3,12 @@
 #include <boost/asio/ip/address.hpp>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <future>
 #include <iostream>
-#include <map>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -17,6 +17,7 @@
 #include "bank/loader.h"
 #include "calc_io/load_catalog.h"
 #include "cli/bank_commands.h"
+#include "cli/flags.h"
 #include "cli/validate_command.h"
 #include "account/clock.h"
 #include "billing/billing.h"
@@ -32,24 +33,51 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kServeUsage =
-    "Usage: ridge serve [--port 8080] [--bind 127.0.0.1] [--content DIR] [--db URL] [--threads N] [--io per-thread|shared]\n"
-    "                   [--trusted-proxy CIDR[,CIDR...]] [--mail-dir DIR] [--metrics-bind ADDR:PORT]\n"
-    "                   [--log-format text|json] [--access-log on|off]\n"
+// What --help prints after the flags: what the flags cannot say in a line.
+const char* kServeFooter =
     "Logs go to stderr: one access line per request (time, method, path, status, bytes, microseconds, request id)\n"
     "and error lines; --log-format json writes one JSON object per line.\n"
     "--trusted-proxy: requests from these addresses (your proxy: 127.0.0.1/32, 10.0.0.0/8) are attributed\n"
     "to the client their X-Forwarded-For names, for rate limits and connection caps.\n"
     "--metrics-bind: serve /metrics on this address only (127.0.0.1:9090, [::1]:9090), not on --bind's.\n"
-    "Each flag can also come from the environment: RIDGE_PORT, RIDGE_BIND, RIDGE_CONTENT, RIDGE_DB, RIDGE_THREADS,\n"
-    "RIDGE_IO, RIDGE_STATIC, RIDGE_TRUSTED_PROXY, RIDGE_METRICS_BIND. Flags win over the environment.\n"
-    "--db sqlite:PATH (default sqlite:ridge.db) or postgresql://user@host:port/db.\n"
+    "Flags win over the environment (the Env: names above).\n"
     "RIDGE_SECURE_COOKIES=1 marks the session cookie Secure (behind TLS); RIDGE_SECRET shares the\n"
     "readiness-check and mail-link signing key between servers (and `ridge mail weekly`).\n"
     "Billing: RIDGE_PRICE (\"USD 2500\", minor units), RIDGE_STRIPE_SECRET_KEY, RIDGE_STRIPE_WEBHOOK_SECRET,\n"
     "RIDGE_STRIPE_API_BASE; without the keys the site is grant-only. Mail: RIDGE_SMTP_URL (smtp://host:port),\n"
-    "RIDGE_SMTP_USER, RIDGE_SMTP_PASSWORD, RIDGE_MAIL_FROM, RIDGE_BASE_URL; without SMTP, .eml files in --mail-dir\n"
-    "(RIDGE_MAIL_DIR, default ./mail).\n";
+    "RIDGE_SMTP_USER, RIDGE_SMTP_PASSWORD, RIDGE_MAIL_FROM, RIDGE_BASE_URL; without SMTP, .eml files in --mail-dir.\n";
+
+// One address block of --trusted-proxy (the list is split at commas first; empty items are
+// skipped, as "a,,b" always was).
+CLI::Validator cidr() {
+  return CLI::Validator(
+      [](std::string& item) -> std::string {
+        if (item.empty() || web::parse_cidr(item)) return "";
+        return "'" + item.substr(0, 80) + "' is not an address block; accepted: CIDR such as 127.0.0.1/32, 10.0.0.0/8, ::1/128";
+      },
+      "CIDR");
+}
+
+// "127.0.0.1:9090" -> {"127.0.0.1", "9090"}; "[::1]:9090" -> {"::1", "9090"}.
+std::pair<std::string, std::string> split_address(const std::string& text) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos) return {"", ""};
+  std::string host = text.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  return {host, text.substr(colon + 1)};
+}
+
+CLI::Validator address_and_port() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        auto [host, port] = split_address(text);
+        boost::system::error_code ec;
+        boost::asio::ip::make_address(host, ec);
+        if (!host.empty() && !ec && flags::whole_number(0, 65535)(port).empty()) return "";
+        return "'" + text.substr(0, 80) + "' is not an address and port; accepted: ADDR:PORT such as 127.0.0.1:9090 or [::1]:9090";
+      },
+      "ADDR:PORT");
+}
 
 std::string default_static_dir() {
   if (const char* env = std::getenv("RIDGE_STATIC"); env && *env) return env;
@@ -64,127 +92,66 @@ std::string default_static_dir() {
 
 }  // namespace
 
-int run_serve(const std::vector<std::string>& args, const std::string& data_dir) {
-  std::map<std::string, std::string> settings;
-  for (const char* name : {"port", "bind", "content", "db", "threads", "io", "static", "trusted_proxy", "mail_dir", "metrics_bind"}) {
-    std::string env = "RIDGE_" + std::string(name);
-    for (auto& c : env) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (const char* v = std::getenv(env.c_str()); v && *v) settings[name] = v;
-  }
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::cout << kServeUsage;
-      return 0;
-    }
-    std::string name = a.rfind("--", 0) == 0 ? a.substr(2) : "", value;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    }
-    if (name == "trusted-proxy") name = "trusted_proxy";
-    if (name == "mail-dir") name = "mail_dir";
-    if (name == "log-format") name = "log_format";
-    if (name == "access-log") name = "access_log";
-    if (name == "metrics-bind") name = "metrics_bind";
-    if (name != "port" && name != "bind" && name != "content" && name != "db" && name != "threads" && name != "io" &&
-        name != "static" && name != "trusted_proxy" && name != "mail_dir" && name != "metrics_bind" && name != "log_format" &&
-        name != "access_log") {
-      std::cerr << "ridge serve: '" << a << "' is not a flag; accepted: --port, --bind, --content, --db, --threads, --io, "
-                   "--static, --trusted-proxy, --mail-dir, --metrics-bind, --log-format, --access-log\n";
-      return 2;
-    }
-    if (value.empty()) {
-      std::cerr << "ridge serve: --" << name << " needs a value\n";
-      return 2;
-    }
-    settings[name] = value;
-  }
+CLI::App* add_serve(CLI::App& parent, ServeFlags& f) {
+  CLI::App* serve = parent.add_subcommand("serve", "the website and the JSON API");
+  serve->footer(kServeFooter);
+  serve->add_option("--port", f.port, "the port to listen on (0 picks a free one)")
+      ->envname("RIDGE_PORT")
+      ->check(flags::whole_number(0, 65535, "(0 picks a free one)"));
+  serve->add_option("--bind", f.bind, "the address to listen on")->envname("RIDGE_BIND");
+  serve->add_option("--content", f.content, "the question bank (default $RIDGE_CONTENT, ./content or the source tree's)")
+      ->envname("RIDGE_CONTENT")
+      ->check(flags::directory());
+  flags::add_db(*serve, f.db);
+  serve->add_option("--threads", f.threads, "I/O threads (0: one per core)")
+      ->envname("RIDGE_THREADS")
+      ->check(flags::whole_number(0, 256, "(0: one per core)"));
+  serve->add_option("--io", f.io, "one io_context per thread, or one shared")
+      ->envname("RIDGE_IO")
+      ->check(flags::one_of({"per-thread", "shared"}, "an I/O model"));
+  serve->add_option("--static", f.static_dir, "the stylesheet and scripts (default web/static)")
+      ->envname("RIDGE_STATIC")
+      ->check(flags::directory());
+  serve->add_option("--trusted-proxy", f.trusted_proxies, "proxies whose X-Forwarded-For is believed, CIDR[,CIDR...]")
+      ->envname("RIDGE_TRUSTED_PROXY")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->check(cidr());
+  serve->add_option("--mail-dir", f.mail_dir, "where mail goes as .eml files without SMTP (default ./mail)")
+      ->envname("RIDGE_MAIL_DIR");
+  serve->add_option("--metrics-bind", f.metrics_bind, "serve /metrics on this ADDR:PORT only")
+      ->envname("RIDGE_METRICS_BIND")
+      ->check(address_and_port());
+  serve->add_option("--log-format", f.log_format, "access and error lines as text or one JSON object each")
+      ->check(flags::one_of({"text", "json"}, "a log format"));
+  serve->add_option("--access-log", f.access_log, "one line per request, or only the errors")
+      ->check(flags::one_of({"on", "off"}, "on or off"));
+  return serve;
+}
+
+int run_serve(const ServeFlags& f, const std::string& data_dir) {
   web::ServerOptions options;
-  if (settings.count("port")) {
-    const std::string& p = settings["port"];
-    char* end = nullptr;
-    long port = std::strtol(p.c_str(), &end, 10);
-    if (p.empty() || *end != 0 || port < 0 || port > 65535) {
-      std::cerr << "ridge serve: --port '" << p << "' is not a port; accepted: 0 to 65535 (0 picks a free one)\n";
-      return 2;
-    }
-    options.port = static_cast<unsigned short>(port);
-  }
-  if (settings.count("bind")) options.bind = settings["bind"];
-  if (settings.count("threads")) {
-    const std::string& t = settings["threads"];
-    char* end = nullptr;
-    long n = std::strtol(t.c_str(), &end, 10);
-    if (t.empty() || *end != 0 || n < 1 || n > 256) {
-      std::cerr << "ridge serve: --threads '" << t << "' is out of range; accepted: 1 to 256\n";
-      return 2;
-    }
-    options.threads = static_cast<int>(n);
-  }
-  if (settings.count("io")) {
-    if (settings["io"] == "shared") {
-      options.io = web::IoModel::kShared;
-    } else if (settings["io"] != "per-thread") {
-      std::cerr << "ridge serve: --io '" << settings["io"] << "' is not an I/O model; accepted: per-thread, shared\n";
-      return 2;
-    }
-  }
+  options.port = static_cast<unsigned short>(f.port);
+  options.bind = f.bind;
+  options.threads = f.threads;
+  options.io = f.io == "shared" ? web::IoModel::kShared : web::IoModel::kPerThread;
   std::vector<std::string> trusted;
-  if (settings.count("trusted_proxy")) {
-    std::string list = settings["trusted_proxy"];
-    for (size_t pos = 0; pos <= list.size();) {
-      size_t comma = list.find(',', pos);
-      std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      pos = comma == std::string::npos ? list.size() + 1 : comma + 1;
-      if (item.empty()) continue;
-      if (!web::parse_cidr(item)) {
-        std::cerr << "ridge serve: --trusted-proxy '" << item.substr(0, 80)
-                  << "' is not an address block; accepted: CIDR such as 127.0.0.1/32, 10.0.0.0/8, ::1/128\n";
-        return 2;
-      }
-      trusted.push_back(item);
-    }
+  for (const auto& item : f.trusted_proxies) {
+    if (!item.empty()) trusted.push_back(item);
   }
   options.trusted_proxies = trusted;
   web::log::Options log_options;
-  if (settings.count("log_format")) {
-    const web::log::Format* f = web::log::parse_format(settings["log_format"]);
-    if (f == nullptr) {
-      std::cerr << "ridge serve: --log-format '" << settings["log_format"].substr(0, 80) << "' is not a log format; accepted: text, json\n";
-      return 2;
-    }
-    log_options.format = *f;
-  }
-  if (settings.count("access_log")) {
-    const std::string& v = settings["access_log"];
-    if (v != "on" && v != "off") {
-      std::cerr << "ridge serve: --access-log '" << v.substr(0, 80) << "' is not on or off\n";
-      return 2;
-    }
-    log_options.access = v == "on";
-  }
+  log_options.format = *web::log::parse_format(f.log_format);  // checked by the flag's validator
+  log_options.access = f.access_log == "on";
   web::log::configure(log_options);
   std::optional<web::ServerOptions> metrics_options;
-  if (settings.count("metrics_bind")) {
-    const std::string& m = settings["metrics_bind"];
-    size_t colon = m.rfind(':');
-    std::string host = colon == std::string::npos ? "" : m.substr(0, colon), port = colon == std::string::npos ? "" : m.substr(colon + 1);
-    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-    char* end = nullptr;
-    long n = std::strtol(port.c_str(), &end, 10);
-    boost::system::error_code ec;
-    boost::asio::ip::make_address(host, ec);
-    if (host.empty() || ec || port.empty() || *end != 0 || n < 0 || n > 65535) {
-      std::cerr << "ridge serve: --metrics-bind '" << m.substr(0, 80)
-                << "' is not an address and port; accepted: ADDR:PORT such as 127.0.0.1:9090 or [::1]:9090\n";
-      return 2;
-    }
+  if (!f.metrics_bind.empty()) {
+    const auto [host, port] = split_address(f.metrics_bind);
+    unsigned short number = 0;
+    std::from_chars(port.data(), port.data() + port.size(), number);  // checked by the flag's validator
     metrics_options.emplace();
     metrics_options->bind = host;
-    metrics_options->port = static_cast<unsigned short>(n);
+    metrics_options->port = number;
     metrics_options->threads = 1;
     metrics_options->workers = 1;
     metrics_options->handle_signals = false;  // the main listener's shutdown stops this one
@@ -192,8 +159,7 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
     metrics_options->trusted_proxies = trusted;
     options.metrics = web::MetricsRoute::kElsewhere;
   }
-  std::string db = settings.count("db") ? settings["db"] : "sqlite:ridge.db";
-  auto opened = store::open_store(db);
+  auto opened = store::open_store(f.db);
   if (!opened.ok()) {
     std::cerr << "ridge serve: " << opened.error().message << "\n";
     return 1;
@@ -208,7 +174,7 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
     return 1;
   }
   auto registry = calc::make_builtin_registry();
-  std::string content = settings.count("content") ? settings["content"] : default_content_dir();
+  std::string content = f.content.empty() ? default_content_dir() : f.content;
   auto loaded = bank::load_bank(content, registry, *catalog, {/*lint=*/false});
   if (!loaded.errors.empty()) {
     for (const auto& d : loaded.errors) std::cerr << d.to_string() << "\n";
@@ -231,7 +197,9 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
     // while serving). Without the runs file the page simply has no table.
     if (std::filesystem::exists(data_dir + "/published-runs.toml")) {
       std::ostringstream out, err;
-      if (run_validate({"--json"}, registry, *catalog, data_dir + "/published-runs.toml", out, err) == 0) {
+      ValidateFlags table;
+      table.json = true;
+      if (run_validate(table, registry, *catalog, data_dir + "/published-runs.toml", out, err) == 0) {
         app_options.validation = nlohmann::json::parse(out.str(), nullptr, /*allow_exceptions=*/false);
       } else {
         std::cerr << "ridge serve: the validation table is left out: " << err.str();
@@ -261,7 +229,7 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
       return 2;
     }
     mail_config = *config;
-    if (settings.count("mail_dir")) mail_config.mail_dir = settings["mail_dir"];
+    if (!f.mail_dir.empty()) mail_config.mail_dir = f.mail_dir;
     if (!std::getenv("RIDGE_BASE_URL")) mail_config.base_url = app_options.base_url;
     const char* secret = std::getenv("RIDGE_SECRET");
     if (!secret || !*secret) {
@@ -274,7 +242,7 @@ int run_serve(const std::vector<std::string>& args, const std::string& data_dir)
     app_options.mail_wake = [s = sender.get()] { s->wake(); };
     std::cout << "ridge serve: mail through " << (mail_config.uses_smtp() ? "SMTP" : "files in " + mail_config.mail_dir) << std::endl;
     app = std::make_unique<web::App>(std::move(loaded.bank), std::move(catalog).value(), std::move(registry),
-                                     web::Assets(settings.count("static") ? settings["static"] : default_static_dir()),
+                                     web::Assets(f.static_dir.empty() ? default_static_dir() : f.static_dir),
                                      std::move(app_options));
   } catch (const std::exception& e) {
     std::cerr << "ridge serve: " << e.what() << "\n";

@@ -4,8 +4,36 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace ridge::cli {
 
-int run_serve(const std::vector<std::string>& args, const std::string& data_dir);
+// The flags of `ridge serve`, each also from the environment (RIDGE_PORT, ...). Empty strings
+// mean "the default" where the default is found at run time (content, static, mail dir).
+struct ServeFlags {
+  int port = 8080;
+  std::string bind = "127.0.0.1";
+  std::string content;
+  std::string db = "sqlite:ridge.db";
+  int threads = 0;  // 0: one per core
+  std::string io = "per-thread";
+  std::string static_dir;
+  std::vector<std::string> trusted_proxies;  // CIDR blocks; empty items are skipped
+  std::string mail_dir;
+  std::string metrics_bind;  // ADDR:PORT, or empty for /metrics on the main listener
+  std::string log_format = "text";
+  std::string access_log = "on";
+};
+
+// Adds `serve` to `parent`, its flags bound to `flags` (which must outlive the parse) and
+// checked by validators. Returns the subcommand (owned by `parent`).
+CLI::App* add_serve(CLI::App& parent, ServeFlags& flags);
+
+// Serves until SIGINT or SIGTERM. `flags` were checked at parse time. Returns 0 after a clean
+// stop, 1 when the store, the catalogs, the bank or the listener fail, 2 on a bad environment
+// (billing, mail); prints why to stderr. Nothing throws out.
+int run_serve(const ServeFlags& flags, const std::string& data_dir);
 
 }  // namespace ridge::cli

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
+#include "cli/flags.h"
+
 namespace ridge::cli {
 namespace {
 
@@ -197,35 +199,36 @@ void fit(const std::vector<Run>& runs, const calc::Registry& registry, const cal
 
 }  // namespace
 
-int run_validate(const std::vector<std::string>& args, const calc::Registry& registry, const calc::Catalog& catalog,
+CLI::App* add_validate(CLI::App& parent, ValidateFlags& f) {
+  CLI::App* validate = parent.add_subcommand("validate", "the performance model against data/published-runs.toml");
+  validate->add_flag("--json", f.json, "print the table as JSON");
+  validate->add_flag("--check", f.check, "exit 1 when an error is above its threshold");
+  validate->add_flag("--fit", f.fit, "grid-search the fitted constants on the fit half and print them");
+  validate->add_option("--max-training-mean", f.max_training_mean, "--check's threshold, percent")
+      ->check(flags::positive_number(1000));
+  validate->add_option("--max-training-worst", f.max_training_worst, "--check's threshold, percent")
+      ->check(flags::positive_number(1000));
+  validate->add_option("--max-serving-mean", f.max_serving_mean, "--check's threshold, percent")
+      ->check(flags::positive_number(1000));
+  validate->add_option("--set", f.set, "try a constant without rebuilding, NAME=VALUE (repeatable)")
+      ->allow_extra_args(false)
+      ->check(CLI::Validator(
+          [](std::string& kv) -> std::string {
+            const auto eq = kv.find('=');
+            if (eq != std::string::npos && eq > 0) return "";
+            return "'" + kv.substr(0, 80) + "' is not a setting; accepted: NAME=VALUE, such as gemm-efficiency-max=0.8";
+          },
+          "NAME=VALUE"));
+  return validate;
+}
+
+int run_validate(const ValidateFlags& f, const calc::Registry& registry, const calc::Catalog& catalog,
                  const std::string& runs_path, std::ostream& out, std::ostream& err) {
-  bool json = false, check = false, do_fit = false;
-  calc::Given overrides;  // --set NAME=VALUE: try a constant without rebuilding
-  double max_train_mean = 0.10, max_train_worst = 0.20, max_serve_mean = 0.20;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](double& target) {
-      if (i + 1 >= args.size()) return false;
-      target = std::stod(args[++i]) / 100;
-      return true;
-    };
-    if (a == "--json") json = true;
-    else if (a == "--check") check = true;
-    else if (a == "--fit") do_fit = true;
-    else if (a == "--max-training-mean" && value(max_train_mean)) continue;
-    else if (a == "--max-training-worst" && value(max_train_worst)) continue;
-    else if (a == "--max-serving-mean" && value(max_serve_mean)) continue;
-    else if (a == "--set" && i + 1 < args.size() && args[i + 1].find('=') != std::string::npos) {
-      const std::string& kv = args[++i];
-      overrides[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
-    }
-    else {
-      err << "ridge validate: unknown argument '" << a
-          << "'\nUsage: ridge validate [--json] [--fit] [--check] [--max-training-mean PCT] [--max-training-worst PCT] "
-             "[--max-serving-mean PCT] [--set NAME=VALUE]\n";
-      return 2;
-    }
-  }
+  const bool json = f.json, check = f.check, do_fit = f.fit;
+  calc::Given overrides;
+  for (const auto& kv : f.set) overrides[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+  const double max_train_mean = f.max_training_mean / 100, max_train_worst = f.max_training_worst / 100,
+               max_serve_mean = f.max_serving_mean / 100;
   auto runs = load_runs(runs_path);
   if (!runs) {
     err << "ridge validate: " << calc::to_string(runs.errors());

@@ -11,11 +11,25 @@
 
 #include "calc/registry.h"
 
+namespace CLI {
+class App;
+}
+
 namespace ridge::cli {
 
-// `args` are the words after "validate"; `runs_path` is data/published-runs.toml. Returns 0,
-// 1 when --check finds an error above its threshold, 2 on bad input or an unreadable file.
-int run_validate(const std::vector<std::string>& args, const calc::Registry& registry, const calc::Catalog& catalog,
+// The flags of `ridge validate`; thresholds in percent (the defaults are the goals).
+struct ValidateFlags {
+  bool json = false, check = false, fit = false;
+  double max_training_mean = 10, max_training_worst = 20, max_serving_mean = 20;
+  std::vector<std::string> set;  // NAME=VALUE, each checked to have a name and an '='
+};
+
+// Adds `validate` to `parent`, its flags bound to `flags` (which must outlive the parse).
+CLI::App* add_validate(CLI::App& parent, ValidateFlags& flags);
+
+// `runs_path` is data/published-runs.toml. Returns 0, 1 when --check finds an error above its
+// threshold, 2 on an unreadable file. Nothing throws out.
+int run_validate(const ValidateFlags& flags, const calc::Registry& registry, const calc::Catalog& catalog,
                  const std::string& runs_path, std::ostream& out, std::ostream& err);
 
 }  // namespace ridge::cli
