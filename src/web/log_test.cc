@@ -6,7 +6,10 @@
 #include <spdlog/sinks/ostream_sink.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
+#include <thread>
+#include <vector>
 #include <stdexcept>
 
 #include "bank/loader.h"
@@ -86,6 +89,19 @@ TEST_F(LogTest, RequestIdsAreUniqueAndShareTheProcessPrefix) {
   EXPECT_NE(a, b);
   EXPECT_EQ(a.size(), 17u) << a;
   EXPECT_EQ(a.substr(0, 9), b.substr(0, 9));
+  // Unique across threads too (each takes blocks of numbers from one counter).
+  std::vector<std::vector<std::string>> per_thread(4);
+  std::vector<std::thread> threads;
+  for (auto& ids : per_thread) {
+    threads.emplace_back([&ids] {
+      for (int i = 0; i < 1000; ++i) ids.push_back(log::next_request_id());
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::set<std::string> all;
+  for (const auto& ids : per_thread) all.insert(ids.begin(), ids.end());
+  EXPECT_EQ(all.size(), 4000u);
+  for (const auto& id : all) ASSERT_EQ(id.size(), 17u) << id;
 }
 
 TEST_F(LogTest, AHandlersExceptionIsLoggedAndAnswered500WithItsRequestId) {
