@@ -14,11 +14,7 @@
 
 namespace ridge::web {
 
-using calc::html_escape;
-
 namespace {
-
-std::string e(std::string_view s) { return html_escape(s); }
 
 constexpr bank::Difficulty kDifficulties[] = {bank::Difficulty::kEasy, bank::Difficulty::kMedium, bank::Difficulty::kHard,
                                               bank::Difficulty::kExpert};
@@ -63,8 +59,6 @@ View to_view(const QuestionItemView& v) {
   put(d, "companies", v.companies);
   return d;
 }
-
-std::string question_link(const bank::Question& q) { return render("question_link", to_view(question_item_view(q))); }
 
 // The filter bar above a list of questions (list_filters.mustache; app.js applies it, and
 // without script every question stays listed). For a signed-in visitor app.js shows the state
@@ -125,62 +119,74 @@ std::string display(const calc::Derivation& d, const std::string& key) {
   return r ? calc::format_quantity(r->value, r->unit) : "";
 }
 
-std::string field(const Site& site, const calc::ParamSpec& spec, const calc::Given& values, const std::string& error,
-                  const std::string& form_id) {
-  std::string id = form_id + "-" + spec.name;
+// field.mustache: one parameter of a calculator's form, a select for a catalog or a choice and
+// a text input otherwise, with its hint (unit and accepted range) and its error.
+struct FieldView {
+  std::string id, name, value, example, hint, error;
+  bool optional = false;  // neither required nor defaulted
+  bool select = false;
+  std::vector<std::pair<std::string, std::string>> options;  // value, label (select only)
+};
+
+FieldView field_view(const Site& site, const calc::ParamSpec& spec, const calc::Given& values, const std::string& error,
+                     const std::string& form_id) {
+  FieldView v;
+  v.id = form_id + "-" + spec.name;
+  v.name = spec.name;
   auto it = values.find(spec.name);
-  std::string value = it != values.end() ? it->second : spec.default_value;
-  std::string hint = spec.help;
+  v.value = it != values.end() ? it->second : spec.default_value;
+  v.example = spec.example;
+  v.hint = spec.help;
   std::string accepted = calc::accepted_range(spec, site.catalog);
   if (spec.type == calc::ParamType::kNumber || spec.type == calc::ParamType::kCount) {
     std::string unit(calc::unit_symbol(spec.unit));
-    if (!unit.empty() && unit != "count") hint += " (" + unit + "; " + accepted + ")";
-    else hint += " (" + accepted + ")";
+    if (!unit.empty() && unit != "count") v.hint += " (" + unit + "; " + accepted + ")";
+    else v.hint += " (" + accepted + ")";
   }
-  std::string invalid = error.empty() ? "" : " aria-invalid=\"true\"";
-  std::string out = "<div class=\"field\"><label for=\"" + e(id) + "\">" + e(spec.name) + (spec.required || !spec.default_value.empty() ? "" : " <span class=\"muted\">(optional)</span>") + "</label>";
-  auto select = [&](const std::vector<std::pair<std::string, std::string>>& options) {
-    std::string s = "<select id=\"" + e(id) + "\" name=\"" + e(spec.name) + "\" aria-describedby=\"" + e(id) + "-hint " +
-                    e(id) + "-err\"" + invalid + ">";
-    if (!spec.required && spec.default_value.empty()) s += "<option value=\"\">(none)</option>";
-    for (const auto& [v, label] : options) {
-      s += "<option value=\"" + e(v) + "\"" + (v == value ? " selected" : "") + ">" + e(label) + "</option>";
-    }
-    return s + "</select>";
-  };
+  v.error = error;
+  v.optional = !spec.required && spec.default_value.empty();
+  v.select = true;
   switch (spec.type) {
-    case calc::ParamType::kGpu: {
-      std::vector<std::pair<std::string, std::string>> options;
-      for (const auto& a : site.catalog.hardware.all()) options.emplace_back(a.id, a.name);
-      out += select(options);
+    case calc::ParamType::kGpu:
+      for (const auto& a : site.catalog.hardware.all()) v.options.emplace_back(a.id, a.name);
       break;
-    }
-    case calc::ParamType::kModel: {
-      std::vector<std::pair<std::string, std::string>> options;
-      for (const auto& [mid, m] : site.catalog.models) options.emplace_back(mid, mid);
-      out += select(options);
+    case calc::ParamType::kModel:
+      for (const auto& [mid, m] : site.catalog.models) v.options.emplace_back(mid, mid);
       break;
-    }
-    case calc::ParamType::kDtype: {
-      std::vector<std::pair<std::string, std::string>> options;
-      for (calc::Dtype d : calc::kAllDtypes) options.emplace_back(std::string(calc::dtype_name(d)), std::string(calc::dtype_name(d)));
-      out += select(options);
+    case calc::ParamType::kDtype:
+      for (calc::Dtype d : calc::kAllDtypes) v.options.emplace_back(std::string(calc::dtype_name(d)), std::string(calc::dtype_name(d)));
       break;
-    }
-    case calc::ParamType::kChoice: {
-      std::vector<std::pair<std::string, std::string>> options;
-      for (const auto& c : spec.choices) options.emplace_back(c, c);
-      out += select(options);
+    case calc::ParamType::kChoice:
+      for (const auto& c : spec.choices) v.options.emplace_back(c, c);
       break;
-    }
     default:
-      out += "<input id=\"" + e(id) + "\" name=\"" + e(spec.name) + "\" type=\"text\" inputmode=\"decimal\" value=\"" +
-             e(value) + "\" placeholder=\"" + e(spec.example) + "\" aria-describedby=\"" + e(id) + "-hint " + e(id) +
-             "-err\"" + invalid + ">";
+      v.select = false;
   }
-  out += "<span class=\"hint\" id=\"" + e(id) + "-hint\">" + e(hint) + "</span>";
-  out += "<p class=\"error\" id=\"" + e(id) + "-err\" data-for=\"" + e(spec.name) + "\" role=\"alert\">" + e(error) + "</p>";
-  return out + "</div>\n";
+  return v;
+}
+
+View to_view(const FieldView& v) {
+  View d;
+  put(d, "id", v.id);
+  put(d, "name", v.name);
+  put(d, "value", v.value);
+  put(d, "example", v.example);
+  put(d, "hint", v.hint);
+  put(d, "error", v.error);
+  put(d, "invalid", !v.error.empty());
+  put(d, "optional", v.optional);
+  put(d, "select", v.select);
+  put(d, "none_option", v.optional);
+  ViewList options;
+  for (const auto& [value, label] : v.options) {
+    View o;
+    put(o, "value", value);
+    put(o, "label", label);
+    put(o, "selected", value == v.value);
+    options.push_back(std::move(o));
+  }
+  put(d, "options", options);
+  return d;
 }
 
 }  // namespace
@@ -220,32 +226,193 @@ std::string layout(const Site& site, const std::string& title, const std::string
   return render_around("layout", to_view(v), body);
 }
 
+namespace {
+
+std::string count_of(size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
+
+// home.mustache: the bank in numbers, the tracks, the live "will it fit?", the formulas, the
+// hardware, the must-know set, the topics, the companies, the price and the weekly question.
+struct HomeView {
+  size_t questions = 0, free = 0, must = 0, must_free = 0, topics_count = 0, calculators = 0, accelerators = 0, companies = 0;
+  struct Track {
+    std::string id, name, description;
+    size_t questions = 0;
+    std::vector<std::pair<std::string, std::string>> topics;  // id, name: heaviest first
+    std::vector<int> shares;                                  // per topic, percent of the track's weight
+    std::vector<std::pair<std::string, std::string>> companies;  // id, name: those whose loops it is
+    std::vector<std::pair<std::string, size_t>> courses;         // id, modules
+  };
+  std::vector<Track> tracks;
+  struct Fit {
+    std::vector<FieldView> fields;
+    std::optional<calc::Derivation> result;
+  };
+  std::optional<Fit> fit;  // when the registry has "fit"
+  struct Formula {
+    std::string name, formula, calculator, query;
+    std::optional<std::pair<std::string, std::string>> result;  // the derivation's title, the value
+  };
+  std::vector<Formula> formulas;
+  std::vector<const calc::Accelerator*> chips;
+  struct MustTopic {
+    std::string name;
+    size_t count = 0, free = 0;
+    std::vector<QuestionItemView> questions;
+  };
+  std::vector<MustTopic> must_topics;
+  struct Topic {
+    std::string id, name, description;
+    size_t questions = 0;
+  };
+  std::vector<Topic> topics;
+  Html company_table;
+  Offer offer;
+};
+
+View to_view(const HomeView& v) {
+  View d;
+  put(d, "questions", std::to_string(v.questions));
+  put(d, "free", std::to_string(v.free));
+  put(d, "paid", std::to_string(v.questions - v.free));
+  put(d, "must", std::to_string(v.must));
+  put(d, "must_free", std::to_string(v.must_free));
+  put(d, "topic_count", std::to_string(v.topics_count));
+  put(d, "calculators", std::to_string(v.calculators));
+  put(d, "accelerators", std::to_string(v.accelerators));
+  put(d, "company_count", std::to_string(v.companies));
+  ViewList tracks;
+  for (const auto& t : v.tracks) {
+    View track;
+    put(track, "id", t.id);
+    put(track, "name", t.name);
+    put(track, "description", t.description);
+    put(track, "questions", count_of(t.questions, "question", "questions"));
+    ViewList weights, companies, courses;
+    for (size_t i = 0; i < t.topics.size(); ++i) {
+      View w;
+      put(w, "topic_id", t.topics[i].first);
+      put(w, "topic_name", t.topics[i].second);
+      put(w, "share", std::to_string(t.shares[i]));
+      weights.push_back(std::move(w));
+    }
+    for (size_t i = 0; i < t.companies.size(); ++i) {
+      View c;
+      put(c, "comma", i > 0);
+      put(c, "id", t.companies[i].first);
+      put(c, "name", t.companies[i].second);
+      companies.push_back(std::move(c));
+    }
+    for (const auto& [id, modules] : t.courses) {
+      View c;
+      put(c, "id", id);
+      put(c, "modules", count_of(modules, "module", "modules"));
+      courses.push_back(std::move(c));
+    }
+    put(track, "weights", weights);
+    put(track, "has_companies", !t.companies.empty());
+    put(track, "companies", companies);
+    put(track, "courses", courses);
+    tracks.push_back(std::move(track));
+  }
+  put(d, "tracks", tracks);
+  if (v.fit) {
+    View fit;
+    ViewList fields;
+    for (const auto& f : v.fit->fields) fields.push_back(to_view(f));
+    put(fit, "fields", fields);
+    if (const auto& r = v.fit->result) {
+      View result;
+      for (const char* key : {"kv_bytes_per_token", "kv_bytes_per_sequence", "max_sequences", "weights_bytes"}) {
+        put(result, key, display(*r, key));
+      }
+      put(result, "conclusion", r->conclusion());
+      put(result, "derivation_html", calc::render_html(*r));
+      put(fit, "result", std::move(result));
+    } else {
+      put(fit, "result", false);
+    }
+    put(d, "fit", std::move(fit));
+  } else {
+    put(d, "fit", false);
+  }
+  put(d, "formula_count", capitalized(spelled(v.formulas.size())));
+  ViewList formulas, chips, must_topics, topics;
+  for (const auto& f : v.formulas) {
+    View formula;
+    put(formula, "name", f.name);
+    put(formula, "formula", f.formula);
+    put(formula, "calculator", f.calculator);
+    put(formula, "query", f.query);
+    if (f.result) {
+      View result;
+      put(result, "title", f.result->first);
+      put(result, "value", f.result->second);
+      put(formula, "result", std::move(result));
+    } else {
+      put(formula, "result", false);
+    }
+    formulas.push_back(std::move(formula));
+  }
+  put(d, "formulas", formulas);
+  for (const calc::Accelerator* a : v.chips) {
+    double bf16 = a->peak(calc::Dtype::kBf16), fp8 = a->peak(calc::Dtype::kFp8);
+    View chip;
+    put(chip, "id", a->id);
+    put(chip, "name", a->name);
+    put(chip, "memory", calc::format_quantity(a->memory_bytes, calc::Unit::kBytes));
+    put(chip, "bandwidth", calc::format_quantity(a->memory_bandwidth, calc::Unit::kBytesPerSecond));
+    put(chip, "bf16", calc::format_quantity(bf16, calc::Unit::kFlopPerSecond));
+    put(chip, "fp8", fp8 > 0 ? calc::format_quantity(fp8, calc::Unit::kFlopPerSecond) : "none");
+    put(chip, "ridge", calc::format_significant(bf16 / a->memory_bandwidth, 3));
+    put(chip, "as_of", a->as_of);
+    chips.push_back(std::move(chip));
+  }
+  put(d, "chips", chips);
+  for (const auto& m : v.must_topics) {
+    View topic;
+    put(topic, "name", m.name);
+    put(topic, "count", std::to_string(m.count) + (m.free == m.count ? " free" : ", " + std::to_string(m.free) + " free"));
+    ViewList questions;
+    for (const auto& q : m.questions) questions.push_back(to_view(q));
+    put(topic, "questions", questions);
+    must_topics.push_back(std::move(topic));
+  }
+  put(d, "must_topics", must_topics);
+  for (const auto& t : v.topics) {
+    View topic;
+    put(topic, "id", t.id);
+    put(topic, "name", t.name);
+    put(topic, "description", t.description);
+    put(topic, "questions", count_of(t.questions, "question", "questions"));
+    topics.push_back(std::move(topic));
+  }
+  put(d, "topics", topics);
+  put(d, "company_table_html", v.company_table.text);
+  put(d, "price", v.offer.price);
+  put(d, "months", std::to_string(v.offer.months));
+  return d;
+}
+
+}  // namespace
+
 std::string home_page(const Site& site, const Offer& offer) {
   const auto& bank = site.bank;
-  size_t free = 0, must = 0, must_free = 0;
+  HomeView v;
   for (const auto& q : bank.questions) {
-    free += q.free ? 1 : 0;
-    must += q.must_know ? 1 : 0;
-    must_free += q.must_know && q.free ? 1 : 0;
+    v.free += q.free ? 1 : 0;
+    v.must += q.must_know ? 1 : 0;
+    v.must_free += q.must_know && q.free ? 1 : 0;
   }
-  auto count = [](size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
-  std::string body;
-  body += "<section class=\"hero\"><h1>AI infrastructure interviews, with the numbers worked out</h1>"
-          "<p class=\"lead\">Practice for the kernel, distributed-training, serving and GPU-fleet loops. Each answer carries its "
-          "whole chain, from a config.json to a KV cache, from a datasheet to a ridge point, from a failure rate to a checkpoint "
-          "interval, and the calculators on this page run the same engine.</p>"
-          "<ul class=\"facts\" aria-label=\"The bank in numbers\"><li><strong>" + std::to_string(bank.questions.size()) +
-          "</strong> questions</li><li><strong>" + std::to_string(free) + "</strong> free with their answers</li><li><strong>" +
-          std::to_string(bank.topics.size()) + "</strong> topics</li><li><strong>" + std::to_string(site.registry.all().size()) +
-          "</strong> calculators</li><li><strong>" + std::to_string(site.catalog.hardware.all().size()) +
-          "</strong> accelerators</li><li><strong>" + std::to_string(bank.companies.size()) + "</strong> company loops</li></ul>"
-          "<p class=\"actions\"><a class=\"button\" href=\"#must-h\">Start with the must-know set</a> "
-          "<a class=\"button secondary\" href=\"#tracks-h\">Pick your loop</a></p></section>\n";
+  v.questions = bank.questions.size();
+  v.topics_count = bank.topics.size();
+  v.calculators = site.registry.all().size();
+  v.accelerators = site.catalog.hardware.all().size();
+  v.companies = bank.companies.size();
 
   // Which loop: each track with what its rounds weigh (the readiness check's weights, as
   // shares) and the companies whose loops the bank places on it.
-  body += "<section aria-labelledby=\"tracks-h\"><h2 id=\"tracks-h\">Which loop are you preparing for?</h2><div class=\"grid tracks\">\n";
   for (const auto& t : bank.tracks) {
+    HomeView::Track track{t.id, t.name, t.description, bank.by_track(t.id).size(), {}, {}, {}, {}};
     std::vector<std::pair<int, std::string>> weights;
     int total = 0;
     for (const auto& [topic, w] : t.weights) {
@@ -253,76 +420,33 @@ std::string home_page(const Site& site, const Offer& offer) {
       total += w;
     }
     std::sort(weights.begin(), weights.end());
-    body += "<div class=\"card track\"><h3><a href=\"/tracks/" + e(t.id) + "\">" + e(t.name) + "</a></h3><p>" + e(t.description) +
-            "</p><p class=\"muted\">" + count(bank.by_track(t.id).size(), "question", "questions") + "</p>"
-            "<h4>What the rounds weigh</h4><ul class=\"weights\">";
     for (const auto& [w, topic] : weights) {
-      int share = total > 0 ? static_cast<int>(-w * 100.0 / total + 0.5) : 0;
-      body += "<li><span class=\"w-name\"><a href=\"/topics/" + e(topic) + "\">" + e(topic_name(site, topic)) + "</a></span>"
-              "<svg class=\"w-bar\" viewBox=\"0 0 100 6\" preserveAspectRatio=\"none\" aria-hidden=\"true\" focusable=\"false\">"
-              "<rect class=\"w-track\" width=\"100\" height=\"6\" rx=\"3\"/><rect class=\"w-fill\" width=\"" + std::to_string(share) +
-              "\" height=\"6\" rx=\"3\"/></svg>"
-              "<span class=\"w-share\">" + std::to_string(share) + "%</span></li>";
+      track.topics.emplace_back(topic, topic_name(site, topic));
+      track.shares.push_back(total > 0 ? static_cast<int>(-w * 100.0 / total + 0.5) : 0);
     }
-    body += "</ul>";
-    std::vector<const bank::Company*> runs;
     for (const auto& [id, c] : bank.companies) {
-      if (std::find(c.tracks.begin(), c.tracks.end(), t.id) != c.tracks.end()) runs.push_back(&c);
-    }
-    if (!runs.empty()) {
-      body += "<h4>Companies that run it</h4><p class=\"companies-list\">";
-      for (size_t i = 0; i < runs.size(); ++i) {
-        body += (i ? ", " : "") + std::string("<a href=\"/companies/") + e(runs[i]->id) + "\">" + e(runs[i]->name) + "</a>";
-      }
-      body += "</p>";
+      if (std::find(c.tracks.begin(), c.tracks.end(), t.id) != c.tracks.end()) track.companies.emplace_back(c.id, c.name);
     }
     for (const auto& [id, course] : bank.courses) {
-      if (course.track == t.id) {
-        body += "<p><a class=\"button secondary\" href=\"/courses/" + e(id) + "\">The course: " +
-                count(course.modules.size(), "module", "modules") + "</a></p>";
-      }
+      if (course.track == t.id) track.courses.emplace_back(id, course.modules.size());
     }
-    body += "</div>\n";
+    v.tracks.push_back(std::move(track));
   }
-  body += "</div></section>\n";
 
   // The live "will it fit?" widget.
   calc::Given fit_in = {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"gpus", "8"}, {"context", "32768"}};
   if (const calc::Calculator* fit = site.registry.find("fit")) {
-    auto d = evaluate(site, "fit", fit_in);
-    body += "<section class=\"card\" aria-labelledby=\"fit-h\"><h2 id=\"fit-h\">Will it fit?</h2>\n"
-            "<form class=\"calc\" action=\"/calc/fit\" method=\"get\" data-live=\"fit\" data-output=\"fit-out\">\n";
+    HomeView::Fit widget;
     for (const auto& spec : fit->params) {
       if (spec.name == "model" || spec.name == "gpu" || spec.name == "gpus" || spec.name == "context") {
-        body += field(site, spec, fit_in, "", "fit");
+        widget.fields.push_back(field_view(site, spec, fit_in, "", "fit"));
       }
     }
-    body += "<p class=\"error\" data-for=\"_form\"></p><div class=\"field\"><button type=\"submit\">Work it out</button></div></form>\n";
-    // Any model from its own config.json: pasted or uploaded, sent to POST /api/calc/fit and
-    // parsed by the same engine on the server (needs JavaScript; the catalog models do not).
-    body += "<details class=\"config-upload\"><summary>Or size any model from its config.json</summary>"
-            "<label for=\"fit-config\">Paste a config.json</label><textarea id=\"fit-config\" rows=\"4\" data-config-for=\"fit\" "
-            "spellcheck=\"false\" placeholder=\"{&quot;hidden_size&quot;: 8192, ...}\"></textarea>"
-            "<label for=\"fit-config-file\">or upload one</label> <input id=\"fit-config-file\" type=\"file\" accept=\".json,application/json\" "
-            "data-config-file-for=\"fit-config\"><p class=\"muted\">Up to 1 MB; it is read on the server by the engine that reads "
-            "<code>ridge calc fit --config</code>, and not kept.</p></details>\n";
-    if (d) {
-      body += "<div class=\"kpis\">"
-              "<div class=\"kpi\"><span class=\"v\" data-result=\"kv_bytes_per_token\">" + e(display(*d, "kv_bytes_per_token")) +
-              "</span><span class=\"k\">KV per token</span></div>"
-              "<div class=\"kpi\"><span class=\"v\" data-result=\"kv_bytes_per_sequence\">" + e(display(*d, "kv_bytes_per_sequence")) +
-              "</span><span class=\"k\">KV per sequence</span></div>"
-              "<div class=\"kpi\"><span class=\"v\" data-result=\"max_sequences\">" + e(display(*d, "max_sequences")) +
-              "</span><span class=\"k\">sequences that fit</span></div>"
-              "<div class=\"kpi\"><span class=\"v\" data-result=\"weights_bytes\">" + e(display(*d, "weights_bytes")) +
-              "</span><span class=\"k\">weights</span></div></div>\n"
-              "<p data-conclusion>" + e(d->conclusion()) + "</p>\n<details class=\"derivation-more\"><summary>The worked chain, step by "
-              "step</summary><div id=\"fit-out\">" + calc::render_html(*d) + "</div></details>\n";
-    }
-    body += "</section>\n";
+    widget.result = evaluate(site, "fit", fit_in);
+    v.fit = std::move(widget);
   }
 
-  // The six formulas, each worked by the engine.
+  // The formulas, each worked by the engine.
   struct Formula {
     const char* name;
     const char* formula;
@@ -338,82 +462,32 @@ std::string home_page(const Site& site, const Offer& offer) {
       {"Decode tokens/s", "batch × bandwidth ÷ bytes per step", "decode", {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"tp", "8"}}, "tokens_per_second"},
       {"Dollars per million tokens", "$/s ÷ tokens/s × 10⁶", "cost", {{"usd-per-hour", "2.50"}, {"tokens-per-second", "1000"}}, "usd_per_million_tokens"},
   };
-  body += "<section aria-labelledby=\"formulas-h\"><h2 id=\"formulas-h\">Six formulas every loop expects</h2><div class=\"grid\">\n";
   for (const auto& f : formulas) {
-    auto d = evaluate(site, f.calculator, f.given);
-    std::string query;
-    for (const auto& [k, v] : f.given) query += (query.empty() ? "?" : "&") + url_encode(k) + "=" + url_encode(v);
-    body += "<div class=\"card\"><h3>" + e(f.name) + "</h3><p><code>" + e(f.formula) + "</code></p>";
-    if (d) {
-      body += "<p>" + e(d->title()) + ": <strong>" + e(display(*d, f.key)) + "</strong></p>";
-    }
-    body += "<p><a href=\"/calc/" + e(f.calculator) + e(query) + "\">Work it in the calculator</a></p></div>\n";
+    HomeView::Formula formula{f.name, f.formula, f.calculator, "", std::nullopt};
+    for (const auto& [k, value] : f.given) formula.query += (formula.query.empty() ? "?" : "&") + url_encode(k) + "=" + url_encode(value);
+    if (auto d = evaluate(site, f.calculator, f.given)) formula.result.emplace(d->title(), display(*d, f.key));
+    v.formulas.push_back(std::move(formula));
   }
-  body += "</div></section>\n";
 
-  // Hardware table from the catalog.
-  body += "<section aria-labelledby=\"hw-h\"><h2 id=\"hw-h\">The hardware, dated</h2>"
-          "<p class=\"muted\">Dense peaks from each vendor's datasheet; the ridge point is bf16 peak ÷ memory bandwidth.</p>"
-          "<table><thead><tr><th scope=\"col\">Accelerator</th><th scope=\"col\">Memory</th><th scope=\"col\">Bandwidth</th>"
-          "<th scope=\"col\">bf16 dense</th><th scope=\"col\">fp8 dense</th><th scope=\"col\">Ridge (FLOP/B)</th><th scope=\"col\">As of</th></tr></thead><tbody>\n";
-  for (const auto& a : site.catalog.hardware.all()) {
-    double bf16 = a.peak(calc::Dtype::kBf16), fp8 = a.peak(calc::Dtype::kFp8);
-    body += "<tr><td><a href=\"/calc/roofline?gpu=" + e(a.id) + "\">" + e(a.name) + "</a></td><td>" +
-            e(calc::format_quantity(a.memory_bytes, calc::Unit::kBytes)) + "</td><td>" +
-            e(calc::format_quantity(a.memory_bandwidth, calc::Unit::kBytesPerSecond)) + "</td><td>" +
-            e(calc::format_quantity(bf16, calc::Unit::kFlopPerSecond)) + "</td><td>" +
-            (fp8 > 0 ? e(calc::format_quantity(fp8, calc::Unit::kFlopPerSecond)) : "none") + "</td><td>" +
-            e(calc::format_significant(bf16 / a.memory_bandwidth, 3)) + "</td><td>" + e(a.as_of) + "</td></tr>\n";
-  }
-  body += "</tbody></table><p><a href=\"/hardware\">The full spec table</a>: every dtype's peak, the scale-up link, power, "
-          "the vendor's system and each figure's source.</p></section>\n";
+  for (const auto& a : site.catalog.hardware.all()) v.chips.push_back(&a);
 
   // The must-know set, grouped by topic (folded, so the page stays short; all in the HTML).
-  body += "<section aria-labelledby=\"must-h\"><h2 id=\"must-h\">The must-know set</h2><p>" + std::to_string(must) +
-          " questions every loop in the field draws on, " + std::to_string(must_free) + " of them free with the worked answer. Start here.</p>"
-          "<div class=\"must\">\n";
   for (const auto& t : bank.topics) {
-    std::string items;
-    size_t n = 0, n_free = 0;
+    HomeView::MustTopic topic{t.name, 0, 0, {}};
     for (size_t i : bank.by_topic(t.id)) {
       const auto& q = bank.questions[i];
       if (!q.must_know) continue;
-      ++n;
-      n_free += q.free ? 1 : 0;
-      items += "<li>" + question_link(q) + "</li>";
+      ++topic.count;
+      topic.free += q.free ? 1 : 0;
+      topic.questions.push_back(question_item_view(q));
     }
-    if (n == 0) continue;
-    body += "<details><summary>" + e(t.name) + " <span class=\"muted\">" + std::to_string(n) +
-            (n_free == n ? " free" : ", " + std::to_string(n_free) + " free") + "</span></summary><ol class=\"questions\">" + items +
-            "</ol></details>\n";
+    if (topic.count > 0) v.must_topics.push_back(std::move(topic));
   }
-  body += "</div></section>\n";
-
-  body += "<section aria-labelledby=\"topics-h\"><h2 id=\"topics-h\">" + std::to_string(bank.topics.size()) +
-          " topics</h2><div class=\"grid\">\n";
-  for (const auto& t : bank.topics) {
-    body += "<div class=\"card\"><h3><a href=\"/topics/" + e(t.id) + "\">" + e(t.name) + "</a></h3><p class=\"muted\">" +
-            count(bank.by_topic(t.id).size(), "question", "questions") + "</p><p>" + e(t.description) + "</p></div>\n";
-  }
-  body += "</div></section>\n<section aria-labelledby=\"co-h\"><h2 id=\"co-h\">" + std::to_string(bank.companies.size()) +
-          " company loops</h2><p class=\"muted\">Each loop only as publicly reported, with its sources and a confidence level.</p>" +
-          company_table(site) + "</section>\n";
-
-  // The price and what it unlocks; then the weekly question.
-  body += "<section aria-labelledby=\"price-h\" class=\"split\"><div class=\"card\"><h2 id=\"price-h\">Free, and what paying adds</h2>"
-          "<ul class=\"checks\"><li>" + std::to_string(free) + " questions with their worked answers, " + std::to_string(must_free) +
-          " of the must-know set among them</li>"
-          "<li>every calculator, the hardware tables and the company loops</li><li>drills, spaced review and the readiness check "
-          "with a free account</li></ul><p>Paid access adds the other " + std::to_string(bank.questions.size() - free) +
-          " worked answers: <strong id=\"home-price\">" + e(offer.price) + "</strong> for " + std::to_string(offer.months) +
-          " months, paid once, no subscription.</p><p><a class=\"button\" href=\"/pricing\">See pricing</a></p></div>"
-          "<div class=\"card\"><h2 id=\"weekly-h\">The weekly question</h2><p>One free question by mail each week, its TL;DR and "
-          "a link to the worked answer. No account needed; every mail has a one-click unsubscribe.</p>"
-          "<form class=\"subscribe\" action=\"/subscribe\" method=\"get\" data-subscribe aria-labelledby=\"weekly-h\">"
-          "<label for=\"weekly-email\">Email</label><span class=\"inline\"><input id=\"weekly-email\" name=\"email\" type=\"email\" "
-          "autocomplete=\"email\" required><button type=\"submit\">Subscribe</button></span>"
-          "<p role=\"status\" data-subscribe-status></p></form></div></section>\n";
-  return layout(site, "Interview preparation for AI infrastructure", "Questions with worked numbers, calculators and the hardware catalog", body);
+  for (const auto& t : bank.topics) v.topics.push_back({t.id, t.name, t.description, bank.by_topic(t.id).size()});
+  v.company_table = Html{company_table(site)};
+  v.offer = offer;
+  return layout(site, "Interview preparation for AI infrastructure", "Questions with worked numbers, calculators and the hardware catalog",
+                render("home", to_view(v)));
 }
 
 namespace {
@@ -1111,10 +1185,117 @@ std::string calculators_index(const Site& site, const nlohmann::json& validation
   return layout(site, "Calculators", "Napkin-math calculators for AI infrastructure", render("calculators_index", d));
 }
 
+namespace {
+
+// calculator.mustache: the form from the calculator's specs, then the derivation or the errors
+// next to their fields, the diagram and the same call for the terminal.
+struct CalculatorView {
+  std::string name, summary, form_error;
+  std::vector<FieldView> fields;
+  Html result;                              // the derivation (calc::render_html), when it succeeded
+  std::optional<std::string> diagram_kind;  // with a result whose calculator has a diagram
+  std::string query;                        // "?k=v&..." of the values, for the diagram's URL
+  std::vector<std::pair<std::string, std::string>> values;
+};
+
+View to_view(const CalculatorView& v) {
+  View d;
+  put(d, "name", v.name);
+  put(d, "summary", v.summary);
+  put(d, "form_error", v.form_error);
+  ViewList fields, values;
+  for (const auto& f : v.fields) fields.push_back(to_view(f));
+  put(d, "fields", fields);
+  put(d, "result_html", v.result.text);
+  if (v.diagram_kind) {
+    View diagram;
+    put(diagram, "query", v.query);
+    put(diagram, "alt", *v.diagram_kind + " diagram of this result");
+    put(d, "diagram", std::move(diagram));
+  } else {
+    put(d, "diagram", false);
+  }
+  for (const auto& [k, value] : v.values) {
+    View item;
+    put(item, "key", k);
+    put(item, "value", value);
+    values.push_back(std::move(item));
+  }
+  put(d, "values", values);
+  return d;
+}
+
+// search.mustache: the form, filled in; the count, the hits and the pages.
+struct SearchView {
+  std::string query, topic, difficulty;
+  std::vector<std::pair<std::string, std::string>> topics;  // id, name
+  const std::vector<SearchHit>* hits = nullptr;
+  SearchPaging paging;
+};
+
+View to_view(const SearchView& v) {
+  View d;
+  put(d, "query", v.query);
+  ViewList topics, difficulties, hits, pages;
+  for (const auto& [id, name] : v.topics) {
+    View t;
+    put(t, "id", id);
+    put(t, "name", name);
+    put(t, "selected", id == v.topic);
+    topics.push_back(std::move(t));
+  }
+  put(d, "topics", topics);
+  for (bank::Difficulty level : kDifficulties) {
+    std::string name(bank::difficulty_name(level));
+    View t;
+    put(t, "name", name);
+    put(t, "selected", name == v.difficulty);
+    difficulties.push_back(std::move(t));
+  }
+  put(d, "difficulties", difficulties);
+  put(d, "searched", !v.query.empty());
+  const SearchPaging& paging = v.paging;
+  int first = (paging.page - 1) * paging.per_page + 1;
+  put(d, "total", std::to_string(paging.total));
+  put(d, "plural", paging.total != 1);
+  put(d, "shown", paging.total > paging.per_page && !v.hits->empty());
+  put(d, "first", std::to_string(first));
+  put(d, "last", std::to_string(first + static_cast<int>(v.hits->size()) - 1));
+  put(d, "timed_out", paging.timed_out);
+  for (const auto& h : *v.hits) {
+    View hit;
+    put(hit, "href", h.kind == "question" ? "/q/" + h.id : "/concepts/" + h.id);
+    put(hit, "title", h.title);
+    put(hit, "tag", h.kind == "question" ? h.difficulty : "concept");
+    put(hit, "snippet_html", h.snippet_html);  // escaped by the search index, with <mark> around matches
+    hits.push_back(std::move(hit));
+  }
+  put(d, "hits", hits);
+  int count = (paging.total + paging.per_page - 1) / paging.per_page;
+  put(d, "paged", count > 1);
+  std::string base = "/search?q=" + url_encode(v.query) + (v.topic.empty() ? "" : "&topic=" + url_encode(v.topic)) +
+                     (v.difficulty.empty() ? "" : "&difficulty=" + url_encode(v.difficulty)) + "&page=";
+  auto link = [&](int p) { return object_with("href", base + std::to_string(p)); };
+  put(d, "prev", paging.page > 1 ? link(paging.page - 1) : View(false));
+  put(d, "next", paging.page < count ? link(paging.page + 1) : View(false));
+  for (int p = 1; count > 1 && p <= count; ++p) {
+    View page = link(p);
+    put(page, "n", std::to_string(p));
+    put(page, "current", p == paging.page);
+    pages.push_back(std::move(page));
+  }
+  put(d, "pages", pages);
+  return d;
+}
+
+}  // namespace
+
 std::string calculator_page(const Site& site, const calc::Calculator& c, const calc::Given& values,
                             const calc::Result<calc::Derivation>* result) {
   std::map<std::string, std::string> errors;
-  std::string form_error;
+  CalculatorView v;
+  v.name = c.name;
+  v.summary = c.summary;
   if (result && !result->ok()) {
     for (const auto& err : result->errors()) {
       std::string message = (err.value.empty() ? "" : "'" + err.value + "' ") + err.message +
@@ -1122,76 +1303,31 @@ std::string calculator_page(const Site& site, const calc::Calculator& c, const c
       if (std::any_of(c.params.begin(), c.params.end(), [&](const calc::ParamSpec& s) { return s.name == err.field; })) {
         errors[err.field] += message;
       } else {
-        form_error += err.to_string() + " ";
+        v.form_error += err.to_string() + " ";
       }
     }
   }
-  std::string body = "<p class=\"muted\"><a href=\"/calc\">Calculators</a></p><h1>" + e(c.name) + "</h1><p class=\"prose\">" + e(c.summary) + "</p>\n";
-  body += "<form class=\"calc\" action=\"/calc/" + e(c.name) + "\" method=\"get\" data-live=\"" + e(c.name) +
-          "\" data-output=\"calc-out\" data-sync-url=\"1\" novalidate>\n";
   for (const auto& spec : c.params) {
     if (spec.type == calc::ParamType::kConfig) continue;  // the web reads no files
     auto it = errors.find(spec.name);
-    body += field(site, spec, values, it == errors.end() ? "" : it->second, "c");
+    v.fields.push_back(field_view(site, spec, values, it == errors.end() ? "" : it->second, "c"));
   }
-  body += "<p class=\"error\" data-for=\"_form\" role=\"alert\">" + e(form_error) + "</p>";
-  body += "<div class=\"field\"><button type=\"submit\">Work it out</button></div></form>\n<div id=\"calc-out\" aria-live=\"polite\">";
-  if (result && result->ok()) body += calc::render_html(**result);
-  body += "</div>\n";
-  if (auto kind = diagram::kind_for_calculator(c.name); kind && result && result->ok()) {
-    std::string query;
-    for (const auto& [k, v] : values) query += (query.empty() ? "?" : "&") + url_encode(k) + "=" + url_encode(v);
-    body += "<img class=\"diagram\" id=\"calc-diagram\" data-base=\"/calc/" + e(c.name) + "/diagram.svg\" src=\"/calc/" +
-            e(c.name) + "/diagram.svg" + e(query) + "\" alt=\"" + e(*kind + " diagram of this result") + "\">\n";
+  if (result && result->ok()) {
+    v.result = Html{calc::render_html(**result)};
+    v.diagram_kind = diagram::kind_for_calculator(c.name);
   }
-  body += "<p class=\"muted\">Terminal: <code>ridge calc " + e(c.name);
-  for (const auto& [k, v] : values) body += " --" + e(k) + " " + e(v);
-  body += "</code></p>\n";
-  return layout(site, c.name + " calculator", c.summary, body);
+  for (const auto& [k, value] : values) {
+    v.query += (v.query.empty() ? "?" : "&") + url_encode(k) + "=" + url_encode(value);
+    v.values.emplace_back(k, value);
+  }
+  return layout(site, c.name + " calculator", c.summary, render("calculator", to_view(v)));
 }
 
 std::string search_page(const Site& site, const std::string& query, const std::string& topic,
                         const std::string& difficulty, const std::vector<SearchHit>& hits, const SearchPaging& paging) {
-  std::string body = "<h1>Search</h1><form class=\"calc\" action=\"/search\" method=\"get\" role=\"search\">"
-                     "<div class=\"field\"><label for=\"s-q\">Words</label><input id=\"s-q\" name=\"q\" type=\"search\" value=\"" + e(query) + "\"></div>"
-                     "<div class=\"field\"><label for=\"s-topic\">Topic</label><select id=\"s-topic\" name=\"topic\"><option value=\"\">any</option>";
-  for (const auto& t : site.bank.topics) {
-    body += "<option value=\"" + e(t.id) + "\"" + (t.id == topic ? " selected" : "") + ">" + e(t.name) + "</option>";
-  }
-  body += "</select></div><div class=\"field\"><label for=\"s-d\">Difficulty</label><select id=\"s-d\" name=\"difficulty\"><option value=\"\">any</option>";
-  for (const char* d : {"easy", "medium", "hard", "expert"}) {
-    body += std::string("<option value=\"") + d + "\"" + (difficulty == d ? " selected" : "") + ">" + d + "</option>";
-  }
-  body += "</select></div><div class=\"field\"><button type=\"submit\">Search</button></div></form>\n";
-  if (!query.empty()) {
-    int first = (paging.page - 1) * paging.per_page + 1;
-    body += "<p class=\"muted\" id=\"result-count\">" + std::to_string(paging.total) + " result" + (paging.total == 1 ? "" : "s") +
-            (paging.total > paging.per_page && !hits.empty()
-                 ? ", " + std::to_string(first) + " to " + std::to_string(first + static_cast<int>(hits.size()) - 1) + " shown"
-                 : std::string()) +
-            (paging.timed_out ? " (the search stopped at its time budget; refine the words)" : "") +
-            "</p><ol class=\"questions results\" start=\"" + std::to_string(first) + "\">";
-    for (const auto& h : hits) {
-      std::string href = h.kind == "question" ? "/q/" + h.id : "/concepts/" + h.id;
-      body += "<li><a href=\"" + e(href) + "\">" + e(h.title) + "</a> <span class=\"tag\">" +
-              e(h.kind == "question" ? h.difficulty : "concept") + "</span><br><span class=\"muted\">" + h.snippet_html + "</span></li>";
-    }
-    body += "</ol>";
-    int pages = (paging.total + paging.per_page - 1) / paging.per_page;
-    if (pages > 1) {
-      std::string base = "/search?q=" + url_encode(query) + (topic.empty() ? "" : "&topic=" + url_encode(topic)) +
-                         (difficulty.empty() ? "" : "&difficulty=" + url_encode(difficulty)) + "&page=";
-      body += "<nav class=\"paging\" aria-label=\"Result pages\">";
-      if (paging.page > 1) body += "<a rel=\"prev\" href=\"" + e(base + std::to_string(paging.page - 1)) + "\">Previous</a> ";
-      for (int p = 1; p <= pages; ++p) {
-        body += p == paging.page ? "<strong aria-current=\"page\">" + std::to_string(p) + "</strong> "
-                                 : "<a href=\"" + e(base + std::to_string(p)) + "\">" + std::to_string(p) + "</a> ";
-      }
-      if (paging.page < pages) body += "<a rel=\"next\" href=\"" + e(base + std::to_string(paging.page + 1)) + "\">Next</a>";
-      body += "</nav>";
-    }
-  }
-  return layout(site, query.empty() ? "Search" : "Search: " + query, "Search questions and concepts", body);
+  SearchView v{query, topic, difficulty, {}, &hits, paging};
+  for (const auto& t : site.bank.topics) v.topics.emplace_back(t.id, t.name);
+  return layout(site, query.empty() ? "Search" : "Search: " + query, "Search questions and concepts", render("search", to_view(v)));
 }
 
 std::string diagrams_page(const Site& site) {
@@ -1208,21 +1344,23 @@ std::string diagrams_page(const Site& site) {
       {"checkpoint", {{"mtbf-hours", "3"}, {"write-seconds", "60"}}},
       {"step-waterfall", {{"params", "70B"}, {"tokens", "4M"}, {"gpu", "h100-sxm"}, {"gpus", "1024"}, {"seconds", "6"}, {"comm", "0.8"}, {"bubble", "0.6"}}},
   };
-  std::string body = "<h1>Diagrams</h1><p class=\"prose\">Every kind the engine draws, from example parameters. In a question, "
-                     "write <code>```diagram KIND key=value ...</code> or <code>from=ID</code> to draw from a calc block.</p>\n";
+  ViewList diagrams;
   int n = 0;
   for (const auto& ex : examples) {
     diagram::Options options;
     options.id = "gallery-" + std::to_string(++n);
     auto drawn = diagram::draw(ex.kind, ex.params, site.registry, site.catalog, options);
     std::string call;
-    for (const auto& [k, v] : ex.params) call += " " + k + "=" + v;
-    body += "<section class=\"card\" id=\"diagram-" + e(ex.kind) + "\"><h2>" + e(ex.kind) + "</h2><p><code>```diagram " + e(ex.kind) +
-            e(call) + "</code></p>";
-    body += drawn ? drawn->svg : "<p class=\"error\">" + e(calc::to_string(drawn.errors())) + "</p>";
-    body += "</section>\n";
+    for (const auto& [k, value] : ex.params) call += " " + k + "=" + value;
+    View d;
+    put(d, "kind", ex.kind);
+    put(d, "call", call);
+    put(d, "drawn", drawn.ok());
+    put(d, "svg_html", drawn ? drawn->svg : "");  // the diagram's SVG, drawn (and escaped) by the engine
+    put(d, "error", drawn ? "" : calc::to_string(drawn.errors()));
+    diagrams.push_back(std::move(d));
   }
-  return layout(site, "Diagrams", "The diagram kinds drawn from the engine", body);
+  return layout(site, "Diagrams", "The diagram kinds drawn from the engine", render("diagrams", object_with("diagrams", diagrams)));
 }
 
 namespace {
