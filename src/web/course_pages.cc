@@ -28,7 +28,7 @@ View to_view(const std::vector<CourseCard>& courses) {
     list.push_back(View(kainjow::mustache::object{
         {"id", c.id}, {"title", c.title}, {"summary", c.summary}, {"modules", std::to_string(c.modules)}}));
   }
-  return object_with("courses", list);
+  return object_with("courses", list_view(std::move(list)));
 }
 
 // course.mustache: the course's modules, and with `progress` the visitor's state of each.
@@ -55,7 +55,7 @@ View comma_list(const std::vector<std::pair<std::string, std::string>>& items) {
   for (size_t i = 0; i < items.size(); ++i) {
     list.push_back(View(kainjow::mustache::object{{"comma", i > 0}, {"id", items[i].first}, {"title", items[i].second}}));
   }
-  return list;
+  return list_view(std::move(list));
 }
 
 View to_view(const CourseView& v) {
@@ -93,7 +93,7 @@ View to_view(const CourseView& v) {
     for (const auto& q : m.questions) {
       questions.push_back(View(kainjow::mustache::object{{"slug", q.slug}, {"title", q.title}, {"difficulty", q.difficulty}}));
     }
-    put(module, "questions", questions);
+    put(module, "questions", std::move(questions));
     put(module, "has_exercise", !m.exercise.empty());
     put(module, "exercise", m.exercise);
     put(module, "exercise_prompt", m.exercise_prompt);
@@ -101,10 +101,10 @@ View to_view(const CourseView& v) {
     ViewList drills;
     for (size_t k = 0; k < m.drills.size(); ++k) drills.push_back(View(kainjow::mustache::object{{"comma", k > 0}, {"name", m.drills[k]}}));
     put(module, "has_drills", !m.drills.empty());
-    put(module, "drills", drills);
+    put(module, "drills", std::move(drills));
     modules.push_back(module);
   }
-  put(d, "modules", modules);
+  put(d, "modules", std::move(modules));
   return d;
 }
 

@@ -4,6 +4,7 @@
 // then `diff -r` (a refactor must leave the bytes as they were). VALIDATION_JSON is what
 // `ridge validate --json` prints, for the table on /calc (ridge serve computes it too).
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -120,6 +121,46 @@ int main(int argc, char** argv) {
     write(out, "/course-progress/" + id, web::course_page(site, c, &progress));
     std::vector<web::ModuleProgress> done(c.modules.size());
     write(out, "/course-done/" + id, web::course_page(site, c, &done));
+  }
+  // RIDGE_DUMP_PROFILE=1: the time each page kind takes to render, over the whole bank.
+  if (std::getenv("RIDGE_DUMP_PROFILE")) {
+    auto time = [](const char* kind, auto&& body) {
+      auto t = std::chrono::steady_clock::now();
+      size_t bytes = body();
+      std::cout << "  " << kind << ": " << ms_since(t) << " ms, " << bytes << " bytes\n";
+    };
+    time("question pages", [&] {
+      size_t n = 0;
+      for (const auto& q : bank.questions) n += web::question_page(site, q).size();
+      return n;
+    });
+    time("locked and paywall pages", [&] {
+      size_t n = 0;
+      for (const auto& q : bank.questions) n += web::locked_question_page(site, q).size() + web::paywall_question_page(site, q, "$39", true).size();
+      return n;
+    });
+    time("concept pages", [&] {
+      size_t n = 0;
+      for (const auto& [id, c] : bank.concepts) n += web::concept_page(site, c).size();
+      return n;
+    });
+    time("topic, track and difficulty pages", [&] {
+      size_t n = 0;
+      for (const auto& t : bank.topics) n += web::topic_page(site, t).size();
+      for (const auto& t : bank.tracks) n += web::track_page(site, t).size();
+      for (bank::Difficulty d : {bank::Difficulty::kEasy, bank::Difficulty::kMedium, bank::Difficulty::kHard, bank::Difficulty::kExpert}) {
+        n += web::difficulty_page(site, d).size();
+      }
+      return n;
+    });
+    time("the other pages", [&] {
+      size_t n = web::home_page(site, {"$39", 6}).size() + web::hardware_page(site).size() + web::topics_index(site).size() +
+                 web::concepts_index(site).size() + web::companies_index(site).size() + web::diagrams_page(site).size() +
+                 web::courses_index(site).size();
+      for (const auto& [id, c] : bank.companies) n += web::company_page(site, c).size();
+      for (const auto& [id, c] : bank.courses) n += web::course_page(site, c, nullptr).size();
+      return n;
+    });
   }
   std::cout << paths.size() << " cached paths written to " << out.string() << (failed ? ", some failed" : "") << "\n";
   return failed ? 1 : 0;

@@ -74,9 +74,9 @@ View to_view(const ListFiltersView& v) {
   for (bank::Difficulty level : kDifficulties) difficulties.emplace_back(std::string(bank::difficulty_name(level)));
   for (const auto& [id, name] : v.tracks) tracks.push_back(View(kainjow::mustache::object{{"id", id}, {"name", name}}));
   for (const auto& [id, name] : v.companies) companies.push_back(View(kainjow::mustache::object{{"id", id}, {"name", name}}));
-  put(d, "difficulties", difficulties);
-  put(d, "tracks", tracks);
-  put(d, "companies", companies);
+  put(d, "difficulties", std::move(difficulties));
+  put(d, "tracks", std::move(tracks));
+  put(d, "companies", std::move(companies));
   put(d, "mastered_days", v.mastered_days);
   return d;
 }
@@ -99,7 +99,7 @@ View question_list_view(const Site& site, const std::vector<size_t>& indexes) {
   questions.reserve(indexes.size());
   for (size_t i : indexes) questions.push_back(to_view(question_item_view(site.bank.questions[i])));
   put(d, "empty", indexes.empty());
-  put(d, "questions", questions);
+  put(d, "questions", std::move(questions));
   return d;
 }
 
@@ -185,7 +185,7 @@ View to_view(const FieldView& v) {
     put(o, "selected", value == v.value);
     options.push_back(std::move(o));
   }
-  put(d, "options", options);
+  put(d, "options", std::move(options));
   return d;
 }
 
@@ -308,18 +308,18 @@ View to_view(const HomeView& v) {
       put(c, "modules", count_of(modules, "module", "modules"));
       courses.push_back(std::move(c));
     }
-    put(track, "weights", weights);
+    put(track, "weights", std::move(weights));
     put(track, "has_companies", !t.companies.empty());
-    put(track, "companies", companies);
-    put(track, "courses", courses);
+    put(track, "companies", std::move(companies));
+    put(track, "courses", std::move(courses));
     tracks.push_back(std::move(track));
   }
-  put(d, "tracks", tracks);
+  put(d, "tracks", std::move(tracks));
   if (v.fit) {
     View fit;
     ViewList fields;
     for (const auto& f : v.fit->fields) fields.push_back(to_view(f));
-    put(fit, "fields", fields);
+    put(fit, "fields", std::move(fields));
     if (const auto& r = v.fit->result) {
       View result;
       for (const char* key : {"kv_bytes_per_token", "kv_bytes_per_sequence", "max_sequences", "weights_bytes"}) {
@@ -353,7 +353,7 @@ View to_view(const HomeView& v) {
     }
     formulas.push_back(std::move(formula));
   }
-  put(d, "formulas", formulas);
+  put(d, "formulas", std::move(formulas));
   for (const calc::Accelerator* a : v.chips) {
     double bf16 = a->peak(calc::Dtype::kBf16), fp8 = a->peak(calc::Dtype::kFp8);
     View chip;
@@ -367,17 +367,17 @@ View to_view(const HomeView& v) {
     put(chip, "as_of", a->as_of);
     chips.push_back(std::move(chip));
   }
-  put(d, "chips", chips);
+  put(d, "chips", std::move(chips));
   for (const auto& m : v.must_topics) {
     View topic;
     put(topic, "name", m.name);
     put(topic, "count", std::to_string(m.count) + (m.free == m.count ? " free" : ", " + std::to_string(m.free) + " free"));
     ViewList questions;
     for (const auto& q : m.questions) questions.push_back(to_view(q));
-    put(topic, "questions", questions);
+    put(topic, "questions", std::move(questions));
     must_topics.push_back(std::move(topic));
   }
-  put(d, "must_topics", must_topics);
+  put(d, "must_topics", std::move(must_topics));
   for (const auto& t : v.topics) {
     View topic;
     put(topic, "id", t.id);
@@ -386,7 +386,7 @@ View to_view(const HomeView& v) {
     put(topic, "questions", count_of(t.questions, "question", "questions"));
     topics.push_back(std::move(topic));
   }
-  put(d, "topics", topics);
+  put(d, "topics", std::move(topics));
   put(d, "company_table_html", v.company_table.text);
   put(d, "price", v.offer.price);
   put(d, "months", std::to_string(v.offer.months));
@@ -543,9 +543,9 @@ View to_view(const HardwareView& v) {
                                                      {"source", source_view(s.source, s.source_url)},
                                                      {"as_of", s.as_of}}));
   }
-  put(d, "dtypes", dtypes);
-  put(d, "chips", chips);
-  put(d, "systems", systems);
+  put(d, "dtypes", std::move(dtypes));
+  put(d, "chips", std::move(chips));
+  put(d, "systems", std::move(systems));
   return d;
 }
 
@@ -579,7 +579,7 @@ void set_groups(const Site& site, const std::vector<QuestionGroup>& groups, bool
     put(group, "list", question_list_view(site, g.questions));
     list.push_back(group);
   }
-  put(d, "groups", list);
+  put(d, "groups", std::move(list));
   put(d, "no_questions", no_questions);
 }
 
@@ -611,7 +611,7 @@ View to_view(const std::vector<TopicCard>& topics) {
     list.push_back(View(kainjow::mustache::object{
         {"id", t.id}, {"name", t.name}, {"description", t.description}, {"count", std::to_string(t.questions)}}));
   }
-  return object_with("topics", list);
+  return object_with("topics", list_view(std::move(list)));
 }
 
 struct TrackView {
@@ -631,7 +631,7 @@ View to_view(const Site& site, const TrackView& v) {
   }
   put(d, "name", v.name);
   put(d, "description", v.description);
-  put(d, "weights", weights);
+  put(d, "weights", std::move(weights));
   put(d, "filters_html", v.filters.text);
   put(d, "list", question_list_view(site, v.questions));
   return d;
@@ -663,11 +663,11 @@ View to_view(const Site& site, const ConceptView& v) {
   }
   for (const auto& calculator : v.calculators) calculators.emplace_back(calculator);
   put(d, "has_prerequisites", !v.prerequisites.empty());
-  put(d, "prerequisites", prerequisites);
+  put(d, "prerequisites", std::move(prerequisites));
   put(d, "stub", v.stub);
   put(d, "text_html", v.text.text);
   put(d, "has_calculators", !v.calculators.empty());
-  put(d, "calculators", calculators);
+  put(d, "calculators", std::move(calculators));
   put(d, "filters_html", v.filters.text);
   put(d, "list", question_list_view(site, v.questions));
   return d;
@@ -692,7 +692,7 @@ View to_view(const std::vector<ConceptSection>& sections) {
     }
     list.push_back(View(kainjow::mustache::object{{"heading", s.heading}, {"concepts", concepts}}));
   }
-  return object_with("sections", list);
+  return object_with("sections", list_view(std::move(list)));
 }
 
 }  // namespace
@@ -804,13 +804,13 @@ View weight_cells(const bank::Company& c) {
                                                    {"stars", std::string(static_cast<size_t>(w), '*')},
                                                    {"none", w == 0}}));
   }
-  return cells;
+  return list_view(std::move(cells));
 }
 
 View weight_keys() {
   ViewList keys;
   for (const char* key : kWeightKeys) keys.emplace_back(key);
-  return keys;
+  return list_view(std::move(keys));
 }
 
 // company.mustache: the loop round by round, what it weighs, what to drill, the questions
@@ -854,7 +854,7 @@ View to_view(const CompanyView& v) {
                                                     {"sources", sources}}));
   }
   put(d, "has_rounds", !c.rounds.empty());
-  put(d, "rounds", rounds);
+  put(d, "rounds", std::move(rounds));
   put(d, "no_public_rounds", c.rounds.empty() && !c.sources.empty());
   put(d, "has_weights", !c.weights.empty());
   put(d, "weight_keys", weight_keys());
@@ -864,10 +864,10 @@ View to_view(const CompanyView& v) {
   for (const auto& t : c.tracks) tracks.emplace_back(t);
   for (const auto& [id, name] : v.topics) topics.push_back(View(kainjow::mustache::object{{"id", id}, {"name", name}}));
   for (size_t i = 0; i < c.stack.size(); ++i) stack.push_back(View(kainjow::mustache::object{{"comma", i > 0}, {"name", c.stack[i]}}));
-  put(d, "tracks", tracks);
-  put(d, "topics", topics);
+  put(d, "tracks", std::move(tracks));
+  put(d, "topics", std::move(topics));
   put(d, "has_stack", !c.stack.empty());
-  put(d, "stack", stack);
+  put(d, "stack", std::move(stack));
   for (const auto& t : v.questions) {
     View q = to_view(t.question);
     put(q, "has_why", !t.why.empty());
@@ -876,12 +876,12 @@ View to_view(const CompanyView& v) {
     questions.push_back(q);
   }
   put(d, "no_questions", c.questions.empty());
-  put(d, "questions", questions);
+  put(d, "questions", std::move(questions));
   for (const auto& s : c.sources) {
     sources.push_back(View(kainjow::mustache::object{
         {"id", s.id}, {"title", s.title}, {"kind", s.kind}, {"url", s.url}, {"read", s.read}}));
   }
-  put(d, "sources", sources);
+  put(d, "sources", std::move(sources));
   return d;
 }
 
@@ -909,7 +909,7 @@ std::string company_table(const Site& site) {
                                                        {"questions", std::to_string(c.questions.size())}}));
   }
   put(d, "weight_keys", weight_keys());
-  put(d, "companies", companies);
+  put(d, "companies", std::move(companies));
   return render("company_table", d);
 }
 
@@ -1026,7 +1026,7 @@ View to_view(const QuestionView& v) {
   put(d, "lab", v.lab);
   ViewList tracks, concepts, related;
   for (const auto& t : v.tracks) tracks.emplace_back(t);
-  put(d, "tracks", tracks);
+  put(d, "tracks", std::move(tracks));
   put(d, "free", v.free);
   auto neighbour = [](const std::optional<QuestionView::Neighbour>& n) {
     return n ? View(kainjow::mustache::object{{"slug", n->slug}, {"title", n->title}}) : View(false);
@@ -1034,9 +1034,9 @@ View to_view(const QuestionView& v) {
   put(d, "prev", neighbour(v.prev));
   put(d, "next", neighbour(v.next));
   for (const auto& [id, title] : v.concepts) concepts.push_back(View(kainjow::mustache::object{{"id", id}, {"title", title}}));
-  put(d, "concepts", concepts);
+  put(d, "concepts", std::move(concepts));
   for (const auto& r : v.related) related.push_back(to_view(r));
-  put(d, "related", related);
+  put(d, "related", std::move(related));
   return d;
 }
 
@@ -1170,7 +1170,7 @@ View to_view(const ValidationView& v) {
                                                     {"held_out_worst", g.held_out_worst},
                                                     {"runs", runs}}));
   }
-  return object_with("groups", groups);
+  return object_with("groups", list_view(std::move(groups)));
 }
 
 }  // namespace
@@ -1179,7 +1179,7 @@ std::string calculators_index(const Site& site, const nlohmann::json& validation
   View d;
   ViewList calculators;
   for (const auto& c : site.registry.all()) calculators.push_back(View(kainjow::mustache::object{{"name", c.name}, {"summary", c.summary}}));
-  put(d, "calculators", calculators);
+  put(d, "calculators", std::move(calculators));
   auto table = validation_view(validation);
   put(d, "validation", table ? to_view(*table) : View(false));
   return layout(site, "Calculators", "Napkin-math calculators for AI infrastructure", render("calculators_index", d));
@@ -1205,7 +1205,7 @@ View to_view(const CalculatorView& v) {
   put(d, "form_error", v.form_error);
   ViewList fields, values;
   for (const auto& f : v.fields) fields.push_back(to_view(f));
-  put(d, "fields", fields);
+  put(d, "fields", std::move(fields));
   put(d, "result_html", v.result.text);
   if (v.diagram_kind) {
     View diagram;
@@ -1221,7 +1221,7 @@ View to_view(const CalculatorView& v) {
     put(item, "value", value);
     values.push_back(std::move(item));
   }
-  put(d, "values", values);
+  put(d, "values", std::move(values));
   return d;
 }
 
@@ -1244,7 +1244,7 @@ View to_view(const SearchView& v) {
     put(t, "selected", id == v.topic);
     topics.push_back(std::move(t));
   }
-  put(d, "topics", topics);
+  put(d, "topics", std::move(topics));
   for (bank::Difficulty level : kDifficulties) {
     std::string name(bank::difficulty_name(level));
     View t;
@@ -1252,7 +1252,7 @@ View to_view(const SearchView& v) {
     put(t, "selected", name == v.difficulty);
     difficulties.push_back(std::move(t));
   }
-  put(d, "difficulties", difficulties);
+  put(d, "difficulties", std::move(difficulties));
   put(d, "searched", !v.query.empty());
   const SearchPaging& paging = v.paging;
   int first = (paging.page - 1) * paging.per_page + 1;
@@ -1270,7 +1270,7 @@ View to_view(const SearchView& v) {
     put(hit, "snippet_html", h.snippet_html);  // escaped by the search index, with <mark> around matches
     hits.push_back(std::move(hit));
   }
-  put(d, "hits", hits);
+  put(d, "hits", std::move(hits));
   int count = (paging.total + paging.per_page - 1) / paging.per_page;
   put(d, "paged", count > 1);
   std::string base = "/search?q=" + url_encode(v.query) + (v.topic.empty() ? "" : "&topic=" + url_encode(v.topic)) +
@@ -1284,7 +1284,7 @@ View to_view(const SearchView& v) {
     put(page, "current", p == paging.page);
     pages.push_back(std::move(page));
   }
-  put(d, "pages", pages);
+  put(d, "pages", std::move(pages));
   return d;
 }
 
@@ -1360,7 +1360,7 @@ std::string diagrams_page(const Site& site) {
     put(d, "error", drawn ? "" : calc::to_string(drawn.errors()));
     diagrams.push_back(std::move(d));
   }
-  return layout(site, "Diagrams", "The diagram kinds drawn from the engine", render("diagrams", object_with("diagrams", diagrams)));
+  return layout(site, "Diagrams", "The diagram kinds drawn from the engine", render("diagrams", object_with("diagrams", list_view(std::move(diagrams)))));
 }
 
 namespace {

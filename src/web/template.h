@@ -41,6 +41,15 @@ using ViewList = kainjow::mustache::list;
 // Sets `key` of the object `view` to `value`, moved in. (The library's own set() copies the
 // value twice, and a view holds lists of thousands of questions, nested three deep.)
 inline void put(View& view, const std::string& key, View value) { view[key] = std::move(value); }
+// A list view holding `items`, moved in. (The library copies a list it is given; its list is
+// only readable through a const reference, but the list it owns is not const, so moving into
+// it through const_cast is defined.)
+inline View list_view(ViewList&& items) {
+  View view(View::type::list);
+  const_cast<ViewList&>(view.list_value()) = std::move(items);
+  return view;
+}
+inline void put(View& view, const std::string& key, ViewList&& items) { view[key] = list_view(std::move(items)); }
 // An object with one field, `value` moved in.
 inline View object_with(const std::string& key, View value) {
   View view;
