@@ -8,6 +8,7 @@ packages=(
   libtomlplusplus-dev     # data/hardware.toml, question front matter
   nlohmann-json3-dev      # config.json reader, JSON output
   libmd4c-dev libmd4c-html0-dev  # Markdown to HTML for answers
+  libkainjow-mustache-dev # page templates: header-only Mustache, escapes by default, logic-less (web/templates)
   libgtest-dev libgmock-dev      # unit tests
   libbenchmark-dev        # bench/
   libboost1.81-dev        # Boost.Beast and Asio: the HTTP server

@@ -2,12 +2,111 @@
 // visitor's progress (from their cards in the store) and where to resume.
 #include "web/course_pages.h"
 
-#include "calc/derivation.h"
+#include <algorithm>
+#include <optional>
+
+#include "web/template.h"
 
 namespace ridge::web {
 namespace {
 
-std::string e(std::string_view s) { return calc::html_escape(s); }
+// A count as a word when it is small ("Four"), for prose that states a fact about the bank.
+std::string spelled_capitalized(size_t n) {
+  static const char* kWords[] = {"No",     "One",    "Two",       "Three",    "Four",     "Five",    "Six",
+                                 "Seven",  "Eight",  "Nine",      "Ten",      "Eleven",   "Twelve",  "Thirteen"};
+  return n < std::size(kWords) ? kWords[n] : std::to_string(n);
+}
+
+struct CourseCard {
+  std::string id, title, summary;
+  size_t modules = 0;
+};
+
+View to_view(const std::vector<CourseCard>& courses) {
+  ViewList list;
+  for (const auto& c : courses) {
+    list.push_back(View(kainjow::mustache::object{
+        {"id", c.id}, {"title", c.title}, {"summary", c.summary}, {"modules", std::to_string(c.modules)}}));
+  }
+  return object_with("courses", list_view(std::move(list)));
+}
+
+// course.mustache: the course's modules, and with `progress` the visitor's state of each.
+struct CourseView {
+  std::string id, title, track, summary;
+  struct Module {
+    std::string id, title, summary;
+    std::vector<std::pair<std::string, std::string>> concepts;  // id, title
+    struct Question {
+      std::string slug, title, difficulty;
+    };
+    std::vector<Question> questions;
+    std::string exercise, exercise_prompt;  // empty: no exercise
+    Html exercise_result;                   // the exercise's derivation, rendered when the bank loaded
+    std::vector<std::string> drills;
+  };
+  std::vector<Module> modules;
+  const std::vector<ModuleProgress>* progress = nullptr;  // null: no session; else one per module
+  int done = 0, resume = -1;                              // with progress
+};
+
+View comma_list(const std::vector<std::pair<std::string, std::string>>& items) {
+  ViewList list;
+  for (size_t i = 0; i < items.size(); ++i) {
+    list.push_back(View(kainjow::mustache::object{{"comma", i > 0}, {"id", items[i].first}, {"title", items[i].second}}));
+  }
+  return list_view(std::move(list));
+}
+
+View to_view(const CourseView& v) {
+  View d;
+  put(d, "id", v.id);
+  put(d, "title", v.title);
+  put(d, "track", v.track);
+  put(d, "summary", v.summary);
+  put(d, "signed_in", v.progress != nullptr);
+  put(d, "done", std::to_string(v.done));
+  put(d, "module_count", std::to_string(v.modules.size()));
+  put(d, "resume", v.resume >= 0 ? View(kainjow::mustache::object{{"id", v.modules[static_cast<size_t>(v.resume)].id},
+                                                                 {"title", v.modules[static_cast<size_t>(v.resume)].title}})
+                                : View(false));
+  ViewList modules;
+  for (size_t i = 0; i < v.modules.size(); ++i) {
+    const auto& m = v.modules[i];
+    View module;
+    put(module, "id", m.id);
+    put(module, "title", m.title);
+    put(module, "summary", m.summary);
+    if (v.progress) {
+      const auto& p = (*v.progress)[i];
+      put(module, "progress", View(kainjow::mustache::object{{"reviewed", std::to_string(p.reviewed)},
+                                                            {"total", std::to_string(p.total)},
+                                                            {"has_due", p.due > 0},
+                                                            {"due", std::to_string(p.due)},
+                                                            {"resume_here", static_cast<int>(i) == v.resume}}));
+    } else {
+      put(module, "progress", false);
+    }
+    put(module, "has_concepts", !m.concepts.empty());
+    put(module, "concepts", comma_list(m.concepts));
+    ViewList questions;
+    for (const auto& q : m.questions) {
+      questions.push_back(View(kainjow::mustache::object{{"slug", q.slug}, {"title", q.title}, {"difficulty", q.difficulty}}));
+    }
+    put(module, "questions", std::move(questions));
+    put(module, "has_exercise", !m.exercise.empty());
+    put(module, "exercise", m.exercise);
+    put(module, "exercise_prompt", m.exercise_prompt);
+    put(module, "exercise_html", m.exercise_result.text);
+    ViewList drills;
+    for (size_t k = 0; k < m.drills.size(); ++k) drills.push_back(View(kainjow::mustache::object{{"comma", k > 0}, {"name", m.drills[k]}}));
+    put(module, "has_drills", !m.drills.empty());
+    put(module, "drills", std::move(drills));
+    modules.push_back(module);
+  }
+  put(d, "modules", std::move(modules));
+  return d;
+}
 
 }  // namespace
 
@@ -35,74 +134,30 @@ int resume_module(const std::vector<ModuleProgress>& progress) {
 }
 
 std::string courses_index(const Site& site) {
-  std::string body = "<h1>Courses</h1><p class=\"prose\">One ordered path per track. Each module lists its concepts, its "
-                     "questions from easy to expert, a drill and a calculator exercise; signed in, you see which modules "
-                     "are done, what is due and where to resume.</p><div class=\"grid\">";
-  for (const auto& [id, c] : site.bank.courses) {
-    body += "<div class=\"card\"><h2><a href=\"/courses/" + e(id) + "\">" + e(c.title) + "</a></h2><p>" + e(c.summary) +
-            "</p><p class=\"muted\">" + std::to_string(c.modules.size()) + " modules</p></div>";
-  }
-  return layout(site, "Courses", "Four courses, one per interview track", body + "</div>");
+  std::vector<CourseCard> courses;
+  for (const auto& [id, c] : site.bank.courses) courses.push_back({id, c.title, c.summary, c.modules.size()});
+  return layout(site, "Courses", spelled_capitalized(site.bank.courses.size()) + " courses, one per interview track",
+                render("courses_index", to_view(courses)));
 }
 
 std::string course_page(const Site& site, const bank::Course& c, const std::vector<ModuleProgress>* progress) {
-  std::string body = "<article class=\"prose\"><nav aria-label=\"Breadcrumb\" class=\"muted\"><a href=\"/courses\">Courses</a> · "
-                     "<a href=\"/tracks/" + e(c.track) + "\">" + e(c.track) + "</a></nav><h1>" + e(c.title) + "</h1><p>" +
-                     e(c.summary) + "</p>";
-  int resume = progress ? resume_module(*progress) : -1;
+  CourseView v{c.id, c.title, c.track, c.summary, {}, progress, 0, progress ? resume_module(*progress) : -1};
   if (progress) {
-    int done = 0;
-    for (const auto& p : *progress) done += p.reviewed == p.total && p.due == 0;
-    body += "<p id=\"course-progress\" class=\"card\">" + std::to_string(done) + " of " + std::to_string(c.modules.size()) +
-            " modules done." +
-            (resume >= 0 ? " <a id=\"resume\" href=\"#m-" + e(c.modules[static_cast<size_t>(resume)].id) + "\">Resume at " +
-                               e(c.modules[static_cast<size_t>(resume)].title) + "</a>"
-                         : std::string(" Every module is done and nothing is due.")) +
-            "</p>";
-  } else {
-    body += "<p class=\"muted\"><a href=\"/signin?next=/courses/" + e(c.id) + "\">Sign in</a> to track your progress.</p>";
+    for (const auto& p : *progress) v.done += p.reviewed == p.total && p.due == 0;
   }
-  body += "<ol class=\"modules\">";
-  for (size_t i = 0; i < c.modules.size(); ++i) {
-    const auto& m = c.modules[i];
-    std::string state;
-    if (progress) {
-      const auto& p = (*progress)[i];
-      state = " <span class=\"tag\">" + std::to_string(p.reviewed) + "/" + std::to_string(p.total) + " reviewed" +
-              (p.due > 0 ? ", " + std::to_string(p.due) + " due" : "") + "</span>" +
-              (static_cast<int>(i) == resume ? " <span class=\"tag free\">resume here</span>" : "");
+  for (const auto& m : c.modules) {
+    CourseView::Module module{m.id, m.title, m.summary, {}, {}, m.exercise, m.exercise_prompt, Html{m.exercise_html}, m.drills};
+    for (const auto& id : m.concepts) {
+      auto it = site.bank.concepts.find(id);
+      module.concepts.emplace_back(id, it == site.bank.concepts.end() ? id : it->second.title);
     }
-    body += "<li id=\"m-" + e(m.id) + "\" class=\"module\"><h2>" + e(m.title) + state + "</h2><p>" + e(m.summary) + "</p>";
-    if (!m.concepts.empty()) {
-      body += "<p><span class=\"muted\">Concepts:</span> ";
-      for (size_t k = 0; k < m.concepts.size(); ++k) {
-        auto it = site.bank.concepts.find(m.concepts[k]);
-        body += (k ? ", " : "") + std::string("<a href=\"/concepts/") + e(m.concepts[k]) + "\">" +
-                e(it == site.bank.concepts.end() ? m.concepts[k] : it->second.title) + "</a>";
-      }
-      body += "</p>";
-    }
-    body += "<ol class=\"questions\">";
     for (const auto& slug : m.questions) {
       const bank::Question* q = site.bank.find(slug);
-      if (q == nullptr) continue;
-      body += "<li><a href=\"/q/" + e(slug) + "\">" + e(q->title) + "</a> <span class=\"muted\">" +
-              e(std::string(bank::difficulty_name(q->difficulty))) + "</span></li>";
+      if (q != nullptr) module.questions.push_back({slug, q->title, std::string(bank::difficulty_name(q->difficulty))});
     }
-    body += "</ol>";
-    if (!m.exercise.empty()) {
-      body += "<details><summary>Calculator exercise: " + e(m.exercise_prompt) + "</summary><p><code>ridge calc " + e(m.exercise) +
-              "</code></p>" + m.exercise_html + "</details>";
-    }
-    if (!m.drills.empty()) {
-      body += "<p><span class=\"muted\">Check:</span> <a href=\"/drill?topic=\">graded drills</a> (";
-      for (size_t k = 0; k < m.drills.size(); ++k) body += (k ? ", " : "") + e(m.drills[k]);
-      body += ")</p>";
-    }
-    body += "</li>";
+    v.modules.push_back(std::move(module));
   }
-  body += "</ol></article>";
-  return layout(site, c.title, c.summary, body);
+  return layout(site, c.title, c.summary, render("course", to_view(v)));
 }
 
 }  // namespace ridge::web

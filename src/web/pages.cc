@@ -4,64 +4,103 @@
 #include <cctype>
 #include <set>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "diagram/diagrams.h"
 #include "practice/card_state.h"
 #include "web/http.h"
+#include "web/template.h"
 
 namespace ridge::web {
 
-using calc::html_escape;
-
 namespace {
 
-std::string e(std::string_view s) { return html_escape(s); }
+constexpr bank::Difficulty kDifficulties[] = {bank::Difficulty::kEasy, bank::Difficulty::kMedium, bank::Difficulty::kHard,
+                                              bank::Difficulty::kExpert};
 
-std::string question_link(const bank::Question& q) {
-  std::string tags = "<span class=\"tag\">" + std::string(bank::difficulty_name(q.difficulty)) + "</span>";
-  if (q.free) tags += "<span class=\"tag free\">free</span>";
-  return "<a href=\"/q/" + e(q.slug) + "\">" + e(q.title) + "</a> " + tags;
+// A count as a word when it is small ("thirteen"), for prose that states a fact about the bank.
+std::string spelled(size_t n) {
+  static const char* kWords[] = {"no",      "one",     "two",       "three",    "four",    "five",     "six",
+                                 "seven",   "eight",   "nine",      "ten",      "eleven",  "twelve",   "thirteen",
+                                 "fourteen", "fifteen", "sixteen",  "seventeen", "eighteen", "nineteen", "twenty"};
+  return n < std::size(kWords) ? kWords[n] : std::to_string(n);
 }
 
-// The filter bar above a list of questions (app.js applies it; without script every
-// question stays listed). For a signed-in visitor app.js shows the state filter and marks
-// each question with its state (new, due, seen, mastered) and bookmark.
+std::string capitalized(std::string s) {
+  if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
+  return s;
+}
+
+// One question as a link and as an item of a list (question_link.mustache, question_list.mustache).
+struct QuestionItemView {
+  std::string slug, title, difficulty, summary;
+  std::string tracks, companies;  // ids, space-separated: the list filter's data attributes
+  bool free = false;
+};
+
+QuestionItemView question_item_view(const bank::Question& q) {
+  QuestionItemView v{q.slug, q.title, std::string(bank::difficulty_name(q.difficulty)), q.summary, "", "", q.free};
+  for (const auto& t : q.tracks) v.tracks += (v.tracks.empty() ? "" : " ") + t;
+  for (const auto& c : q.companies) v.companies += (v.companies.empty() ? "" : " ") + c.id;
+  return v;
+}
+
+View to_view(const QuestionItemView& v) {
+  View d;
+  put(d, "slug", v.slug);
+  put(d, "title", v.title);
+  put(d, "difficulty", v.difficulty);
+  put(d, "free", v.free);
+  put(d, "free_flag", v.free ? "1" : "0");
+  put(d, "has_summary", !v.summary.empty());
+  put(d, "summary", v.summary);
+  put(d, "tracks", v.tracks);
+  put(d, "companies", v.companies);
+  return d;
+}
+
+// The filter bar above a list of questions (list_filters.mustache; app.js applies it, and
+// without script every question stays listed). For a signed-in visitor app.js shows the state
+// filter and marks each question with its state (new, due, seen, mastered) and bookmark.
+struct ListFiltersView {
+  std::vector<std::pair<std::string, std::string>> tracks, companies;  // id, name
+  std::string mastered_days;
+};
+
+View to_view(const ListFiltersView& v) {
+  View d;
+  ViewList difficulties, tracks, companies;
+  for (bank::Difficulty level : kDifficulties) difficulties.emplace_back(std::string(bank::difficulty_name(level)));
+  for (const auto& [id, name] : v.tracks) tracks.push_back(View(kainjow::mustache::object{{"id", id}, {"name", name}}));
+  for (const auto& [id, name] : v.companies) companies.push_back(View(kainjow::mustache::object{{"id", id}, {"name", name}}));
+  put(d, "difficulties", std::move(difficulties));
+  put(d, "tracks", std::move(tracks));
+  put(d, "companies", std::move(companies));
+  put(d, "mastered_days", v.mastered_days);
+  return d;
+}
+
 std::string list_filters(const Site& site) {
-  std::string out = "<form class=\"filters\" data-filter-list aria-label=\"Filter the questions\">"
-                    "<label>Difficulty <select name=\"difficulty\"><option value=\"\">any</option>";
-  for (const char* d : {"easy", "medium", "hard", "expert"}) out += std::string("<option>") + d + "</option>";
-  out += "</select></label> <label>Track <select name=\"track\"><option value=\"\">any</option>";
-  for (const auto& t : site.bank.tracks) out += "<option value=\"" + e(t.id) + "\">" + e(t.name) + "</option>";
-  out += "</select></label> <label>Company <select name=\"company\"><option value=\"\">any</option>";
+  ListFiltersView v;
+  for (const auto& t : site.bank.tracks) v.tracks.emplace_back(t.id, t.name);
   // Companies that name a question (in their file or in the question's front matter).
   for (const auto& [id, c] : site.bank.companies) {
-    if (!site.bank.by_company(id).empty()) out += "<option value=\"" + e(id) + "\">" + e(c.name) + "</option>";
+    if (!site.bank.by_company(id).empty()) v.companies.emplace_back(id, c.name);
   }
-  out += "</select></label> <span data-signed-in hidden><label>State <select name=\"state\"><option value=\"\">any</option>"
-         "<option value=\"new\">new</option><option value=\"due\">due</option><option value=\"seen\">seen</option>"
-         "<option value=\"mastered\">mastered</option></select></label> "
-         "<label><input type=\"checkbox\" name=\"bookmarked\" value=\"1\"> bookmarked</label></span> "
-         "<label><input type=\"checkbox\" name=\"free\" value=\"1\"> free only</label> <span class=\"muted\" data-filter-count></span>"
-         "<p class=\"hint\" data-signed-in hidden id=\"state-legend\">New: not graded yet. Due: its review is due now. Seen: graded, "
-         "next review coming. Mastered: " + calc::format_significant(practice::kMasteredStabilityDays, 3) +
-         " days of stability or more (FSRS: at the default retention it next comes back in three weeks or later).</p></form>";
-  return out;
+  v.mastered_days = calc::format_significant(practice::kMasteredStabilityDays, 3);
+  return render("list_filters", to_view(v));
 }
 
-std::string question_list(const Site& site, const std::vector<size_t>& indexes) {
-  if (indexes.empty()) return "<p class=\"muted\">No questions here yet.</p>\n";
-  std::string out = "<ol class=\"questions\">\n";
-  for (size_t i : indexes) {
-    const auto& q = site.bank.questions[i];
-    std::string tracks, companies;
-    for (const auto& t : q.tracks) tracks += (tracks.empty() ? "" : " ") + t;
-    for (const auto& c : q.companies) companies += (companies.empty() ? "" : " ") + c.id;
-    out += "<li data-slug=\"" + e(q.slug) + "\" data-difficulty=\"" + e(std::string(bank::difficulty_name(q.difficulty))) +
-           "\" data-tracks=\"" + e(tracks) + "\" data-companies=\"" + e(companies) + "\" data-free=\"" + (q.free ? "1" : "0") + "\">" +
-           question_link(q) + (q.summary.empty() ? "" : "<br><span class=\"muted summary\">" + e(q.summary) + "</span>") + "</li>\n";
-  }
-  return out + "</ol>\n";
+// The questions at `indexes` as question_list.mustache's view.
+View question_list_view(const Site& site, const std::vector<size_t>& indexes) {
+  View d;
+  ViewList questions;
+  questions.reserve(indexes.size());
+  for (size_t i : indexes) questions.push_back(to_view(question_item_view(site.bank.questions[i])));
+  put(d, "empty", indexes.empty());
+  put(d, "questions", std::move(questions));
+  return d;
 }
 
 std::string topic_name(const Site& site, const std::string& id) {
@@ -80,62 +119,74 @@ std::string display(const calc::Derivation& d, const std::string& key) {
   return r ? calc::format_quantity(r->value, r->unit) : "";
 }
 
-std::string field(const Site& site, const calc::ParamSpec& spec, const calc::Given& values, const std::string& error,
-                  const std::string& form_id) {
-  std::string id = form_id + "-" + spec.name;
+// field.mustache: one parameter of a calculator's form, a select for a catalog or a choice and
+// a text input otherwise, with its hint (unit and accepted range) and its error.
+struct FieldView {
+  std::string id, name, value, example, hint, error;
+  bool optional = false;  // neither required nor defaulted
+  bool select = false;
+  std::vector<std::pair<std::string, std::string>> options;  // value, label (select only)
+};
+
+FieldView field_view(const Site& site, const calc::ParamSpec& spec, const calc::Given& values, const std::string& error,
+                     const std::string& form_id) {
+  FieldView v;
+  v.id = form_id + "-" + spec.name;
+  v.name = spec.name;
   auto it = values.find(spec.name);
-  std::string value = it != values.end() ? it->second : spec.default_value;
-  std::string hint = spec.help;
+  v.value = it != values.end() ? it->second : spec.default_value;
+  v.example = spec.example;
+  v.hint = spec.help;
   std::string accepted = calc::accepted_range(spec, site.catalog);
   if (spec.type == calc::ParamType::kNumber || spec.type == calc::ParamType::kCount) {
     std::string unit(calc::unit_symbol(spec.unit));
-    if (!unit.empty() && unit != "count") hint += " (" + unit + "; " + accepted + ")";
-    else hint += " (" + accepted + ")";
+    if (!unit.empty() && unit != "count") v.hint += " (" + unit + "; " + accepted + ")";
+    else v.hint += " (" + accepted + ")";
   }
-  std::string invalid = error.empty() ? "" : " aria-invalid=\"true\"";
-  std::string out = "<div class=\"field\"><label for=\"" + e(id) + "\">" + e(spec.name) + (spec.required || !spec.default_value.empty() ? "" : " <span class=\"muted\">(optional)</span>") + "</label>";
-  auto select = [&](const std::vector<std::pair<std::string, std::string>>& options) {
-    std::string s = "<select id=\"" + e(id) + "\" name=\"" + e(spec.name) + "\" aria-describedby=\"" + e(id) + "-hint " +
-                    e(id) + "-err\"" + invalid + ">";
-    if (!spec.required && spec.default_value.empty()) s += "<option value=\"\">(none)</option>";
-    for (const auto& [v, label] : options) {
-      s += "<option value=\"" + e(v) + "\"" + (v == value ? " selected" : "") + ">" + e(label) + "</option>";
-    }
-    return s + "</select>";
-  };
+  v.error = error;
+  v.optional = !spec.required && spec.default_value.empty();
+  v.select = true;
   switch (spec.type) {
-    case calc::ParamType::kGpu: {
-      std::vector<std::pair<std::string, std::string>> options;
-      for (const auto& a : site.catalog.hardware.all()) options.emplace_back(a.id, a.name);
-      out += select(options);
+    case calc::ParamType::kGpu:
+      for (const auto& a : site.catalog.hardware.all()) v.options.emplace_back(a.id, a.name);
       break;
-    }
-    case calc::ParamType::kModel: {
-      std::vector<std::pair<std::string, std::string>> options;
-      for (const auto& [mid, m] : site.catalog.models) options.emplace_back(mid, mid);
-      out += select(options);
+    case calc::ParamType::kModel:
+      for (const auto& [mid, m] : site.catalog.models) v.options.emplace_back(mid, mid);
       break;
-    }
-    case calc::ParamType::kDtype: {
-      std::vector<std::pair<std::string, std::string>> options;
-      for (calc::Dtype d : calc::kAllDtypes) options.emplace_back(std::string(calc::dtype_name(d)), std::string(calc::dtype_name(d)));
-      out += select(options);
+    case calc::ParamType::kDtype:
+      for (calc::Dtype d : calc::kAllDtypes) v.options.emplace_back(std::string(calc::dtype_name(d)), std::string(calc::dtype_name(d)));
       break;
-    }
-    case calc::ParamType::kChoice: {
-      std::vector<std::pair<std::string, std::string>> options;
-      for (const auto& c : spec.choices) options.emplace_back(c, c);
-      out += select(options);
+    case calc::ParamType::kChoice:
+      for (const auto& c : spec.choices) v.options.emplace_back(c, c);
       break;
-    }
     default:
-      out += "<input id=\"" + e(id) + "\" name=\"" + e(spec.name) + "\" type=\"text\" inputmode=\"decimal\" value=\"" +
-             e(value) + "\" placeholder=\"" + e(spec.example) + "\" aria-describedby=\"" + e(id) + "-hint " + e(id) +
-             "-err\"" + invalid + ">";
+      v.select = false;
   }
-  out += "<span class=\"hint\" id=\"" + e(id) + "-hint\">" + e(hint) + "</span>";
-  out += "<p class=\"error\" id=\"" + e(id) + "-err\" data-for=\"" + e(spec.name) + "\" role=\"alert\">" + e(error) + "</p>";
-  return out + "</div>\n";
+  return v;
+}
+
+View to_view(const FieldView& v) {
+  View d;
+  put(d, "id", v.id);
+  put(d, "name", v.name);
+  put(d, "value", v.value);
+  put(d, "example", v.example);
+  put(d, "hint", v.hint);
+  put(d, "error", v.error);
+  put(d, "invalid", !v.error.empty());
+  put(d, "optional", v.optional);
+  put(d, "select", v.select);
+  put(d, "none_option", v.optional);
+  ViewList options;
+  for (const auto& [value, label] : v.options) {
+    View o;
+    put(o, "value", value);
+    put(o, "label", label);
+    put(o, "selected", value == v.value);
+    options.push_back(std::move(o));
+  }
+  put(d, "options", std::move(options));
+  return d;
 }
 
 }  // namespace
@@ -148,63 +199,220 @@ calc::Given example_values(const calc::Calculator& c) {
   return given;
 }
 
-std::string layout(const Site& site, const std::string& title, const std::string& description, const std::string& body) {
-  std::string topics;
-  return "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-         "<title>" + e(title) + " · ridge</title>\n"
-         "<meta name=\"description\" content=\"" + e(description) + "\">\n"
-         "<link rel=\"stylesheet\" href=\"" + site.assets.url("style.css") + "\">\n"
-         "<link rel=\"icon\" type=\"image/svg+xml\" href=\"" + site.assets.url("favicon.svg") + "\">\n"
-         "<script src=\"" + site.assets.url("app.js") + "\" defer></script>\n"
-         "</head>\n<body>\n<a class=\"skip\" href=\"#main\">Skip to content</a>\n"
-         "<header class=\"site\"><div class=\"bar\"><a class=\"brand\" href=\"/\">"
-         // The mark is a roofline: the bandwidth slope meeting the compute roof at the ridge.
-         "<svg viewBox=\"0 0 24 24\" aria-hidden=\"true\" focusable=\"false\"><path d=\"M2 21 L10 7 L22 7\" fill=\"none\" "
-         "stroke=\"currentColor\" stroke-width=\"2.5\" stroke-linecap=\"round\" stroke-linejoin=\"round\"/><circle cx=\"10\" cy=\"7\" "
-         "r=\"2.6\" fill=\"currentColor\"/></svg>ridge</a>\n"
-         "<nav class=\"main\" aria-label=\"Main\"><a href=\"/topics\">Topics</a><a href=\"/courses\">Courses</a>"
-         "<a href=\"/calc\">Calculators</a><a href=\"/concepts\">Concepts</a><a href=\"/companies\">Companies</a><a href=\"/drill\">Drill</a>"
-         + std::string(kNavSignedOut) +
-         "<form action=\"/search\" method=\"get\" role=\"search\"><label class=\"vh\" for=\"nav-q\">Search</label>"
-         "<input id=\"nav-q\" name=\"q\" type=\"search\" placeholder=\"Search questions\"><button type=\"submit\">"
-         "<svg viewBox=\"0 0 24 24\" aria-hidden=\"true\" focusable=\"false\"><circle cx=\"10.5\" cy=\"10.5\" r=\"6.5\" fill=\"none\" "
-         "stroke=\"currentColor\" stroke-width=\"2.2\"/><path d=\"M15.5 15.5 L21 21\" stroke=\"currentColor\" stroke-width=\"2.2\" "
-         "stroke-linecap=\"round\"/></svg><span class=\"vh\">Search</span></button></form>"
-         "</nav></div></header>\n<main id=\"main\">\n" +
-         body +
-         "</main>\n<footer class=\"site\"><div class=\"bar\"><p>ridge: interview preparation for AI infrastructure. "
-         "Every number on this site is computed by the engine or cited with its source.</p><nav aria-label=\"Site\">"
-         "<a href=\"/subscribe\">The weekly question by mail</a><a href=\"/pricing\">Pricing</a><a href=\"/hardware\">Hardware</a>"
-         "<a href=\"/diagrams\">Diagrams</a><a href=\"/easy\">By difficulty</a></nav></div></footer>\n</body>\n</html>\n";
+namespace {
+
+// The page around every body (web/templates/layout.mustache); the body itself goes in through
+// render_around(), not through the view.
+struct LayoutView {
+  std::string title, description;  // the <title> (before " · ridge") and the meta description
+  std::string style_url, favicon_url, script_url;  // the assets' hashed URLs
+};
+
+View to_view(const LayoutView& v) {
+  View d;
+  put(d, "title", v.title);
+  put(d, "description", v.description);
+  put(d, "style_url", v.style_url);
+  put(d, "favicon_url", v.favicon_url);
+  put(d, "script_url", v.script_url);
+  put(d, "nav_account_html", std::string(kNavSignedOut));
+  return d;
 }
+
+}  // namespace
+
+std::string layout(const Site& site, const std::string& title, const std::string& description, const std::string& body) {
+  LayoutView v{title, description, site.assets.url("style.css"), site.assets.url("favicon.svg"), site.assets.url("app.js")};
+  return render_around("layout", to_view(v), body);
+}
+
+namespace {
+
+std::string count_of(size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
+
+// home.mustache: the bank in numbers, the tracks, the live "will it fit?", the formulas, the
+// hardware, the must-know set, the topics, the companies, the price and the weekly question.
+struct HomeView {
+  size_t questions = 0, free = 0, must = 0, must_free = 0, topics_count = 0, calculators = 0, accelerators = 0, companies = 0;
+  struct Track {
+    std::string id, name, description;
+    size_t questions = 0;
+    std::vector<std::pair<std::string, std::string>> topics;  // id, name: heaviest first
+    std::vector<int> shares;                                  // per topic, percent of the track's weight
+    std::vector<std::pair<std::string, std::string>> companies;  // id, name: those whose loops it is
+    std::vector<std::pair<std::string, size_t>> courses;         // id, modules
+  };
+  std::vector<Track> tracks;
+  struct Fit {
+    std::vector<FieldView> fields;
+    std::optional<calc::Derivation> result;
+  };
+  std::optional<Fit> fit;  // when the registry has "fit"
+  struct Formula {
+    std::string name, formula, calculator, query;
+    std::optional<std::pair<std::string, std::string>> result;  // the derivation's title, the value
+  };
+  std::vector<Formula> formulas;
+  std::vector<const calc::Accelerator*> chips;
+  struct MustTopic {
+    std::string name;
+    size_t count = 0, free = 0;
+    std::vector<QuestionItemView> questions;
+  };
+  std::vector<MustTopic> must_topics;
+  struct Topic {
+    std::string id, name, description;
+    size_t questions = 0;
+  };
+  std::vector<Topic> topics;
+  Html company_table;
+  Offer offer;
+};
+
+View to_view(const HomeView& v) {
+  View d;
+  put(d, "questions", std::to_string(v.questions));
+  put(d, "free", std::to_string(v.free));
+  put(d, "paid", std::to_string(v.questions - v.free));
+  put(d, "must", std::to_string(v.must));
+  put(d, "must_free", std::to_string(v.must_free));
+  put(d, "topic_count", std::to_string(v.topics_count));
+  put(d, "calculators", std::to_string(v.calculators));
+  put(d, "accelerators", std::to_string(v.accelerators));
+  put(d, "company_count", std::to_string(v.companies));
+  ViewList tracks;
+  for (const auto& t : v.tracks) {
+    View track;
+    put(track, "id", t.id);
+    put(track, "name", t.name);
+    put(track, "description", t.description);
+    put(track, "questions", count_of(t.questions, "question", "questions"));
+    ViewList weights, companies, courses;
+    for (size_t i = 0; i < t.topics.size(); ++i) {
+      View w;
+      put(w, "topic_id", t.topics[i].first);
+      put(w, "topic_name", t.topics[i].second);
+      put(w, "share", std::to_string(t.shares[i]));
+      weights.push_back(std::move(w));
+    }
+    for (size_t i = 0; i < t.companies.size(); ++i) {
+      View c;
+      put(c, "comma", i > 0);
+      put(c, "id", t.companies[i].first);
+      put(c, "name", t.companies[i].second);
+      companies.push_back(std::move(c));
+    }
+    for (const auto& [id, modules] : t.courses) {
+      View c;
+      put(c, "id", id);
+      put(c, "modules", count_of(modules, "module", "modules"));
+      courses.push_back(std::move(c));
+    }
+    put(track, "weights", std::move(weights));
+    put(track, "has_companies", !t.companies.empty());
+    put(track, "companies", std::move(companies));
+    put(track, "courses", std::move(courses));
+    tracks.push_back(std::move(track));
+  }
+  put(d, "tracks", std::move(tracks));
+  if (v.fit) {
+    View fit;
+    ViewList fields;
+    for (const auto& f : v.fit->fields) fields.push_back(to_view(f));
+    put(fit, "fields", std::move(fields));
+    if (const auto& r = v.fit->result) {
+      View result;
+      for (const char* key : {"kv_bytes_per_token", "kv_bytes_per_sequence", "max_sequences", "weights_bytes"}) {
+        put(result, key, display(*r, key));
+      }
+      put(result, "conclusion", r->conclusion());
+      put(result, "derivation_html", calc::render_html(*r));
+      put(fit, "result", std::move(result));
+    } else {
+      put(fit, "result", false);
+    }
+    put(d, "fit", std::move(fit));
+  } else {
+    put(d, "fit", false);
+  }
+  put(d, "formula_count", capitalized(spelled(v.formulas.size())));
+  ViewList formulas, chips, must_topics, topics;
+  for (const auto& f : v.formulas) {
+    View formula;
+    put(formula, "name", f.name);
+    put(formula, "formula", f.formula);
+    put(formula, "calculator", f.calculator);
+    put(formula, "query", f.query);
+    if (f.result) {
+      View result;
+      put(result, "title", f.result->first);
+      put(result, "value", f.result->second);
+      put(formula, "result", std::move(result));
+    } else {
+      put(formula, "result", false);
+    }
+    formulas.push_back(std::move(formula));
+  }
+  put(d, "formulas", std::move(formulas));
+  for (const calc::Accelerator* a : v.chips) {
+    double bf16 = a->peak(calc::Dtype::kBf16), fp8 = a->peak(calc::Dtype::kFp8);
+    View chip;
+    put(chip, "id", a->id);
+    put(chip, "name", a->name);
+    put(chip, "memory", calc::format_quantity(a->memory_bytes, calc::Unit::kBytes));
+    put(chip, "bandwidth", calc::format_quantity(a->memory_bandwidth, calc::Unit::kBytesPerSecond));
+    put(chip, "bf16", calc::format_quantity(bf16, calc::Unit::kFlopPerSecond));
+    put(chip, "fp8", fp8 > 0 ? calc::format_quantity(fp8, calc::Unit::kFlopPerSecond) : "none");
+    put(chip, "ridge", calc::format_significant(bf16 / a->memory_bandwidth, 3));
+    put(chip, "as_of", a->as_of);
+    chips.push_back(std::move(chip));
+  }
+  put(d, "chips", std::move(chips));
+  for (const auto& m : v.must_topics) {
+    View topic;
+    put(topic, "name", m.name);
+    put(topic, "count", std::to_string(m.count) + (m.free == m.count ? " free" : ", " + std::to_string(m.free) + " free"));
+    ViewList questions;
+    for (const auto& q : m.questions) questions.push_back(to_view(q));
+    put(topic, "questions", std::move(questions));
+    must_topics.push_back(std::move(topic));
+  }
+  put(d, "must_topics", std::move(must_topics));
+  for (const auto& t : v.topics) {
+    View topic;
+    put(topic, "id", t.id);
+    put(topic, "name", t.name);
+    put(topic, "description", t.description);
+    put(topic, "questions", count_of(t.questions, "question", "questions"));
+    topics.push_back(std::move(topic));
+  }
+  put(d, "topics", std::move(topics));
+  put(d, "company_table_html", v.company_table.text);
+  put(d, "price", v.offer.price);
+  put(d, "months", std::to_string(v.offer.months));
+  return d;
+}
+
+}  // namespace
 
 std::string home_page(const Site& site, const Offer& offer) {
   const auto& bank = site.bank;
-  size_t free = 0, must = 0, must_free = 0;
+  HomeView v;
   for (const auto& q : bank.questions) {
-    free += q.free ? 1 : 0;
-    must += q.must_know ? 1 : 0;
-    must_free += q.must_know && q.free ? 1 : 0;
+    v.free += q.free ? 1 : 0;
+    v.must += q.must_know ? 1 : 0;
+    v.must_free += q.must_know && q.free ? 1 : 0;
   }
-  auto count = [](size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
-  std::string body;
-  body += "<section class=\"hero\"><h1>AI infrastructure interviews, with the numbers worked out</h1>"
-          "<p class=\"lead\">Practice for the kernel, distributed-training, serving and GPU-fleet loops. Each answer carries its "
-          "whole chain, from a config.json to a KV cache, from a datasheet to a ridge point, from a failure rate to a checkpoint "
-          "interval, and the calculators on this page run the same engine.</p>"
-          "<ul class=\"facts\" aria-label=\"The bank in numbers\"><li><strong>" + std::to_string(bank.questions.size()) +
-          "</strong> questions</li><li><strong>" + std::to_string(free) + "</strong> free with their answers</li><li><strong>" +
-          std::to_string(bank.topics.size()) + "</strong> topics</li><li><strong>" + std::to_string(site.registry.all().size()) +
-          "</strong> calculators</li><li><strong>" + std::to_string(site.catalog.hardware.all().size()) +
-          "</strong> accelerators</li><li><strong>" + std::to_string(bank.companies.size()) + "</strong> company loops</li></ul>"
-          "<p class=\"actions\"><a class=\"button\" href=\"#must-h\">Start with the must-know set</a> "
-          "<a class=\"button secondary\" href=\"#tracks-h\">Pick your loop</a></p></section>\n";
+  v.questions = bank.questions.size();
+  v.topics_count = bank.topics.size();
+  v.calculators = site.registry.all().size();
+  v.accelerators = site.catalog.hardware.all().size();
+  v.companies = bank.companies.size();
 
   // Which loop: each track with what its rounds weigh (the readiness check's weights, as
   // shares) and the companies whose loops the bank places on it.
-  body += "<section aria-labelledby=\"tracks-h\"><h2 id=\"tracks-h\">Which loop are you preparing for?</h2><div class=\"grid tracks\">\n";
   for (const auto& t : bank.tracks) {
+    HomeView::Track track{t.id, t.name, t.description, bank.by_track(t.id).size(), {}, {}, {}, {}};
     std::vector<std::pair<int, std::string>> weights;
     int total = 0;
     for (const auto& [topic, w] : t.weights) {
@@ -212,76 +420,33 @@ std::string home_page(const Site& site, const Offer& offer) {
       total += w;
     }
     std::sort(weights.begin(), weights.end());
-    body += "<div class=\"card track\"><h3><a href=\"/tracks/" + e(t.id) + "\">" + e(t.name) + "</a></h3><p>" + e(t.description) +
-            "</p><p class=\"muted\">" + count(bank.by_track(t.id).size(), "question", "questions") + "</p>"
-            "<h4>What the rounds weigh</h4><ul class=\"weights\">";
     for (const auto& [w, topic] : weights) {
-      int share = total > 0 ? static_cast<int>(-w * 100.0 / total + 0.5) : 0;
-      body += "<li><span class=\"w-name\"><a href=\"/topics/" + e(topic) + "\">" + e(topic_name(site, topic)) + "</a></span>"
-              "<svg class=\"w-bar\" viewBox=\"0 0 100 6\" preserveAspectRatio=\"none\" aria-hidden=\"true\" focusable=\"false\">"
-              "<rect class=\"w-track\" width=\"100\" height=\"6\" rx=\"3\"/><rect class=\"w-fill\" width=\"" + std::to_string(share) +
-              "\" height=\"6\" rx=\"3\"/></svg>"
-              "<span class=\"w-share\">" + std::to_string(share) + "%</span></li>";
+      track.topics.emplace_back(topic, topic_name(site, topic));
+      track.shares.push_back(total > 0 ? static_cast<int>(-w * 100.0 / total + 0.5) : 0);
     }
-    body += "</ul>";
-    std::vector<const bank::Company*> runs;
     for (const auto& [id, c] : bank.companies) {
-      if (std::find(c.tracks.begin(), c.tracks.end(), t.id) != c.tracks.end()) runs.push_back(&c);
-    }
-    if (!runs.empty()) {
-      body += "<h4>Companies that run it</h4><p class=\"companies-list\">";
-      for (size_t i = 0; i < runs.size(); ++i) {
-        body += (i ? ", " : "") + std::string("<a href=\"/companies/") + e(runs[i]->id) + "\">" + e(runs[i]->name) + "</a>";
-      }
-      body += "</p>";
+      if (std::find(c.tracks.begin(), c.tracks.end(), t.id) != c.tracks.end()) track.companies.emplace_back(c.id, c.name);
     }
     for (const auto& [id, course] : bank.courses) {
-      if (course.track == t.id) {
-        body += "<p><a class=\"button secondary\" href=\"/courses/" + e(id) + "\">The course: " +
-                count(course.modules.size(), "module", "modules") + "</a></p>";
-      }
+      if (course.track == t.id) track.courses.emplace_back(id, course.modules.size());
     }
-    body += "</div>\n";
+    v.tracks.push_back(std::move(track));
   }
-  body += "</div></section>\n";
 
   // The live "will it fit?" widget.
   calc::Given fit_in = {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"gpus", "8"}, {"context", "32768"}};
   if (const calc::Calculator* fit = site.registry.find("fit")) {
-    auto d = evaluate(site, "fit", fit_in);
-    body += "<section class=\"card\" aria-labelledby=\"fit-h\"><h2 id=\"fit-h\">Will it fit?</h2>\n"
-            "<form class=\"calc\" action=\"/calc/fit\" method=\"get\" data-live=\"fit\" data-output=\"fit-out\">\n";
+    HomeView::Fit widget;
     for (const auto& spec : fit->params) {
       if (spec.name == "model" || spec.name == "gpu" || spec.name == "gpus" || spec.name == "context") {
-        body += field(site, spec, fit_in, "", "fit");
+        widget.fields.push_back(field_view(site, spec, fit_in, "", "fit"));
       }
     }
-    body += "<p class=\"error\" data-for=\"_form\"></p><div class=\"field\"><button type=\"submit\">Work it out</button></div></form>\n";
-    // Any model from its own config.json: pasted or uploaded, sent to POST /api/calc/fit and
-    // parsed by the same engine on the server (needs JavaScript; the catalog models do not).
-    body += "<details class=\"config-upload\"><summary>Or size any model from its config.json</summary>"
-            "<label for=\"fit-config\">Paste a config.json</label><textarea id=\"fit-config\" rows=\"4\" data-config-for=\"fit\" "
-            "spellcheck=\"false\" placeholder=\"{&quot;hidden_size&quot;: 8192, ...}\"></textarea>"
-            "<label for=\"fit-config-file\">or upload one</label> <input id=\"fit-config-file\" type=\"file\" accept=\".json,application/json\" "
-            "data-config-file-for=\"fit-config\"><p class=\"muted\">Up to 1 MB; it is read on the server by the engine that reads "
-            "<code>ridge calc fit --config</code>, and not kept.</p></details>\n";
-    if (d) {
-      body += "<div class=\"kpis\">"
-              "<div class=\"kpi\"><span class=\"v\" data-result=\"kv_bytes_per_token\">" + e(display(*d, "kv_bytes_per_token")) +
-              "</span><span class=\"k\">KV per token</span></div>"
-              "<div class=\"kpi\"><span class=\"v\" data-result=\"kv_bytes_per_sequence\">" + e(display(*d, "kv_bytes_per_sequence")) +
-              "</span><span class=\"k\">KV per sequence</span></div>"
-              "<div class=\"kpi\"><span class=\"v\" data-result=\"max_sequences\">" + e(display(*d, "max_sequences")) +
-              "</span><span class=\"k\">sequences that fit</span></div>"
-              "<div class=\"kpi\"><span class=\"v\" data-result=\"weights_bytes\">" + e(display(*d, "weights_bytes")) +
-              "</span><span class=\"k\">weights</span></div></div>\n"
-              "<p data-conclusion>" + e(d->conclusion()) + "</p>\n<details class=\"derivation-more\"><summary>The worked chain, step by "
-              "step</summary><div id=\"fit-out\">" + calc::render_html(*d) + "</div></details>\n";
-    }
-    body += "</section>\n";
+    widget.result = evaluate(site, "fit", fit_in);
+    v.fit = std::move(widget);
   }
 
-  // The six formulas, each worked by the engine.
+  // The formulas, each worked by the engine.
   struct Formula {
     const char* name;
     const char* formula;
@@ -297,209 +462,306 @@ std::string home_page(const Site& site, const Offer& offer) {
       {"Decode tokens/s", "batch × bandwidth ÷ bytes per step", "decode", {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"tp", "8"}}, "tokens_per_second"},
       {"Dollars per million tokens", "$/s ÷ tokens/s × 10⁶", "cost", {{"usd-per-hour", "2.50"}, {"tokens-per-second", "1000"}}, "usd_per_million_tokens"},
   };
-  body += "<section aria-labelledby=\"formulas-h\"><h2 id=\"formulas-h\">Six formulas every loop expects</h2><div class=\"grid\">\n";
   for (const auto& f : formulas) {
-    auto d = evaluate(site, f.calculator, f.given);
-    std::string query;
-    for (const auto& [k, v] : f.given) query += (query.empty() ? "?" : "&") + url_encode(k) + "=" + url_encode(v);
-    body += "<div class=\"card\"><h3>" + e(f.name) + "</h3><p><code>" + e(f.formula) + "</code></p>";
-    if (d) {
-      body += "<p>" + e(d->title()) + ": <strong>" + e(display(*d, f.key)) + "</strong></p>";
-    }
-    body += "<p><a href=\"/calc/" + e(f.calculator) + e(query) + "\">Work it in the calculator</a></p></div>\n";
+    HomeView::Formula formula{f.name, f.formula, f.calculator, "", std::nullopt};
+    for (const auto& [k, value] : f.given) formula.query += (formula.query.empty() ? "?" : "&") + url_encode(k) + "=" + url_encode(value);
+    if (auto d = evaluate(site, f.calculator, f.given)) formula.result.emplace(d->title(), display(*d, f.key));
+    v.formulas.push_back(std::move(formula));
   }
-  body += "</div></section>\n";
 
-  // Hardware table from the catalog.
-  body += "<section aria-labelledby=\"hw-h\"><h2 id=\"hw-h\">The hardware, dated</h2>"
-          "<p class=\"muted\">Dense peaks from each vendor's datasheet; the ridge point is bf16 peak ÷ memory bandwidth.</p>"
-          "<table><thead><tr><th scope=\"col\">Accelerator</th><th scope=\"col\">Memory</th><th scope=\"col\">Bandwidth</th>"
-          "<th scope=\"col\">bf16 dense</th><th scope=\"col\">fp8 dense</th><th scope=\"col\">Ridge (FLOP/B)</th><th scope=\"col\">As of</th></tr></thead><tbody>\n";
-  for (const auto& a : site.catalog.hardware.all()) {
-    double bf16 = a.peak(calc::Dtype::kBf16), fp8 = a.peak(calc::Dtype::kFp8);
-    body += "<tr><td><a href=\"/calc/roofline?gpu=" + e(a.id) + "\">" + e(a.name) + "</a></td><td>" +
-            e(calc::format_quantity(a.memory_bytes, calc::Unit::kBytes)) + "</td><td>" +
-            e(calc::format_quantity(a.memory_bandwidth, calc::Unit::kBytesPerSecond)) + "</td><td>" +
-            e(calc::format_quantity(bf16, calc::Unit::kFlopPerSecond)) + "</td><td>" +
-            (fp8 > 0 ? e(calc::format_quantity(fp8, calc::Unit::kFlopPerSecond)) : "none") + "</td><td>" +
-            e(calc::format_significant(bf16 / a.memory_bandwidth, 3)) + "</td><td>" + e(a.as_of) + "</td></tr>\n";
-  }
-  body += "</tbody></table><p><a href=\"/hardware\">The full spec table</a>: every dtype's peak, the scale-up link, power, "
-          "the vendor's system and each figure's source.</p></section>\n";
+  for (const auto& a : site.catalog.hardware.all()) v.chips.push_back(&a);
 
   // The must-know set, grouped by topic (folded, so the page stays short; all in the HTML).
-  body += "<section aria-labelledby=\"must-h\"><h2 id=\"must-h\">The must-know set</h2><p>" + std::to_string(must) +
-          " questions every loop in the field draws on, " + std::to_string(must_free) + " of them free with the worked answer. Start here.</p>"
-          "<div class=\"must\">\n";
   for (const auto& t : bank.topics) {
-    std::string items;
-    size_t n = 0, n_free = 0;
+    HomeView::MustTopic topic{t.name, 0, 0, {}};
     for (size_t i : bank.by_topic(t.id)) {
       const auto& q = bank.questions[i];
       if (!q.must_know) continue;
-      ++n;
-      n_free += q.free ? 1 : 0;
-      items += "<li>" + question_link(q) + "</li>";
+      ++topic.count;
+      topic.free += q.free ? 1 : 0;
+      topic.questions.push_back(question_item_view(q));
     }
-    if (n == 0) continue;
-    body += "<details><summary>" + e(t.name) + " <span class=\"muted\">" + std::to_string(n) +
-            (n_free == n ? " free" : ", " + std::to_string(n_free) + " free") + "</span></summary><ol class=\"questions\">" + items +
-            "</ol></details>\n";
+    if (topic.count > 0) v.must_topics.push_back(std::move(topic));
   }
-  body += "</div></section>\n";
-
-  body += "<section aria-labelledby=\"topics-h\"><h2 id=\"topics-h\">" + std::to_string(bank.topics.size()) +
-          " topics</h2><div class=\"grid\">\n";
-  for (const auto& t : bank.topics) {
-    body += "<div class=\"card\"><h3><a href=\"/topics/" + e(t.id) + "\">" + e(t.name) + "</a></h3><p class=\"muted\">" +
-            count(bank.by_topic(t.id).size(), "question", "questions") + "</p><p>" + e(t.description) + "</p></div>\n";
-  }
-  body += "</div></section>\n<section aria-labelledby=\"co-h\"><h2 id=\"co-h\">" + std::to_string(bank.companies.size()) +
-          " company loops</h2><p class=\"muted\">Each loop only as publicly reported, with its sources and a confidence level.</p>" +
-          company_table(site) + "</section>\n";
-
-  // The price and what it unlocks; then the weekly question.
-  body += "<section aria-labelledby=\"price-h\" class=\"split\"><div class=\"card\"><h2 id=\"price-h\">Free, and what paying adds</h2>"
-          "<ul class=\"checks\"><li>" + std::to_string(free) + " questions with their worked answers, " + std::to_string(must_free) +
-          " of the must-know set among them</li>"
-          "<li>every calculator, the hardware tables and the company loops</li><li>drills, spaced review and the readiness check "
-          "with a free account</li></ul><p>Paid access adds the other " + std::to_string(bank.questions.size() - free) +
-          " worked answers: <strong id=\"home-price\">" + e(offer.price) + "</strong> for " + std::to_string(offer.months) +
-          " months, paid once, no subscription.</p><p><a class=\"button\" href=\"/pricing\">See pricing</a></p></div>"
-          "<div class=\"card\"><h2 id=\"weekly-h\">The weekly question</h2><p>One free question by mail each week, its TL;DR and "
-          "a link to the worked answer. No account needed; every mail has a one-click unsubscribe.</p>"
-          "<form class=\"subscribe\" action=\"/subscribe\" method=\"get\" data-subscribe aria-labelledby=\"weekly-h\">"
-          "<label for=\"weekly-email\">Email</label><span class=\"inline\"><input id=\"weekly-email\" name=\"email\" type=\"email\" "
-          "autocomplete=\"email\" required><button type=\"submit\">Subscribe</button></span>"
-          "<p role=\"status\" data-subscribe-status></p></form></div></section>\n";
-  return layout(site, "Interview preparation for AI infrastructure", "Questions with worked numbers, calculators and the hardware catalog", body);
+  for (const auto& t : bank.topics) v.topics.push_back({t.id, t.name, t.description, bank.by_topic(t.id).size()});
+  v.company_table = Html{company_table(site)};
+  v.offer = offer;
+  return layout(site, "Interview preparation for AI infrastructure", "Questions with worked numbers, calculators and the hardware catalog",
+                render("home", to_view(v)));
 }
+
+namespace {
+
+// quantity.mustache: a figure with its unit, or "not published" for a zero.
+View quantity_view(double value, calc::Unit unit) {
+  return View(kainjow::mustache::object{{"published", value > 0}, {"text", value > 0 ? calc::format_quantity(value, unit) : ""}});
+}
+
+// source_link.mustache: a source's name, linked when it has a URL.
+View source_view(const std::string& name, const std::string& url) {
+  return View(kainjow::mustache::object{{"name", name}, {"url", url}, {"has_url", !url.empty()}});
+}
+
+// hardware.mustache: every accelerator's figures, then the vendors' systems.
+struct HardwareView {
+  std::vector<calc::Dtype> dtypes;  // those at least one chip supports
+  std::vector<const calc::Accelerator*> chips;
+};
+
+View to_view(const HardwareView& v) {
+  View d;
+  ViewList dtypes, chips, systems;
+  for (calc::Dtype t : v.dtypes) dtypes.emplace_back(std::string(calc::dtype_name(t)));
+  for (const calc::Accelerator* a : v.chips) {
+    ViewList peaks;
+    for (calc::Dtype t : v.dtypes) {
+      bool supported = a->supports(t);
+      peaks.push_back(View(kainjow::mustache::object{
+          {"supported", supported}, {"text", supported ? calc::format_quantity(a->peak(t), calc::Unit::kFlopPerSecond) : ""}}));
+    }
+    chips.push_back(View(kainjow::mustache::object{{"id", a->id},
+                                                   {"name", a->name},
+                                                   {"vendor", a->vendor},
+                                                   {"generation", a->generation},
+                                                   {"memory", quantity_view(a->memory_bytes, calc::Unit::kBytes)},
+                                                   {"memory_type", a->memory_type},
+                                                   {"bandwidth", quantity_view(a->memory_bandwidth, calc::Unit::kBytesPerSecond)},
+                                                   {"scale_up", a->scale_up},
+                                                   {"scale_up_bandwidth", quantity_view(a->scale_up_bandwidth, calc::Unit::kBytesPerSecond)},
+                                                   {"power", quantity_view(a->power_watts, calc::Unit::kWatts)},
+                                                   {"peaks", peaks},
+                                                   {"source", source_view(a->source, a->source_url)},
+                                                   {"as_of", a->as_of}}));
+    if (!a->has_system()) continue;
+    const auto& s = a->system;
+    systems.push_back(View(kainjow::mustache::object{{"name", s.name},
+                                                     {"gpus", calc::format_significant(s.gpus, 3)},
+                                                     {"chip", a->name},
+                                                     {"power", quantity_view(s.power_watts, calc::Unit::kWatts)},
+                                                     {"power_per_gpu", quantity_view(s.power_per_gpu(), calc::Unit::kWatts)},
+                                                     {"scale_out", quantity_view(s.scale_out_bandwidth(), calc::Unit::kBytesPerSecond)},
+                                                     {"source", source_view(s.source, s.source_url)},
+                                                     {"as_of", s.as_of}}));
+  }
+  put(d, "dtypes", std::move(dtypes));
+  put(d, "chips", std::move(chips));
+  put(d, "systems", std::move(systems));
+  return d;
+}
+
+}  // namespace
 
 std::string hardware_page(const Site& site) {
-  const auto& chips = site.catalog.hardware.all();
-  std::vector<calc::Dtype> dtypes;
+  HardwareView v;
+  for (const auto& a : site.catalog.hardware.all()) v.chips.push_back(&a);
   for (calc::Dtype d : calc::kAllDtypes) {
-    if (std::any_of(chips.begin(), chips.end(), [&](const calc::Accelerator& a) { return a.supports(d); })) dtypes.push_back(d);
+    if (std::any_of(v.chips.begin(), v.chips.end(), [&](const calc::Accelerator* a) { return a->supports(d); })) v.dtypes.push_back(d);
   }
-  auto q = [](double v, calc::Unit u) { return v > 0 ? e(calc::format_quantity(v, u)) : std::string("<span class=\"muted\">not published</span>"); };
-  std::string body = "<p class=\"muted\"><a href=\"/\">Home</a></p><h1>The hardware catalog</h1><p class=\"prose\">Every accelerator the "
-                     "engine knows, as its vendor states it, with the source and the date each figure was read. Peaks are dense "
-                     "(no structured sparsity); a dtype the chip lacks shows as a dash. The calculators read these same figures.</p>"
-                     "<table class=\"specs\" tabindex=\"0\" aria-label=\"Accelerator specifications\"><thead><tr><th scope=\"col\">Accelerator</th><th scope=\"col\">Vendor</th>"
-                     "<th scope=\"col\">Generation</th><th scope=\"col\">Memory</th><th scope=\"col\">Bandwidth</th><th scope=\"col\">Scale-up</th><th scope=\"col\">Power</th>";
-  for (calc::Dtype d : dtypes) body += "<th scope=\"col\">" + e(std::string(calc::dtype_name(d))) + "</th>";
-  body += "<th scope=\"col\">Source</th><th scope=\"col\">As of</th></tr></thead><tbody>\n";
-  for (const auto& a : chips) {
-    body += "<tr id=\"hw-" + e(a.id) + "\"><th scope=\"row\"><a href=\"/calc/chip?gpu=" + e(a.id) + "\">" + e(a.name) + "</a></th><td>" +
-            e(a.vendor) + "</td><td>" + e(a.generation) + "</td><td>" + q(a.memory_bytes, calc::Unit::kBytes) + " " + e(a.memory_type) +
-            "</td><td>" + q(a.memory_bandwidth, calc::Unit::kBytesPerSecond) + "</td><td>" + e(a.scale_up) + " " +
-            q(a.scale_up_bandwidth, calc::Unit::kBytesPerSecond) + "</td><td>" + q(a.power_watts, calc::Unit::kWatts) + "</td>";
-    for (calc::Dtype d : dtypes) {
-      body += "<td>" + (a.supports(d) ? e(calc::format_quantity(a.peak(d), calc::Unit::kFlopPerSecond)) : std::string("&ndash;")) + "</td>";
-    }
-    body += "<td>" + (a.source_url.empty() ? e(a.source) : "<a href=\"" + e(a.source_url) + "\" rel=\"nofollow noopener\">" + e(a.source) + "</a>") +
-            "</td><td>" + e(a.as_of) + "</td></tr>\n";
-  }
-  body += "</tbody></table>\n<h2>Systems</h2><p class=\"prose\">The vendor's integrated system for each chip, where the catalog lists "
-          "one: what a rack or a node draws and how much scale-out network each accelerator gets.</p>"
-          "<table class=\"specs\" tabindex=\"0\" aria-label=\"Systems\"><thead><tr><th scope=\"col\">System</th><th scope=\"col\">Accelerators</th>"
-          "<th scope=\"col\">Power</th><th scope=\"col\">Power per accelerator</th><th scope=\"col\">Scale-out per accelerator</th>"
-          "<th scope=\"col\">Source</th><th scope=\"col\">As of</th></tr></thead><tbody>\n";
-  for (const auto& a : chips) {
-    if (!a.has_system()) continue;
-    const auto& s = a.system;
-    body += "<tr><th scope=\"row\">" + e(s.name) + "</th><td>" + e(calc::format_significant(s.gpus, 3)) + " × " + e(a.name) + "</td><td>" +
-            q(s.power_watts, calc::Unit::kWatts) + "</td><td>" + q(s.power_per_gpu(), calc::Unit::kWatts) + "</td><td>" +
-            q(s.scale_out_bandwidth(), calc::Unit::kBytesPerSecond) + "</td><td>" +
-            (s.source_url.empty() ? e(s.source) : "<a href=\"" + e(s.source_url) + "\" rel=\"nofollow noopener\">" + e(s.source) + "</a>") +
-            "</td><td>" + e(s.as_of) + "</td></tr>\n";
-  }
-  body += "</tbody></table>\n";
-  return layout(site, "Hardware", "Accelerator specifications with sources and dates", body);
+  return layout(site, "Hardware", "Accelerator specifications with sources and dates", render("hardware", to_view(v)));
 }
 
-std::string topic_page(const Site& site, const bank::Topic& topic) {
-  std::string body = "<h1>" + e(topic.name) + "</h1><p class=\"prose\">" + e(topic.description) + "</p>\n" + list_filters(site);
-  const auto& all = site.bank.by_topic(topic.id);
-  for (bank::Difficulty d : {bank::Difficulty::kEasy, bank::Difficulty::kMedium, bank::Difficulty::kHard, bank::Difficulty::kExpert}) {
-    std::vector<size_t> level;
-    for (size_t i : all) {
-      if (site.bank.questions[i].difficulty == d) level.push_back(i);
-    }
-    if (level.empty()) continue;
-    std::string name(bank::difficulty_name(d));
-    name[0] = static_cast<char>(std::toupper(name[0]));
-    body += "<h2>" + e(name) + "</h2>" + question_list(site, level);
+namespace {
+
+// Views of the pages that list questions. Question lists hold indexes into the bank; their
+// to_view takes the site to turn them into items.
+
+// question_groups.mustache: a heading and a list per group, or "No questions" for none.
+struct QuestionGroup {
+  std::string heading;
+  std::vector<size_t> questions;
+};
+
+void set_groups(const Site& site, const std::vector<QuestionGroup>& groups, bool no_questions, View& d) {
+  ViewList list;
+  for (const auto& g : groups) {
+    View group;
+    put(group, "heading", g.heading);
+    put(group, "list", question_list_view(site, g.questions));
+    list.push_back(group);
   }
-  if (all.empty()) body += "<p class=\"muted\">No questions here yet.</p>";
-  return layout(site, topic.name, topic.description, body);
+  put(d, "groups", std::move(list));
+  put(d, "no_questions", no_questions);
+}
+
+// topic.mustache and difficulty.mustache: a heading, the filters, the questions in groups.
+struct GroupedQuestionsView {
+  std::string name, description;  // the topic's, or the level's name ("Hard") and no description
+  Html filters;
+  std::vector<QuestionGroup> groups;
+  bool no_questions = false;
+};
+
+View to_view(const Site& site, const GroupedQuestionsView& v) {
+  View d;
+  put(d, "name", v.name);
+  put(d, "description", v.description);
+  put(d, "filters_html", v.filters.text);
+  set_groups(site, v.groups, v.no_questions, d);
+  return d;
+}
+
+struct TopicCard {
+  std::string id, name, description;
+  size_t questions = 0;
+};
+
+View to_view(const std::vector<TopicCard>& topics) {
+  ViewList list;
+  for (const auto& t : topics) {
+    list.push_back(View(kainjow::mustache::object{
+        {"id", t.id}, {"name", t.name}, {"description", t.description}, {"count", std::to_string(t.questions)}}));
+  }
+  return object_with("topics", list_view(std::move(list)));
+}
+
+struct TrackView {
+  std::string name, description;
+  std::vector<std::pair<std::string, std::string>> topics;  // id, name: heaviest first
+  std::vector<int> weights;                                 // per topic
+  Html filters;
+  std::vector<size_t> questions;
+};
+
+View to_view(const Site& site, const TrackView& v) {
+  View d;
+  ViewList weights;
+  for (size_t i = 0; i < v.topics.size(); ++i) {
+    weights.push_back(View(kainjow::mustache::object{
+        {"topic_id", v.topics[i].first}, {"topic_name", v.topics[i].second}, {"weight", std::to_string(v.weights[i])}}));
+  }
+  put(d, "name", v.name);
+  put(d, "description", v.description);
+  put(d, "weights", std::move(weights));
+  put(d, "filters_html", v.filters.text);
+  put(d, "list", question_list_view(site, v.questions));
+  return d;
+}
+
+struct ConceptView {
+  std::string topic_id, topic_name;  // empty: not placed in a topic
+  std::string title, summary;
+  std::vector<std::pair<std::string, std::string>> prerequisites;  // id, title
+  bool stub = false;
+  Html text;  // the concept's Markdown, rendered by md4c when the bank loaded
+  std::vector<std::string> calculators;
+  Html filters;
+  std::vector<size_t> questions;
+};
+
+View to_view(const Site& site, const ConceptView& v) {
+  View d;
+  put(d, "has_topic", !v.topic_id.empty());
+  put(d, "topic_id", v.topic_id);
+  put(d, "topic_name", v.topic_name);
+  put(d, "title", v.title);
+  put(d, "has_summary", !v.summary.empty());
+  put(d, "summary", v.summary);
+  ViewList prerequisites, calculators;
+  for (size_t i = 0; i < v.prerequisites.size(); ++i) {
+    prerequisites.push_back(View(kainjow::mustache::object{
+        {"comma", i > 0}, {"id", v.prerequisites[i].first}, {"title", v.prerequisites[i].second}}));
+  }
+  for (const auto& calculator : v.calculators) calculators.emplace_back(calculator);
+  put(d, "has_prerequisites", !v.prerequisites.empty());
+  put(d, "prerequisites", std::move(prerequisites));
+  put(d, "stub", v.stub);
+  put(d, "text_html", v.text.text);
+  put(d, "has_calculators", !v.calculators.empty());
+  put(d, "calculators", std::move(calculators));
+  put(d, "filters_html", v.filters.text);
+  put(d, "list", question_list_view(site, v.questions));
+  return d;
+}
+
+struct ConceptSection {
+  std::string heading;
+  struct Item {
+    std::string id, title, summary;
+    size_t questions = 0;
+  };
+  std::vector<Item> concepts;
+};
+
+View to_view(const std::vector<ConceptSection>& sections) {
+  ViewList list;
+  for (const auto& s : sections) {
+    ViewList concepts;
+    for (const auto& c : s.concepts) {
+      concepts.push_back(View(kainjow::mustache::object{
+          {"id", c.id}, {"title", c.title}, {"summary", c.summary}, {"count", std::to_string(c.questions)}}));
+    }
+    list.push_back(View(kainjow::mustache::object{{"heading", s.heading}, {"concepts", concepts}}));
+  }
+  return object_with("sections", list_view(std::move(list)));
+}
+
+}  // namespace
+
+std::string topic_page(const Site& site, const bank::Topic& topic) {
+  const auto& all = site.bank.by_topic(topic.id);
+  GroupedQuestionsView v{topic.name, topic.description, Html{list_filters(site)}, {}, all.empty()};
+  for (bank::Difficulty level : kDifficulties) {
+    QuestionGroup g{capitalized(std::string(bank::difficulty_name(level))), {}};
+    for (size_t i : all) {
+      if (site.bank.questions[i].difficulty == level) g.questions.push_back(i);
+    }
+    if (!g.questions.empty()) v.groups.push_back(std::move(g));
+  }
+  return layout(site, topic.name, topic.description, render("topic", to_view(site, v)));
 }
 
 std::string topics_index(const Site& site) {
-  std::string body = "<h1>Topics</h1><div class=\"grid\">\n";
-  for (const auto& t : site.bank.topics) {
-    body += "<div class=\"card\"><h2><a href=\"/topics/" + e(t.id) + "\">" + e(t.name) + "</a></h2><p class=\"muted\">" +
-            std::to_string(site.bank.by_topic(t.id).size()) + " questions</p><p>" + e(t.description) + "</p></div>\n";
-  }
-  return layout(site, "Topics", "The thirteen topics of the bank", body + "</div>\n");
+  std::vector<TopicCard> topics;
+  for (const auto& t : site.bank.topics) topics.push_back({t.id, t.name, t.description, site.bank.by_topic(t.id).size()});
+  return layout(site, "Topics", "The " + spelled(site.bank.topics.size()) + " topics of the bank", render("topics_index", to_view(topics)));
 }
 
 std::string track_page(const Site& site, const bank::Track& track) {
-  std::string body = "<h1>" + e(track.name) + "</h1><p class=\"prose\">" + e(track.description) + "</p><h2>What it weighs</h2><ul>";
   std::vector<std::pair<int, std::string>> weights;
   for (const auto& [topic, w] : track.weights) weights.emplace_back(-w, topic);
   std::sort(weights.begin(), weights.end());
+  TrackView v{track.name, track.description, {}, {}, Html{list_filters(site)}, site.bank.by_track(track.id)};
   for (const auto& [w, topic] : weights) {
-    body += "<li><a href=\"/topics/" + e(topic) + "\">" + e(topic_name(site, topic)) + "</a> <span class=\"muted\">weight " + std::to_string(-w) + "</span></li>";
+    v.topics.emplace_back(topic, topic_name(site, topic));
+    v.weights.push_back(-w);
   }
-  body += "</ul><h2>Questions</h2>" + list_filters(site) + question_list(site, site.bank.by_track(track.id));
-  return layout(site, track.name, track.description, body);
+  return layout(site, track.name, track.description, render("track", to_view(site, v)));
 }
 
-std::string difficulty_page(const Site& site, bank::Difficulty d) {
-  std::string name(bank::difficulty_name(d));
-  std::string title = name;
-  title[0] = static_cast<char>(std::toupper(title[0]));
-  std::string body = "<h1>" + e(title) + " questions</h1>\n" + list_filters(site);
-  const auto& all = site.bank.by_difficulty(d);
+std::string difficulty_page(const Site& site, bank::Difficulty level) {
+  std::string name(bank::difficulty_name(level));
+  const auto& all = site.bank.by_difficulty(level);
+  GroupedQuestionsView v{capitalized(name), "", Html{list_filters(site)}, {}, all.empty()};
   for (const auto& t : site.bank.topics) {
-    std::vector<size_t> in_topic;
+    QuestionGroup g{t.name, {}};
     for (size_t i : all) {
-      if (site.bank.questions[i].topic == t.id) in_topic.push_back(i);
+      if (site.bank.questions[i].topic == t.id) g.questions.push_back(i);
     }
-    if (!in_topic.empty()) body += "<h2>" + e(t.name) + "</h2>" + question_list(site, in_topic);
+    if (!g.questions.empty()) v.groups.push_back(std::move(g));
   }
-  if (all.empty()) body += "<p class=\"muted\">No questions here yet.</p>";
-  return layout(site, title + " questions", "Questions at the " + name + " level", body);
+  return layout(site, v.name + " questions", "Questions at the " + name + " level", render("difficulty", to_view(site, v)));
 }
 
 std::string concept_page(const Site& site, const bank::Concept& c) {
-  std::string body = "<article class=\"prose\"><nav aria-label=\"Breadcrumb\" class=\"muted\"><a href=\"/concepts\">Concepts</a>" +
-                     (c.topic.empty() ? std::string() : " · <a href=\"/topics/" + e(c.topic) + "\">" + e(topic_name(site, c.topic)) + "</a>") +
-                     "</nav><h1>" + e(c.title) + "</h1>";
-  if (!c.summary.empty()) body += "<p class=\"tldr\">" + e(c.summary) + "</p>";
-  if (!c.prerequisites.empty()) {
-    body += "<p><span class=\"muted\">Read first:</span> ";
-    for (size_t i = 0; i < c.prerequisites.size(); ++i) {
-      auto it = site.bank.concepts.find(c.prerequisites[i]);
-      std::string title = it == site.bank.concepts.end() ? c.prerequisites[i] : it->second.title;
-      body += (i ? ", " : "") + std::string("<a href=\"/concepts/") + e(c.prerequisites[i]) + "\">" + e(title) + "</a>";
-    }
-    body += "</p>";
+  ConceptView v;
+  if (!c.topic.empty()) v.topic_id = c.topic, v.topic_name = topic_name(site, c.topic);
+  v.title = c.title;
+  v.summary = c.summary;
+  for (const auto& id : c.prerequisites) {
+    auto it = site.bank.concepts.find(id);
+    v.prerequisites.emplace_back(id, it == site.bank.concepts.end() ? id : it->second.title);
   }
-  body += c.stub ? "<p class=\"muted\">This concept page is being written.</p>" : c.html;
-  if (!c.calculators.empty()) {
-    body += "<h2>Try it</h2><p>";
-    for (const auto& calc : c.calculators) body += "<a class=\"tag\" href=\"/calc/" + e(calc) + "\">" + e(calc) + "</a> ";
-    body += "</p>";
-  }
-  body += "<h2>Questions that use it</h2>" + list_filters(site) + question_list(site, site.bank.by_concept(c.id)) + "</article>";
-  return layout(site, c.title, c.summary.empty() ? "The concept: " + c.title : c.summary, body);
+  v.stub = c.stub;
+  v.text = Html{c.html};
+  v.calculators = c.calculators;
+  v.filters = Html{list_filters(site)};
+  v.questions = site.bank.by_concept(c.id);
+  return layout(site, c.title, c.summary.empty() ? "The concept: " + c.title : c.summary, render("concept", to_view(site, v)));
 }
 
 std::string concepts_index(const Site& site) {
   // Grouped by topic in the bank's topic order, ordered by name within a topic.
-  std::string body = "<h1>Concepts</h1>";
+  std::vector<ConceptSection> sections;
   auto section = [&](const std::string& topic_id, const std::string& heading) {
     std::vector<const bank::Concept*> list;
     for (const auto& [id, c] : site.bank.concepts) {
@@ -507,124 +769,153 @@ std::string concepts_index(const Site& site) {
     }
     if (list.empty()) return;
     std::sort(list.begin(), list.end(), [](const bank::Concept* a, const bank::Concept* b) { return a->title < b->title; });
-    body += "<h2>" + e(heading) + "</h2><ul class=\"concepts\">";
-    for (const bank::Concept* c : list) {
-      body += "<li><a href=\"/concepts/" + e(c->id) + "\">" + e(c->title) + "</a> <span class=\"muted\">" +
-              e(c->summary) + " (" + std::to_string(site.bank.by_concept(c->id).size()) + " questions)</span></li>";
-    }
-    body += "</ul>";
+    ConceptSection s{heading, {}};
+    for (const bank::Concept* c : list) s.concepts.push_back({c->id, c->title, c->summary, site.bank.by_concept(c->id).size()});
+    sections.push_back(std::move(s));
   };
   for (const auto& t : site.bank.topics) section(t.id, t.name);
   section("", "Not yet placed in a topic");
-  return layout(site, "Concepts", "Concepts the questions build on, by topic", body);
+  return layout(site, "Concepts", "Concepts the questions build on, by topic", render("concepts_index", to_view(sections)));
 }
 
 namespace {
 
-std::string confidence_tag(const std::string& confidence) {
-  return "<span class=\"tag confidence-" + e(confidence) + "\" title=\"" +
-         e(confidence == "documented" ? "from the company's own published material"
-           : confidence == "partial"  ? "from first-hand candidate reports"
-                                      : "from one report or secondary guides only") +
-         "\">" + e(confidence) + "</span>";
+// What a company's loop weighs, the columns of its tables, in this order.
+constexpr const char* kWeightKeys[] = {"kernels", "platform", "distributed", "design", "cost"};
+
+// confidence_tag.mustache: a confidence level and where such a level comes from.
+View confidence_view(const std::string& confidence) {
+  return View(kainjow::mustache::object{
+      {"level", confidence},
+      {"why", confidence == "documented" ? "from the company's own published material"
+              : confidence == "partial"  ? "from first-hand candidate reports"
+                                         : "from one report or secondary guides only"}});
 }
 
-std::string weight_cell(const bank::Company& c, const std::string& key) {
-  auto it = c.weights.find(key);
-  int w = it == c.weights.end() ? 0 : it->second;
+// weight_cell.mustache for each of kWeightKeys: 0 (not reported) to 3 (central) stars.
+View weight_cells(const bank::Company& c) {
   static const char* kLabels[] = {"not reported", "some", "much", "central"};
-  return "<td class=\"weight w" + std::to_string(w) + "\" title=\"" + kLabels[w] + "\">" + std::string(static_cast<size_t>(w), '*') +
-         (w == 0 ? "&middot;" : "") + "</td>";
+  ViewList cells;
+  for (const char* key : kWeightKeys) {
+    auto it = c.weights.find(key);
+    int w = it == c.weights.end() ? 0 : it->second;
+    cells.push_back(View(kainjow::mustache::object{{"weight", std::to_string(w)},
+                                                   {"label", kLabels[w]},
+                                                   {"stars", std::string(static_cast<size_t>(w), '*')},
+                                                   {"none", w == 0}}));
+  }
+  return list_view(std::move(cells));
+}
+
+View weight_keys() {
+  ViewList keys;
+  for (const char* key : kWeightKeys) keys.emplace_back(key);
+  return list_view(std::move(keys));
+}
+
+// company.mustache: the loop round by round, what it weighs, what to drill, the questions
+// tagged to it and the sources, each as the company's file states them.
+struct CompanyView {
+  const bank::Company* company = nullptr;
+  std::vector<std::pair<std::string, std::string>> topics;  // id, name: what to drill
+  struct Tagged {
+    QuestionItemView question;
+    std::string why, source;
+  };
+  std::vector<Tagged> questions;
+};
+
+View to_view(const CompanyView& v) {
+  const bank::Company& c = *v.company;
+  View d;
+  put(d, "name", c.name);
+  put(d, "has_kind", !c.kind.empty());
+  put(d, "kind", c.kind);
+  put(d, "confidence", c.confidence.empty() ? View(false) : confidence_view(c.confidence));
+  put(d, "has_updated", !c.updated.empty());
+  put(d, "updated", c.updated);
+  put(d, "has_summary", !c.summary.empty());
+  put(d, "summary", c.summary);
+  put(d, "has_note", !c.note.empty());
+  put(d, "note", c.note);
+  put(d, "has_sources", !c.sources.empty());
+  ViewList rounds;
+  for (const auto& r : c.rounds) {
+    ViewList sources;
+    for (size_t i = 0; i < r.sources.size(); ++i) sources.push_back(View(kainjow::mustache::object{{"comma", i > 0}, {"id", r.sources[i]}}));
+    rounds.push_back(View(kainjow::mustache::object{{"name", r.name},
+                                                    {"confidence", confidence_view(r.confidence)},
+                                                    {"has_format", !r.format.empty()},
+                                                    {"format", r.format},
+                                                    {"has_length", !r.length.empty()},
+                                                    {"length", r.length},
+                                                    {"has_weighs", !r.weighs.empty()},
+                                                    {"weighs", r.weighs},
+                                                    {"sources", sources}}));
+  }
+  put(d, "has_rounds", !c.rounds.empty());
+  put(d, "rounds", std::move(rounds));
+  put(d, "no_public_rounds", c.rounds.empty() && !c.sources.empty());
+  put(d, "has_weights", !c.weights.empty());
+  put(d, "weight_keys", weight_keys());
+  put(d, "weights", weight_cells(c));
+  put(d, "has_drill", !c.tracks.empty() || !c.topics.empty());
+  ViewList tracks, topics, stack, questions, sources;
+  for (const auto& t : c.tracks) tracks.emplace_back(t);
+  for (const auto& [id, name] : v.topics) topics.push_back(View(kainjow::mustache::object{{"id", id}, {"name", name}}));
+  for (size_t i = 0; i < c.stack.size(); ++i) stack.push_back(View(kainjow::mustache::object{{"comma", i > 0}, {"name", c.stack[i]}}));
+  put(d, "tracks", std::move(tracks));
+  put(d, "topics", std::move(topics));
+  put(d, "has_stack", !c.stack.empty());
+  put(d, "stack", std::move(stack));
+  for (const auto& t : v.questions) {
+    View q = to_view(t.question);
+    put(q, "has_why", !t.why.empty());
+    put(q, "why", t.why);
+    put(q, "source", t.source);
+    questions.push_back(q);
+  }
+  put(d, "no_questions", c.questions.empty());
+  put(d, "questions", std::move(questions));
+  for (const auto& s : c.sources) {
+    sources.push_back(View(kainjow::mustache::object{
+        {"id", s.id}, {"title", s.title}, {"kind", s.kind}, {"url", s.url}, {"read", s.read}}));
+  }
+  put(d, "sources", std::move(sources));
+  return d;
 }
 
 }  // namespace
 
 std::string company_page(const Site& site, const bank::Company& c) {
-  std::string body = "<article class=\"prose\"><h1>" + e(c.name) + "</h1><p>" + (c.kind.empty() ? "" : "<span class=\"tag\">" + e(c.kind) + "</span> ") +
-                     (c.confidence.empty() ? "" : "confidence " + confidence_tag(c.confidence)) +
-                     (c.updated.empty() ? "" : " <span class=\"muted\">updated " + e(c.updated) + "</span>") + "</p>";
-  if (!c.summary.empty()) body += "<p>" + e(c.summary) + "</p>";
-  if (!c.note.empty()) body += "<p class=\"muted\">" + e(c.note) + "</p>";
-  if (c.sources.empty()) {
-    body += "<p class=\"muted\">This company's page is being written: nothing about its loop is published here yet.</p>";
+  CompanyView v{&c, {}, {}};
+  for (const auto& t : c.topics) v.topics.emplace_back(t, topic_name(site, t));
+  for (const auto& tag : c.questions) {
+    if (const bank::Question* q = site.bank.find(tag.slug)) v.questions.push_back({question_item_view(*q), tag.why, tag.source});
   }
-  if (!c.rounds.empty()) {
-    body += "<h2>The loop, round by round</h2><ol class=\"rounds\">";
-    for (const auto& r : c.rounds) {
-      body += "<li><strong>" + e(r.name) + "</strong> " + confidence_tag(r.confidence);
-      if (!r.format.empty()) body += "<br>" + e(r.format);
-      if (!r.length.empty()) body += " <span class=\"muted\">(" + e(r.length) + ")</span>";
-      if (!r.weighs.empty()) body += "<br><span class=\"muted\">Weighs:</span> " + e(r.weighs);
-      body += "<br><span class=\"muted\">Sources:</span> ";
-      for (size_t i = 0; i < r.sources.size(); ++i) {
-        body += (i ? ", " : "") + std::string("<a href=\"#src-") + e(r.sources[i]) + "\">" + e(r.sources[i]) + "</a>";
-      }
-      body += "</li>";
-    }
-    body += "</ol>";
-  } else if (!c.sources.empty()) {
-    body += "<h2>The loop</h2><p class=\"muted\">No round of this company's loop is publicly reported in a source we could verify; "
-            "we show only what is public.</p>";
-  }
-  if (!c.weights.empty()) {
-    body += "<h2>What it weighs</h2><table><thead><tr><th>kernels</th><th>platform</th><th>distributed</th><th>design</th><th>cost</th></tr></thead><tbody><tr>";
-    for (const char* k : {"kernels", "platform", "distributed", "design", "cost"}) body += weight_cell(c, k);
-    body += "</tr></tbody></table>";
-  }
-  if (!c.tracks.empty() || !c.topics.empty()) {
-    body += "<h2>What to drill</h2><p>";
-    for (const auto& t : c.tracks) body += "<a class=\"tag\" href=\"/tracks/" + e(t) + "\">" + e(t) + "</a> ";
-    for (const auto& t : c.topics) body += "<a class=\"tag\" href=\"/topics/" + e(t) + "\">" + e(topic_name(site, t)) + "</a> ";
-    body += "</p>";
-  }
-  if (!c.stack.empty()) {
-    body += "<p><span class=\"muted\">Named in its job postings:</span> ";
-    for (size_t i = 0; i < c.stack.size(); ++i) body += (i ? ", " : "") + e(c.stack[i]);
-    body += "</p>";
-  }
-  body += "<h2>Questions that match its rounds</h2>";
-  if (c.questions.empty()) {
-    body += "<p class=\"muted\">No question is tagged to this company yet.</p>";
-  } else {
-    body += "<ol class=\"questions\">";
-    for (const auto& tag : c.questions) {
-      const bank::Question* q = site.bank.find(tag.slug);
-      if (q == nullptr) continue;
-      body += "<li>" + question_link(*q) + (tag.why.empty() ? "" : " <span class=\"muted\">" + e(tag.why) + "</span>") +
-              " <a class=\"muted\" href=\"#src-" + e(tag.source) + "\">[" + e(tag.source) + "]</a></li>";
-    }
-    body += "</ol>";
-  }
-  if (!c.sources.empty()) {
-    body += "<h2>Sources</h2><ol class=\"sources\">";
-    for (const auto& s : c.sources) {
-      body += "<li id=\"src-" + e(s.id) + "\">" + e(s.title) + " <span class=\"tag\">" + e(s.kind) + "</span> <a href=\"" + e(s.url) +
-              "\" rel=\"nofollow noopener\">" + e(s.url) + "</a> <span class=\"muted\">read " + e(s.read) + "</span></li>";
-    }
-    body += "</ol>";
-  }
-  body += "</article>";
-  return layout(site, c.name, "The " + c.name + " interview loop as publicly reported, with sources and confidence levels", body);
+  return layout(site, c.name, "The " + c.name + " interview loop as publicly reported, with sources and confidence levels",
+                render("company", to_view(v)));
 }
 
 std::string company_table(const Site& site) {
-  std::string body = "<table class=\"companies\"><thead><tr><th>company</th><th>kind</th><th>kernels</th><th>platform</th>"
-                     "<th>distributed</th><th>design</th><th>cost</th><th>confidence</th><th>questions</th></tr></thead><tbody>";
+  View d;
+  ViewList companies;
   for (const auto& [id, c] : site.bank.companies) {
-    body += "<tr><td><a href=\"/companies/" + e(id) + "\">" + e(c.name) + "</a></td><td>" + e(c.kind) + "</td>";
-    for (const char* k : {"kernels", "platform", "distributed", "design", "cost"}) body += weight_cell(c, k);
-    body += "<td>" + (c.confidence.empty() ? std::string("<span class=\"muted\">being written</span>") : confidence_tag(c.confidence)) +
-            "</td><td>" + std::to_string(c.questions.size()) + "</td></tr>";
+    companies.push_back(View(kainjow::mustache::object{{"id", id},
+                                                       {"name", c.name},
+                                                       {"kind", c.kind},
+                                                       {"weights", weight_cells(c)},
+                                                       {"confidence", c.confidence.empty() ? View(false) : confidence_view(c.confidence)},
+                                                       {"questions", std::to_string(c.questions.size())}}));
   }
-  return body + "</tbody></table>";
+  put(d, "weight_keys", weight_keys());
+  put(d, "companies", std::move(companies));
+  return render("company_table", d);
 }
 
 std::string companies_index(const Site& site) {
-  std::string body = "<h1>Companies</h1><p class=\"prose\">Each loop as publicly reported, round by round. Confidence says where it "
-                     "comes from: <strong>documented</strong> (the company's own material), <strong>partial</strong> (first-hand "
-                     "candidate reports), <strong>limited</strong> (one report or secondary guides). Stars show what the sources say a "
-                     "loop weighs.</p>" + company_table(site);
-  return layout(site, "Companies", "Company interview loops with sources and confidence levels", body);
+  return layout(site, "Companies", "Company interview loops with sources and confidence levels",
+                render("companies_index", object_with("table_html", company_table(site))));
 }
 
 // A long answer gets a contents list (its h2 sections and follow-up h3s, anchored), and a
@@ -704,54 +995,82 @@ std::string enhance_answer(const std::string& html) {
   return out;
 }
 
+namespace {
+
+// question.mustache: the question, its answer behind "Reveal", the practice box, the pager
+// within the topic and the related concepts and questions.
+struct QuestionView {
+  std::string topic_id, topic_name, difficulty, slug, title, updated, tldr, lab;
+  std::vector<std::string> tracks;
+  bool free = false;
+  Html answer;  // md4c's rendering of the answer, with its contents list (enhance_answer):
+                // the template's body_html, put in by render_around (most of the page's bytes)
+  struct Neighbour {
+    std::string slug, title;
+  };
+  std::optional<Neighbour> prev, next;  // in the topic
+  std::vector<std::pair<std::string, std::string>> concepts;  // id, title
+  std::vector<QuestionItemView> related;
+};
+
+View to_view(const QuestionView& v) {
+  View d;
+  put(d, "topic_id", v.topic_id);
+  put(d, "topic_name", v.topic_name);
+  put(d, "difficulty", v.difficulty);
+  put(d, "slug", v.slug);
+  put(d, "title", v.title);
+  put(d, "updated", v.updated);
+  put(d, "tldr", v.tldr);
+  put(d, "has_lab", !v.lab.empty());
+  put(d, "lab", v.lab);
+  ViewList tracks, concepts, related;
+  for (const auto& t : v.tracks) tracks.emplace_back(t);
+  put(d, "tracks", std::move(tracks));
+  put(d, "free", v.free);
+  auto neighbour = [](const std::optional<QuestionView::Neighbour>& n) {
+    return n ? View(kainjow::mustache::object{{"slug", n->slug}, {"title", n->title}}) : View(false);
+  };
+  put(d, "prev", neighbour(v.prev));
+  put(d, "next", neighbour(v.next));
+  for (const auto& [id, title] : v.concepts) concepts.push_back(View(kainjow::mustache::object{{"id", id}, {"title", title}}));
+  put(d, "concepts", std::move(concepts));
+  for (const auto& r : v.related) related.push_back(to_view(r));
+  put(d, "related", std::move(related));
+  return d;
+}
+
+}  // namespace
+
 std::string question_page(const Site& site, const bank::Question& q) {
-  std::string body = "<nav aria-label=\"Breadcrumb\" class=\"muted\"><a href=\"/topics/" + e(q.topic) + "\">" +
-                     e(topic_name(site, q.topic)) + "</a> · <a href=\"/" + e(std::string(bank::difficulty_name(q.difficulty))) +
-                     "\">" + e(std::string(bank::difficulty_name(q.difficulty))) + "</a></nav>\n";
-  body += "<article class=\"prose\"><h1>" + e(q.title) + "</h1><p>";
-  for (const auto& t : q.tracks) body += "<a class=\"tag\" href=\"/tracks/" + e(t) + "\">" + e(t) + "</a>";
-  if (q.free) body += "<span class=\"tag free\">free</span>";
-  body += " <span class=\"muted\">updated " + e(q.updated) + "</span></p>\n";
-  body += "<p><strong>Try it first.</strong> Work the answer out on paper, with the numbers, before you reveal it.</p>\n";
-  body += "<details class=\"reveal\" id=\"answer\"><summary>Reveal the answer</summary>\n";
-  body += "<p class=\"tldr\"><strong>TL;DR:</strong> " + e(q.tldr) + "</p>\n" + enhance_answer(q.html) + "</details>\n";
-  // Filled in by app.js for a signed-in visitor (the page itself is the same for everyone).
-  body += "<section id=\"practice\" class=\"card\" data-slug=\"" + e(q.slug) + "\" hidden aria-labelledby=\"practice-h\">"
-          "<h2 id=\"practice-h\">How did you do?</h2><p class=\"grades\">"
-          "<button type=\"button\" data-grade=\"1\">Again</button> <button type=\"button\" data-grade=\"2\">Hard</button> "
-          "<button type=\"button\" data-grade=\"3\">Good</button> <button type=\"button\" data-grade=\"4\">Easy</button></p>"
-          "<p id=\"practice-status\" role=\"status\"></p><p><button type=\"button\" id=\"bookmark\">Bookmark</button></p>"
-          "<label for=\"note\">Private note</label><textarea id=\"note\" rows=\"3\"></textarea>"
-          "<p><button type=\"button\" id=\"save-note\">Save note</button></p></section>\n"
-          "<p id=\"practice-signin\" class=\"muted\"><a href=\"/signin?next=/q/" + e(q.slug) + "\">Sign in</a> to grade yourself and "
-          "have this question scheduled for review.</p>\n";
-  if (!q.lab.empty()) {
-    body += "<p class=\"card lab-build\"><strong>In the lab:</strong> the build <code>lab/" + e(q.lab) +
-            "/</code> runs this question's code. <code>ridge lab test " + e(q.lab) + "</code> runs its tests against "
-            "the reference; <code>ridge lab test " + e(q.lab) + " --impl yours.cc</code> runs them against your own.</p>\n";
-  }
+  QuestionView v;
+  v.topic_id = q.topic;
+  v.topic_name = topic_name(site, q.topic);
+  v.difficulty = bank::difficulty_name(q.difficulty);
+  v.slug = q.slug;
+  v.title = q.title;
+  v.updated = q.updated;
+  v.tldr = q.tldr;
+  v.lab = q.lab;
+  v.tracks = q.tracks;
+  v.free = q.free;
+  v.answer = Html{enhance_answer(q.html)};
   // Previous and next in the topic.
   const auto& siblings = site.bank.by_topic(q.topic);
   auto self = std::find_if(siblings.begin(), siblings.end(), [&](size_t i) { return &site.bank.questions[i] == &q; });
-  body += "<nav class=\"pager\" aria-label=\"In this topic\">";
   if (self != siblings.end() && self != siblings.begin()) {
     const auto& prev = site.bank.questions[*(self - 1)];
-    body += "<a rel=\"prev\" href=\"/q/" + e(prev.slug) + "\">← " + e(prev.title) + "</a>";
-  } else {
-    body += "<span></span>";
+    v.prev = QuestionView::Neighbour{prev.slug, prev.title};
   }
   if (self != siblings.end() && self + 1 != siblings.end()) {
     const auto& next = site.bank.questions[*(self + 1)];
-    body += "<a rel=\"next\" href=\"/q/" + e(next.slug) + "\">" + e(next.title) + " →</a>";
+    v.next = QuestionView::Neighbour{next.slug, next.title};
   }
-  body += "</nav>\n";
   // Related: concepts, then questions sharing a concept.
-  body += "<section aria-labelledby=\"rel-h\"><h2 id=\"rel-h\">Related</h2><p>";
   for (const auto& c : q.concepts) {
     auto it = site.bank.concepts.find(c);
-    body += "<a class=\"tag\" href=\"/concepts/" + e(c) + "\">" + e(it != site.bank.concepts.end() ? it->second.title : c) + "</a>";
+    v.concepts.emplace_back(c, it != site.bank.concepts.end() ? it->second.title : c);
   }
-  body += "</p><ul>";
   // The first six questions that share a concept. (Collecting every one and then keeping six
   // made start-up quadratic in the questions per concept: 10,000 questions took 100 s.)
   constexpr size_t kRelated = 6;
@@ -763,65 +1082,220 @@ std::string question_page(const Site& site, const bank::Question& q) {
       if (other != &q && std::find(related.begin(), related.end(), other) == related.end()) related.push_back(other);
     }
   }
-  for (const auto* r : related) body += "<li>" + question_link(*r) + "</li>";
-  body += "</ul></section></article>\n";
-  return layout(site, q.title, q.tldr, body);
+  for (const auto* r : related) v.related.push_back(question_item_view(*r));
+  return layout(site, q.title, q.tldr, render_around("question", to_view(v), v.answer.text));
 }
+
+namespace {
 
 // The performance model against published runs (`ridge validate --json`): each run's
 // prediction, the measured figure, the signed error, the source; then the error per group.
-std::string validation_section(const nlohmann::json& v) {
-  if (!v.is_object() || !v.contains("runs")) return "";
-  std::string out = "<section aria-labelledby=\"val-h\"><h2 id=\"val-h\">The performance model against published runs</h2>"
-                    "<p class=\"prose\"><code>step</code> and <code>serve</code> predict a training step and a deployment's "
-                    "latency from a layout. These are their predictions for runs whose conditions and figures were published, "
-                    "computed when this server started (<code>ridge validate</code> prints the same; ctest fails if the "
-                    "error grows). Half the runs fitted the model's constants; the held-out half did not.</p>";
+struct ValidationView {
+  struct Run {
+    std::string id, half;
+    bool has_prediction = false;
+    std::string predicted, measured, error;  // with units; the error's magnitude in percent
+    bool negative = false;
+    std::string failure;       // without a prediction
+    std::string source, url;   // url: linked only when https
+  };
+  struct Group {
+    std::string heading, mean, worst, n, held_out_mean, held_out_worst;
+    std::vector<Run> runs;
+  };
+  std::vector<Group> groups;
+};
+
+std::optional<ValidationView> validation_view(const nlohmann::json& v) {
+  if (!v.is_object() || !v.contains("runs")) return std::nullopt;
+  ValidationView out;
+  auto pct = [](double x) { return calc::format_significant(x * 100, 3) + "%"; };
   for (const char* group : {"training", "serving"}) {
     const auto& sum = v["summary"][group];
-    auto pct = [](double x) { return calc::format_significant(x * 100, 3) + "%"; };
-    out += "<h3>" + std::string(group == std::string("training") ? "Training: step time, throughput and MFU" : "Serving: latency and throughput") +
-           "</h3><p>Mean absolute error " + pct(sum["all"]["mean_abs_error"].get<double>()) + ", worst " +
-           pct(sum["all"]["worst_abs_error"].get<double>()) + " over " + std::to_string(sum["all"]["n"].get<int>()) +
-           " runs; held out: mean " + pct(sum["held-out"]["mean_abs_error"].get<double>()) + ", worst " +
-           pct(sum["held-out"]["worst_abs_error"].get<double>()) + ".</p>";
-    out += "<div class=\"table-wrap\" tabindex=\"0\"><table class=\"specs\"><thead><tr><th scope=\"col\">Run</th><th scope=\"col\">Half</th>"
-           "<th scope=\"col\">Predicted</th><th scope=\"col\">Measured</th><th scope=\"col\">Error</th><th scope=\"col\">Source</th></tr></thead><tbody>";
+    ValidationView::Group g{group == std::string("training") ? "Training: step time, throughput and MFU" : "Serving: latency and throughput",
+                            pct(sum["all"]["mean_abs_error"].get<double>()),
+                            pct(sum["all"]["worst_abs_error"].get<double>()),
+                            std::to_string(sum["all"]["n"].get<int>()),
+                            pct(sum["held-out"]["mean_abs_error"].get<double>()),
+                            pct(sum["held-out"]["worst_abs_error"].get<double>()),
+                            {}};
     for (const auto& r : v["runs"]) {
       if (r.value("group", "") != group) continue;
+      ValidationView::Run run;
+      run.id = r.value("id", "");
+      run.half = r.value("half", "");
       std::string unit = r.value("unit", "");
-      out += "<tr><th scope=\"row\">" + e(r.value("id", "")) + "</th><td>" + e(r.value("half", "")) + "</td>";
       if (r.contains("predicted")) {
         double err = r["error"].get<double>() * 100;
-        out += "<td>" + e(calc::format_significant(r["predicted"].get<double>(), 3) + " " + unit) + "</td><td>" +
-               e(calc::format_significant(r["measured"].get<double>(), 3) + " " + unit) + "</td><td>" +
-               (err >= 0 ? "+" : "\u2212") + e(calc::format_significant(std::abs(err), 2)) + "%</td>";
+        run.has_prediction = true;
+        run.predicted = calc::format_significant(r["predicted"].get<double>(), 3) + " " + unit;
+        run.measured = calc::format_significant(r["measured"].get<double>(), 3) + " " + unit;
+        run.negative = err < 0;
+        run.error = calc::format_significant(std::abs(err), 2);
       } else {
-        out += "<td colspan=\"3\">failed: " + e(r.value("failure", "")) + "</td>";
+        run.failure = r.value("failure", "");
       }
+      run.source = r.value("source", "") + (r.value("date", "").empty() ? "" : ", " + r.value("date", ""));
       std::string url = r.value("url", "");
-      std::string source = e(r.value("source", "")) + (r.value("date", "").empty() ? "" : ", " + e(r.value("date", "")));
-      out += "<td>" + (url.rfind("https://", 0) == 0 ? "<a href=\"" + e(url) + "\">" + source + "</a>" : source) + "</td></tr>";
+      if (url.rfind("https://", 0) == 0) run.url = url;
+      g.runs.push_back(std::move(run));
     }
-    out += "</tbody></table></div>";
+    out.groups.push_back(std::move(g));
   }
-  return out + "</section>\n";
+  return out;
 }
 
-std::string calculators_index(const Site& site, const nlohmann::json& validation) {
-  std::string body = "<h1>Calculators</h1><p class=\"prose\">Each calculator works one chain of napkin math and shows every "
-                     "step and assumption. The same engine computes every number in the answers, and the JSON API "
-                     "(<code>/api/calc</code>) returns what <code>ridge calc NAME --json</code> prints.</p><div class=\"grid\">\n";
-  for (const auto& c : site.registry.all()) {
-    body += "<div class=\"card\"><h2><a href=\"/calc/" + e(c.name) + "\">" + e(c.name) + "</a></h2><p>" + e(c.summary) + "</p></div>\n";
+View to_view(const ValidationView& v) {
+  ViewList groups;
+  for (const auto& g : v.groups) {
+    ViewList runs;
+    for (const auto& r : g.runs) {
+      runs.push_back(View(kainjow::mustache::object{{"id", r.id},
+                                                    {"half", r.half},
+                                                    {"has_prediction", r.has_prediction},
+                                                    {"predicted", r.predicted},
+                                                    {"measured", r.measured},
+                                                    {"negative", r.negative},
+                                                    {"error", r.error},
+                                                    {"failure", r.failure},
+                                                    {"has_link", !r.url.empty()},
+                                                    {"url", r.url},
+                                                    {"source", r.source}}));
+    }
+    groups.push_back(View(kainjow::mustache::object{{"heading", g.heading},
+                                                    {"mean", g.mean},
+                                                    {"worst", g.worst},
+                                                    {"n", g.n},
+                                                    {"held_out_mean", g.held_out_mean},
+                                                    {"held_out_worst", g.held_out_worst},
+                                                    {"runs", runs}}));
   }
-  return layout(site, "Calculators", "Napkin-math calculators for AI infrastructure", body + "</div>\n" + validation_section(validation));
+  return object_with("groups", list_view(std::move(groups)));
 }
+
+}  // namespace
+
+std::string calculators_index(const Site& site, const nlohmann::json& validation) {
+  View d;
+  ViewList calculators;
+  for (const auto& c : site.registry.all()) calculators.push_back(View(kainjow::mustache::object{{"name", c.name}, {"summary", c.summary}}));
+  put(d, "calculators", std::move(calculators));
+  auto table = validation_view(validation);
+  put(d, "validation", table ? to_view(*table) : View(false));
+  return layout(site, "Calculators", "Napkin-math calculators for AI infrastructure", render("calculators_index", d));
+}
+
+namespace {
+
+// calculator.mustache: the form from the calculator's specs, then the derivation or the errors
+// next to their fields, the diagram and the same call for the terminal.
+struct CalculatorView {
+  std::string name, summary, form_error;
+  std::vector<FieldView> fields;
+  Html result;                              // the derivation (calc::render_html), when it succeeded
+  std::optional<std::string> diagram_kind;  // with a result whose calculator has a diagram
+  std::string query;                        // "?k=v&..." of the values, for the diagram's URL
+  std::vector<std::pair<std::string, std::string>> values;
+};
+
+View to_view(const CalculatorView& v) {
+  View d;
+  put(d, "name", v.name);
+  put(d, "summary", v.summary);
+  put(d, "form_error", v.form_error);
+  ViewList fields, values;
+  for (const auto& f : v.fields) fields.push_back(to_view(f));
+  put(d, "fields", std::move(fields));
+  put(d, "result_html", v.result.text);
+  if (v.diagram_kind) {
+    View diagram;
+    put(diagram, "query", v.query);
+    put(diagram, "alt", *v.diagram_kind + " diagram of this result");
+    put(d, "diagram", std::move(diagram));
+  } else {
+    put(d, "diagram", false);
+  }
+  for (const auto& [k, value] : v.values) {
+    View item;
+    put(item, "key", k);
+    put(item, "value", value);
+    values.push_back(std::move(item));
+  }
+  put(d, "values", std::move(values));
+  return d;
+}
+
+// search.mustache: the form, filled in; the count, the hits and the pages.
+struct SearchView {
+  std::string query, topic, difficulty;
+  std::vector<std::pair<std::string, std::string>> topics;  // id, name
+  const std::vector<SearchHit>* hits = nullptr;
+  SearchPaging paging;
+};
+
+View to_view(const SearchView& v) {
+  View d;
+  put(d, "query", v.query);
+  ViewList topics, difficulties, hits, pages;
+  for (const auto& [id, name] : v.topics) {
+    View t;
+    put(t, "id", id);
+    put(t, "name", name);
+    put(t, "selected", id == v.topic);
+    topics.push_back(std::move(t));
+  }
+  put(d, "topics", std::move(topics));
+  for (bank::Difficulty level : kDifficulties) {
+    std::string name(bank::difficulty_name(level));
+    View t;
+    put(t, "name", name);
+    put(t, "selected", name == v.difficulty);
+    difficulties.push_back(std::move(t));
+  }
+  put(d, "difficulties", std::move(difficulties));
+  put(d, "searched", !v.query.empty());
+  const SearchPaging& paging = v.paging;
+  int first = (paging.page - 1) * paging.per_page + 1;
+  put(d, "total", std::to_string(paging.total));
+  put(d, "plural", paging.total != 1);
+  put(d, "shown", paging.total > paging.per_page && !v.hits->empty());
+  put(d, "first", std::to_string(first));
+  put(d, "last", std::to_string(first + static_cast<int>(v.hits->size()) - 1));
+  put(d, "timed_out", paging.timed_out);
+  for (const auto& h : *v.hits) {
+    View hit;
+    put(hit, "href", h.kind == "question" ? "/q/" + h.id : "/concepts/" + h.id);
+    put(hit, "title", h.title);
+    put(hit, "tag", h.kind == "question" ? h.difficulty : "concept");
+    put(hit, "snippet_html", h.snippet_html);  // escaped by the search index, with <mark> around matches
+    hits.push_back(std::move(hit));
+  }
+  put(d, "hits", std::move(hits));
+  int count = (paging.total + paging.per_page - 1) / paging.per_page;
+  put(d, "paged", count > 1);
+  std::string base = "/search?q=" + url_encode(v.query) + (v.topic.empty() ? "" : "&topic=" + url_encode(v.topic)) +
+                     (v.difficulty.empty() ? "" : "&difficulty=" + url_encode(v.difficulty)) + "&page=";
+  auto link = [&](int p) { return object_with("href", base + std::to_string(p)); };
+  put(d, "prev", paging.page > 1 ? link(paging.page - 1) : View(false));
+  put(d, "next", paging.page < count ? link(paging.page + 1) : View(false));
+  for (int p = 1; count > 1 && p <= count; ++p) {
+    View page = link(p);
+    put(page, "n", std::to_string(p));
+    put(page, "current", p == paging.page);
+    pages.push_back(std::move(page));
+  }
+  put(d, "pages", std::move(pages));
+  return d;
+}
+
+}  // namespace
 
 std::string calculator_page(const Site& site, const calc::Calculator& c, const calc::Given& values,
                             const calc::Result<calc::Derivation>* result) {
   std::map<std::string, std::string> errors;
-  std::string form_error;
+  CalculatorView v;
+  v.name = c.name;
+  v.summary = c.summary;
   if (result && !result->ok()) {
     for (const auto& err : result->errors()) {
       std::string message = (err.value.empty() ? "" : "'" + err.value + "' ") + err.message +
@@ -829,76 +1303,31 @@ std::string calculator_page(const Site& site, const calc::Calculator& c, const c
       if (std::any_of(c.params.begin(), c.params.end(), [&](const calc::ParamSpec& s) { return s.name == err.field; })) {
         errors[err.field] += message;
       } else {
-        form_error += err.to_string() + " ";
+        v.form_error += err.to_string() + " ";
       }
     }
   }
-  std::string body = "<p class=\"muted\"><a href=\"/calc\">Calculators</a></p><h1>" + e(c.name) + "</h1><p class=\"prose\">" + e(c.summary) + "</p>\n";
-  body += "<form class=\"calc\" action=\"/calc/" + e(c.name) + "\" method=\"get\" data-live=\"" + e(c.name) +
-          "\" data-output=\"calc-out\" data-sync-url=\"1\" novalidate>\n";
   for (const auto& spec : c.params) {
     if (spec.type == calc::ParamType::kConfig) continue;  // the web reads no files
     auto it = errors.find(spec.name);
-    body += field(site, spec, values, it == errors.end() ? "" : it->second, "c");
+    v.fields.push_back(field_view(site, spec, values, it == errors.end() ? "" : it->second, "c"));
   }
-  body += "<p class=\"error\" data-for=\"_form\" role=\"alert\">" + e(form_error) + "</p>";
-  body += "<div class=\"field\"><button type=\"submit\">Work it out</button></div></form>\n<div id=\"calc-out\" aria-live=\"polite\">";
-  if (result && result->ok()) body += calc::render_html(**result);
-  body += "</div>\n";
-  if (auto kind = diagram::kind_for_calculator(c.name); kind && result && result->ok()) {
-    std::string query;
-    for (const auto& [k, v] : values) query += (query.empty() ? "?" : "&") + url_encode(k) + "=" + url_encode(v);
-    body += "<img class=\"diagram\" id=\"calc-diagram\" data-base=\"/calc/" + e(c.name) + "/diagram.svg\" src=\"/calc/" +
-            e(c.name) + "/diagram.svg" + e(query) + "\" alt=\"" + e(*kind + " diagram of this result") + "\">\n";
+  if (result && result->ok()) {
+    v.result = Html{calc::render_html(**result)};
+    v.diagram_kind = diagram::kind_for_calculator(c.name);
   }
-  body += "<p class=\"muted\">Terminal: <code>ridge calc " + e(c.name);
-  for (const auto& [k, v] : values) body += " --" + e(k) + " " + e(v);
-  body += "</code></p>\n";
-  return layout(site, c.name + " calculator", c.summary, body);
+  for (const auto& [k, value] : values) {
+    v.query += (v.query.empty() ? "?" : "&") + url_encode(k) + "=" + url_encode(value);
+    v.values.emplace_back(k, value);
+  }
+  return layout(site, c.name + " calculator", c.summary, render("calculator", to_view(v)));
 }
 
 std::string search_page(const Site& site, const std::string& query, const std::string& topic,
                         const std::string& difficulty, const std::vector<SearchHit>& hits, const SearchPaging& paging) {
-  std::string body = "<h1>Search</h1><form class=\"calc\" action=\"/search\" method=\"get\" role=\"search\">"
-                     "<div class=\"field\"><label for=\"s-q\">Words</label><input id=\"s-q\" name=\"q\" type=\"search\" value=\"" + e(query) + "\"></div>"
-                     "<div class=\"field\"><label for=\"s-topic\">Topic</label><select id=\"s-topic\" name=\"topic\"><option value=\"\">any</option>";
-  for (const auto& t : site.bank.topics) {
-    body += "<option value=\"" + e(t.id) + "\"" + (t.id == topic ? " selected" : "") + ">" + e(t.name) + "</option>";
-  }
-  body += "</select></div><div class=\"field\"><label for=\"s-d\">Difficulty</label><select id=\"s-d\" name=\"difficulty\"><option value=\"\">any</option>";
-  for (const char* d : {"easy", "medium", "hard", "expert"}) {
-    body += std::string("<option value=\"") + d + "\"" + (difficulty == d ? " selected" : "") + ">" + d + "</option>";
-  }
-  body += "</select></div><div class=\"field\"><button type=\"submit\">Search</button></div></form>\n";
-  if (!query.empty()) {
-    int first = (paging.page - 1) * paging.per_page + 1;
-    body += "<p class=\"muted\" id=\"result-count\">" + std::to_string(paging.total) + " result" + (paging.total == 1 ? "" : "s") +
-            (paging.total > paging.per_page && !hits.empty()
-                 ? ", " + std::to_string(first) + " to " + std::to_string(first + static_cast<int>(hits.size()) - 1) + " shown"
-                 : std::string()) +
-            (paging.timed_out ? " (the search stopped at its time budget; refine the words)" : "") +
-            "</p><ol class=\"questions results\" start=\"" + std::to_string(first) + "\">";
-    for (const auto& h : hits) {
-      std::string href = h.kind == "question" ? "/q/" + h.id : "/concepts/" + h.id;
-      body += "<li><a href=\"" + e(href) + "\">" + e(h.title) + "</a> <span class=\"tag\">" +
-              e(h.kind == "question" ? h.difficulty : "concept") + "</span><br><span class=\"muted\">" + h.snippet_html + "</span></li>";
-    }
-    body += "</ol>";
-    int pages = (paging.total + paging.per_page - 1) / paging.per_page;
-    if (pages > 1) {
-      std::string base = "/search?q=" + url_encode(query) + (topic.empty() ? "" : "&topic=" + url_encode(topic)) +
-                         (difficulty.empty() ? "" : "&difficulty=" + url_encode(difficulty)) + "&page=";
-      body += "<nav class=\"paging\" aria-label=\"Result pages\">";
-      if (paging.page > 1) body += "<a rel=\"prev\" href=\"" + e(base + std::to_string(paging.page - 1)) + "\">Previous</a> ";
-      for (int p = 1; p <= pages; ++p) {
-        body += p == paging.page ? "<strong aria-current=\"page\">" + std::to_string(p) + "</strong> "
-                                 : "<a href=\"" + e(base + std::to_string(p)) + "\">" + std::to_string(p) + "</a> ";
-      }
-      if (paging.page < pages) body += "<a rel=\"next\" href=\"" + e(base + std::to_string(paging.page + 1)) + "\">Next</a>";
-      body += "</nav>";
-    }
-  }
-  return layout(site, query.empty() ? "Search" : "Search: " + query, "Search questions and concepts", body);
+  SearchView v{query, topic, difficulty, {}, &hits, paging};
+  for (const auto& t : site.bank.topics) v.topics.emplace_back(t.id, t.name);
+  return layout(site, query.empty() ? "Search" : "Search: " + query, "Search questions and concepts", render("search", to_view(v)));
 }
 
 std::string diagrams_page(const Site& site) {
@@ -915,61 +1344,107 @@ std::string diagrams_page(const Site& site) {
       {"checkpoint", {{"mtbf-hours", "3"}, {"write-seconds", "60"}}},
       {"step-waterfall", {{"params", "70B"}, {"tokens", "4M"}, {"gpu", "h100-sxm"}, {"gpus", "1024"}, {"seconds", "6"}, {"comm", "0.8"}, {"bubble", "0.6"}}},
   };
-  std::string body = "<h1>Diagrams</h1><p class=\"prose\">Every kind the engine draws, from example parameters. In a question, "
-                     "write <code>```diagram KIND key=value ...</code> or <code>from=ID</code> to draw from a calc block.</p>\n";
+  ViewList diagrams;
   int n = 0;
   for (const auto& ex : examples) {
     diagram::Options options;
     options.id = "gallery-" + std::to_string(++n);
     auto drawn = diagram::draw(ex.kind, ex.params, site.registry, site.catalog, options);
     std::string call;
-    for (const auto& [k, v] : ex.params) call += " " + k + "=" + v;
-    body += "<section class=\"card\" id=\"diagram-" + e(ex.kind) + "\"><h2>" + e(ex.kind) + "</h2><p><code>```diagram " + e(ex.kind) +
-            e(call) + "</code></p>";
-    body += drawn ? drawn->svg : "<p class=\"error\">" + e(calc::to_string(drawn.errors())) + "</p>";
-    body += "</section>\n";
+    for (const auto& [k, value] : ex.params) call += " " + k + "=" + value;
+    View d;
+    put(d, "kind", ex.kind);
+    put(d, "call", call);
+    put(d, "drawn", drawn.ok());
+    put(d, "svg_html", drawn ? drawn->svg : "");  // the diagram's SVG, drawn (and escaped) by the engine
+    put(d, "error", drawn ? "" : calc::to_string(drawn.errors()));
+    diagrams.push_back(std::move(d));
   }
-  return layout(site, "Diagrams", "The diagram kinds drawn from the engine", body);
+  return layout(site, "Diagrams", "The diagram kinds drawn from the engine", render("diagrams", object_with("diagrams", list_view(std::move(diagrams)))));
 }
 
+namespace {
+
+// A paid question's page without its answer (locked_question.mustache, paywall_question.mustache).
+struct QuestionDoorView {
+  std::string topic_id, topic_name, slug, title, summary, tldr;
+  std::string price;             // the paywall's: "$39"
+  bool billing_enabled = false;  // the paywall's: a checkout exists (else access is granted by hand)
+};
+
+QuestionDoorView question_door_view(const Site& site, const bank::Question& q) {
+  return {q.topic, topic_name(site, q.topic), q.slug, q.title, q.summary, q.tldr, "", false};
+}
+
+View to_view(const QuestionDoorView& v) {
+  View d;
+  put(d, "topic_id", v.topic_id);
+  put(d, "topic_name", v.topic_name);
+  put(d, "slug", v.slug);
+  put(d, "title", v.title);
+  put(d, "summary", v.summary);
+  put(d, "tldr", v.tldr);
+  put(d, "price", v.price);
+  put(d, "billing_enabled", v.billing_enabled);
+  return d;
+}
+
+struct AuthView {
+  bool signup = false;
+  std::string title, action;
+  std::string error;  // shown above the form when not empty
+  std::string next;   // URL-encoded; the template escapes it for the attribute
+  std::string pre_token;
+};
+
+View to_view(const AuthView& v) {
+  View d;
+  put(d, "signup", v.signup);
+  put(d, "title", v.title);
+  put(d, "action", v.action);
+  put(d, "has_error", !v.error.empty());
+  put(d, "error", v.error);
+  put(d, "has_next", !v.next.empty());
+  put(d, "next", v.next);
+  put(d, "pre_token", v.pre_token);
+  return d;
+}
+
+struct ErrorView {
+  std::string status, reason, message;
+};
+
+View to_view(const ErrorView& v) {
+  View d;
+  put(d, "status", v.status);
+  put(d, "reason", v.reason);
+  put(d, "message", v.message);
+  return d;
+}
+
+}  // namespace
+
 std::string locked_question_page(const Site& site, const bank::Question& q) {
-  std::string body = "<nav aria-label=\"Breadcrumb\" class=\"muted\"><a href=\"/topics/" + e(q.topic) + "\">" + e(topic_name(site, q.topic)) +
-                     "</a></nav><article class=\"prose\"><h1>" + e(q.title) + "</h1><p class=\"card\" id=\"locked\">The worked answer "
-                     "is for signed-in users. <a href=\"/signup?next=/q/" + e(q.slug) + "\">Create an account</a> or "
-                     "<a href=\"/signin?next=/q/" + e(q.slug) + "\">sign in</a>. The free questions of every topic are open to all.</p></article>";
-  return layout(site, q.title, "A question for signed-in users", body);
+  return layout(site, q.title, "A question for signed-in users", render("locked_question", to_view(question_door_view(site, q))));
 }
 
 std::string paywall_question_page(const Site& site, const bank::Question& q, const std::string& price, bool billing_enabled) {
-  std::string body = "<nav aria-label=\"Breadcrumb\" class=\"muted\"><a href=\"/topics/" + e(q.topic) + "\">" + e(topic_name(site, q.topic)) +
-                     "</a></nav><article class=\"prose\"><h1>" + e(q.title) + "</h1><p>" + e(q.summary) +
-                     "</p><p class=\"tldr\"><strong>TL;DR:</strong> " + e(q.tldr) + "</p><p class=\"card\" id=\"paywall\">The worked answer, "
-                     "with every number derived, comes with paid access: <strong id=\"price\">" + e(price) + "</strong> for six months. " +
-                     (billing_enabled ? "<a href=\"/pricing\">Get access</a>." : "This site grants access by hand; see <a href=\"/pricing\">pricing</a>.") +
-                     " The free questions of every topic are open to all.</p></article>";
-  return layout(site, q.title, q.tldr, body);
+  QuestionDoorView v = question_door_view(site, q);
+  v.price = price;
+  v.billing_enabled = billing_enabled;
+  return layout(site, q.title, q.tldr, render("paywall_question", to_view(v)));
 }
 
 std::string auth_page(const Site& site, bool signup, const std::string& error, const std::string& next,
                       const std::string& pre_token) {
-  std::string action = signup ? "/signup" : "/signin";
-  std::string title = signup ? "Create an account" : "Sign in";
-  std::string body = "<h1>" + title + "</h1>" + (error.empty() ? "" : "<p class=\"error\" role=\"alert\" id=\"auth-error\">" + e(error) + "</p>") +
-                     "<form class=\"calc\" method=\"post\" action=\"" + action + (next.empty() ? "" : "?next=" + e(url_encode(next))) + "\">"
-                     "<input type=\"hidden\" name=\"pre\" value=\"" + e(pre_token) + "\">"
-                     "<div class=\"field\"><label for=\"email\">Email</label><input id=\"email\" name=\"email\" type=\"email\" autocomplete=\"email\" required></div>"
-                     "<div class=\"field\"><label for=\"password\">Password</label><input id=\"password\" name=\"password\" type=\"password\" autocomplete=\"" +
-                     std::string(signup ? "new-password" : "current-password") + "\" required minlength=\"" + (signup ? "10" : "1") + "\">"
-                     "<span class=\"hint\">" + (signup ? "at least 10 characters" : "") + "</span></div>"
-                     "<div class=\"field\"><button type=\"submit\">" + title + "</button></div></form><p>" +
-                     (signup ? "Have an account? <a href=\"/signin\">Sign in</a>." : "New here? <a href=\"/signup\">Create an account</a>.") + "</p>";
-  return layout(site, title, title, body);
+  AuthView v{signup, signup ? "Create an account" : "Sign in", signup ? "/signup" : "/signin", error,
+             next.empty() ? "" : url_encode(next), pre_token};
+  return layout(site, v.title, v.title, render("auth", to_view(v)));
 }
 
 std::string error_page(const Site& site, int status, const std::string& message) {
-  std::string body = "<h1>" + std::to_string(status) + " " + e(std::string(status_reason(status))) + "</h1><p>" + e(message) +
-                     "</p><p><a href=\"/\">Home</a> · <a href=\"/search\">Search</a></p>";
-  return layout(site, std::to_string(status) + " " + std::string(status_reason(status)), message, body);
+  ErrorView v{std::to_string(status), std::string(status_reason(status)), message};
+  return layout(site, v.status + " " + v.reason, message, render("error", to_view(v)));
 }
 
 }  // namespace ridge::web
