@@ -95,6 +95,11 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
     system_clock_ = std::make_unique<account::SystemClock>();
     options_.clock = system_clock_.get();
   }
+  if (options_.random == nullptr) {
+    system_random_ = std::make_unique<services::SodiumRandom>();
+    options_.random = system_random_.get();
+  }
+  drills_ = std::make_unique<services::DrillService>(registry_, catalog_, options_.store, *options_.clock, *options_.random);
   // Failed sign-ins: 5 per address and account pair, then one a minute; 30 per address, then
   // one every 10 s; 100 per account, then one a minute. Successes cost nothing.
   // Sign-ups: 10 per address, then one every 30 s.
@@ -104,6 +109,9 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
     by_pair_ = std::make_unique<account::StoreRateLimiter>(*options_.store, *options_.clock, 5, 1.0 / 60);
     by_address_ = std::make_unique<account::StoreRateLimiter>(*options_.store, *options_.clock, 30, 1.0 / 10);
     by_account_ = std::make_unique<account::StoreRateLimiter>(*options_.store, *options_.clock, 100, 1.0 / 60);
+    reviews_ = std::make_unique<services::ReviewService>(bank_, *options_.store, *options_.clock);
+    readiness_ = std::make_unique<services::ReadinessService>(bank_, registry_, catalog_, *options_.store, *options_.clock,
+                                                              *options_.random, options_.secret);
   }
   // Mail a visitor can cause: 5 per address, then one a minute; 3 per recipient, then one
   // every 10 minutes (nobody can turn the site into a mail cannon aimed at one inbox).

@@ -27,6 +27,11 @@
 #include "web/response_cache.h"
 #include "web/router.h"
 #include "web/search.h"
+#include "web/services/outcome.h"
+#include "web/services/drill_service.h"
+#include "web/services/random_source.h"
+#include "web/services/readiness_service.h"
+#include "web/services/review_service.h"
 
 namespace ridge::web {
 
@@ -57,6 +62,11 @@ struct AppOptions {
   const mail::MailConfig* mail = nullptr;
   const mail::LinkSigner* signer = nullptr;
   std::function<void()> mail_wake;
+  // Keys the readiness check's MAC (RIDGE_SECRET, read once by `ridge serve`, so servers of
+  // one site accept each other's checks). Empty: a random key for this process.
+  std::string secret;
+  // Drill seeds and readiness nonces (tests pass a SeededRandom); null: libsodium's.
+  services::RandomSource* random = nullptr;
   // `ridge validate --json`'s object, shown on /calc (null: no table).
   nlohmann::json validation;
 };
@@ -158,9 +168,9 @@ class App {
   Response drill(const Request& req) const;
   Response readiness(const Request& req) const;
   Response settings(const Request& req) const;
-  // Grades `slug` for the visitor and stores the new schedule; the JSON the API returns.
-  std::optional<std::string> grade(const Visitor& v, const std::string& slug, int grade_value, std::string& error) const;
-  std::string progress_json(const Visitor& v) const;
+  // A service's failure as the answer: 503 and a log line for the store, else the status of
+  // its kind with the error shape (API paths) or the error page.
+  Response failure(const Request& req, const services::Failure& f) const;
   int64_t now() const;
   // Billing (billing_routes.cc): the price, checkout, the provider's webhook.
   void add_billing_routes();
@@ -208,7 +218,11 @@ class App {
   Metrics metrics_;
   // Rendered answers of the calculator API and of search (bounded; see response_cache.h).
   std::unique_ptr<ResponseCache> calc_cache_, search_cache_;
-  mutable std::mutex readiness_mutex_;  // one readiness submission checked and saved at a time
+  // The services over the store (null without one).
+  std::unique_ptr<services::SodiumRandom> system_random_;  // when options_.random is null
+  std::unique_ptr<services::ReviewService> reviews_;
+  std::unique_ptr<services::DrillService> drills_;  // also without a store (nothing recorded)
+  std::unique_ptr<services::ReadinessService> readiness_;  // one readiness submission checked and saved at a time
   Router router_;
   struct Cached {
     std::string body;

@@ -16,6 +16,8 @@
 #include "web/app.h"
 #include "web/log.h"
 #include "web/course_pages.h"
+#include "web/routes/response.h"
+#include "web/views/practice_views.h"
 
 #include <iostream>
 #include "web/pages.h"
@@ -369,63 +371,17 @@ Response App::api_me(const Request& req) const {
   return json(200, j.dump());
 }
 
-std::optional<std::string> App::grade(const Visitor& v, const std::string& slug, int grade_value, std::string& err) const {
-  if (bank_.find(slug) == nullptr) {
-    err = "slug '" + slug + "' is not a question";
-    return std::nullopt;
-  }
-  if (grade_value < 1 || grade_value > 4) {
-    err = "grade must be 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy)";
-    return std::nullopt;
-  }
-  practice::Fsrs fsrs(v.retention);
-  auto g = static_cast<practice::Grade>(grade_value);
-  practice::Schedule s;
-  store::Card card{slug, 0, 0, 0, now(), 1, 0};
-  int64_t due_in = 0;
-  // Read, schedule, write if unchanged; on a lost race, read again (a few times at most).
-  for (int attempt = 0;; ++attempt) {
-    auto existing = options_.store->get_card(v.user_id, slug);
-    if (!existing.ok()) {
-      err = existing.error().message;
-      return std::nullopt;
-    }
-    card = store::Card{slug, 0, 0, 0, now(), 1, 0};
-    if (existing->has_value()) {
-      const store::Card& c = **existing;
-      double elapsed = static_cast<double>(now() - c.last_review) / 86400.0;
-      s = fsrs.next({c.stability, c.difficulty}, elapsed, g);
-      card.reps = c.reps + 1;
-      card.lapses = c.lapses + (g == practice::Grade::kAgain ? 1 : 0);
-    } else {
-      s = fsrs.first(g);
-    }
-    card.stability = s.memory.stability;
-    card.difficulty = s.memory.difficulty;
-    // Learning steps (Anki's defaults, 1 min and 10 min): a new card, or one in learning
-    // (its last interval under a day), comes back the same day until it is graded Good on
-    // a step or Easy; a lapse (Again on a review card) relearns at 10 min. Then FSRS.
-    bool in_learning = !existing->has_value() || ((**existing).due - (**existing).last_review) < 86400;
-    int64_t step_seconds = 0;
-    if (g == practice::Grade::kAgain) {
-      step_seconds = in_learning ? 60 : 600;
-    } else if (in_learning && g == practice::Grade::kHard) {
-      step_seconds = existing->has_value() ? std::max<int64_t>(60, (**existing).due - (**existing).last_review) : 360;
-    } else if (!existing->has_value() && g == practice::Grade::kGood) {
-      step_seconds = 600;
-    }
-    due_in = step_seconds > 0 ? step_seconds : static_cast<int64_t>(s.interval_days) * 86400;
-    card.due = now() + due_in;
-    auto saved = options_.store->record_review(v.user_id, card, grade_value, now());
-    if (saved.ok()) break;
-    if (!saved.error().conflict || attempt >= 20) {
-      err = saved.error().message;
-      return std::nullopt;
-    }
-  }
-  return nlohmann::json{{"slug", slug}, {"due", card.due}, {"due_in_seconds", due_in},
-                        {"interval_days", static_cast<double>(due_in) / 86400},
-                        {"stability", s.memory.stability}, {"difficulty", s.memory.difficulty}}.dump();
+Response App::failure(const Request& req, const services::Failure& f) const {
+  using Kind = services::Failure::Kind;
+  if (f.kind == Kind::kUnavailable) return store_unavailable(req, f.detail);
+  int status = f.kind == Kind::kForbidden  ? 403
+               : f.kind == Kind::kConflict ? 409
+               : f.kind == Kind::kLimited  ? 429
+               : f.kind == Kind::kInternal ? 500
+                                           : 400;
+  Response r = req.path.rfind("/api/", 0) == 0 ? routes::json_error(status, f.errors) : error(req, status, f.message());
+  if (f.retry_after > 0) r.set("Retry-After", std::to_string(f.retry_after));
+  return r;
 }
 
 Response App::api_review(const Request& req) const {
@@ -437,10 +393,9 @@ Response App::api_review(const Request& req) const {
   if (!body.is_object() || !body["slug"].is_string() || !body["grade"].is_number_integer()) {
     return json(400, field_error("body", "expected {\"slug\": \"...\", \"grade\": 1..4}").dump());
   }
-  std::string err;
-  auto result = grade(v, body["slug"], body["grade"].get<int>(), err);
-  if (!result) return json(400, field_error(err.rfind("grade", 0) == 0 ? "grade" : "slug", err).dump());
-  return json(200, *result);
+  auto graded = reviews_->grade(v.user_id, v.retention, body["slug"], body["grade"].get<int>());
+  if (!graded) return failure(req, graded.error());
+  return routes::json(200, views::graded_card_json(*graded));
 }
 
 Response App::api_due(const Request& req) const {
@@ -468,77 +423,10 @@ Response App::api_due(const Request& req) const {
   return json(200, out.dump());
 }
 
-std::string App::progress_json(const Visitor& v) const {
-  practice::Fsrs fsrs(v.retention);
-  struct Acc {
-    int seen = 0, due = 0, drills = 0, correct = 0, reviews = 0, passed = 0;
-    double retention_sum = 0;
-  };
-  std::map<std::string, Acc> topics;
-  for (const auto& t : bank_.topics) topics[t.id];
-  auto cards = options_.store->cards(v.user_id);
-  if (cards.ok()) {
-    for (const auto& c : *cards) {
-      const bank::Question* q = bank_.find(c.slug);
-      if (!q) continue;
-      Acc& a = topics[q->topic];
-      ++a.seen;
-      a.due += c.due <= now();
-      a.retention_sum += fsrs.retrievability(c.stability, static_cast<double>(now() - c.last_review) / 86400.0);
-    }
-  }
-  // Retention as measured: the share of reviews graded above Again (the FSRS prediction,
-  // which is 100% right after any review, is kept apart as predicted_recall).
-  auto reviews = options_.store->reviews(v.user_id);
-  if (reviews.ok()) {
-    for (const auto& r : *reviews) {
-      const bank::Question* q = bank_.find(r.slug);
-      if (!q) continue;
-      Acc& a = topics[q->topic];
-      ++a.reviews;
-      a.passed += r.grade > 1;
-    }
-  }
-  auto drills = options_.store->drills(v.user_id);
-  if (drills.ok()) {
-    for (const auto& d : *drills) {
-      Acc& a = topics[d.topic];
-      ++a.drills;
-      a.correct += d.correct;
-    }
-  }
-  auto to_json = [](const Acc& a) {
-    nlohmann::json j = {{"seen", a.seen}, {"due", a.due}, {"drills", a.drills}};
-    j["retention"] = a.reviews ? nlohmann::json(static_cast<double>(a.passed) / a.reviews) : nlohmann::json(nullptr);
-    j["reviews"] = a.reviews;
-    j["predicted_recall"] = a.seen ? nlohmann::json(a.retention_sum / a.seen) : nlohmann::json(nullptr);
-    j["drill_accuracy"] = a.drills ? nlohmann::json(static_cast<double>(a.correct) / a.drills) : nlohmann::json(nullptr);
-    return j;
-  };
-  nlohmann::json out = {{"topics", nlohmann::json::object()}, {"tracks", nlohmann::json::object()}};
-  for (const auto& [id, a] : topics) out["topics"][id] = to_json(a);
-  for (const auto& track : bank_.tracks) {
-    Acc sum;
-    for (const auto& [topic, w] : track.weights) {
-      auto it = topics.find(topic);
-      if (it == topics.end()) continue;
-      sum.seen += it->second.seen;
-      sum.due += it->second.due;
-      sum.drills += it->second.drills;
-      sum.correct += it->second.correct;
-      sum.retention_sum += it->second.retention_sum;
-      sum.reviews += it->second.reviews;
-      sum.passed += it->second.passed;
-    }
-    out["tracks"][track.id] = to_json(sum);
-  }
-  return out.dump();
-}
-
 Response App::api_progress(const Request& req) const {
   Visitor v = visitor(req);
   if (v.user_id == 0) return json(401, field_error("", "sign in to see your progress").dump());
-  return json(200, progress_json(v));
+  return routes::json(200, views::progress_json(reviews_->progress(v.user_id, v.retention)));
 }
 
 Response App::api_bookmark(const Request& req) const {
