@@ -133,8 +133,6 @@ class App {
   // Parses a POSTed form into `form` and checks its CSRF token; the refusal to send, if any.
   std::optional<Response> read_post_form(const Request& req, const Visitor& v,
                                          std::vector<std::pair<std::string, std::string>>& form) const;
-  Response json(int status, const std::string& body) const;
-  Response redirect(const std::string& to) const;
   Response start_session(int64_t user_id, bool as_json, const std::string& next) const;
   Response question(const Request& req, const Params& p) const;
   Response course(const Request& req, const Params& p) const;

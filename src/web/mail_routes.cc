@@ -12,8 +12,11 @@
 #include "web/app.h"
 #include "web/log.h"
 #include "web/pages.h"
+#include "web/routes/response.h"
 
 namespace ridge::web {
+
+using routes::redirect;
 
 namespace {
 
@@ -33,10 +36,6 @@ std::string value_of(const std::vector<std::pair<std::string, std::string>>& for
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
-}
-
-std::string error_body(const std::string& field, const std::string& message) {
-  return nlohmann::json{{"errors", nlohmann::json::array({{{"field", field}, {"message", message}}})}}.dump();
 }
 
 std::string hidden(const std::string& name, const std::string& value) {
@@ -158,18 +157,18 @@ App::SubscribeOutcome App::subscribe_address(const Request& req, const std::stri
 Response App::api_subscribe(const Request& req) const {
   // JSON only: a cross-site form cannot send application/json without a CORS preflight.
   if (req.header("content-type").rfind("application/json", 0) != 0) {
-    return json(415, error_body("Content-Type", "expected application/json"));
+    return routes::json_error(415, {"Content-Type", req.header("content-type").substr(0, 80), "expected application/json", "application/json"});
   }
   auto body = nlohmann::json::parse(req.body, nullptr, false);
-  if (!body.is_object() || !body["email"].is_string()) return json(400, error_body("email", "expected {\"email\": \"...\"}"));
+  if (!body.is_object() || !body["email"].is_string()) return routes::json_error(400, {"email", "", "expected {\"email\": \"...\"}", ""});
   SubscribeOutcome o = subscribe_address(req, lower(body["email"]));
   if (o.status != 202) {
-    Response r = json(o.status, error_body(o.field, o.message));
+    Response r = routes::json_error(o.status, {o.field, "", o.message, ""});
     if (o.retry_after) r.set("Retry-After", std::to_string(o.retry_after));
     return r;
   }
-  return json(202, nlohmann::json{{"status", "check your inbox"},
-                                  {"message", "If the address can receive mail, a confirmation link is on its way."}}.dump());
+  return routes::json(202, nlohmann::json{{"status", "check your inbox"},
+                                  {"message", "If the address can receive mail, a confirmation link is on its way."}});
 }
 
 Response App::subscribe_page(const Request& req) const {

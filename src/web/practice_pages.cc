@@ -18,6 +18,8 @@
 
 namespace ridge::web {
 
+using routes::redirect;
+
 namespace {
 
 std::string e(std::string_view s) { return calc::html_escape(s); }

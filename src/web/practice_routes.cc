@@ -25,6 +25,7 @@
 namespace ridge::web {
 
 using Json = nlohmann::json;
+using routes::redirect;
 
 namespace {
 
@@ -52,32 +53,9 @@ bool read_credentials(const std::string& body_text, std::string& email, std::str
   return true;
 }
 
-Json field_error(const std::string& field, const std::string& message) {
-  return {{"errors", Json::array({{{"field", field}, {"message", message}}})}};
-}
-
 }  // namespace
 
 int64_t App::now() const { return options_.clock->now(); }
-
-Response App::json(int status, const std::string& body) const {
-  Response r;
-  r.status = status;
-  r.content_type = "application/json";
-  r.body = body + "\n";
-  r.set("Cache-Control", "no-store");
-  return r;
-}
-
-Response App::redirect(const std::string& to) const {
-  Response r;
-  r.status = 303;
-  r.set("Location", to);
-  r.set("Cache-Control", "no-store");
-  r.content_type = "text/plain; charset=utf-8";
-  r.body = "See " + to + "\n";
-  return r;
-}
 
 App::Visitor App::visitor(const Request& req) const {
   Visitor v;
@@ -116,8 +94,8 @@ bool App::csrf_ok(const Request& req, const Visitor& v, const std::string& form_
 Response App::start_session(int64_t user_id, bool as_json, const std::string& next) const {
   std::string token = account::random_token(), csrf = account::random_token();
   auto ok = options_.store->create_session(account::token_hash(token), {user_id, csrf, now() + kSessionSeconds}, now());
-  if (!ok.ok()) return as_json ? json(500, field_error("", "could not start a session").dump()) : plain_error(500, "could not start a session");
-  Response r = as_json ? json(200, nlohmann::json{{"csrf_token", csrf}}.dump()) : redirect(safe_next(next));
+  if (!ok.ok()) return as_json ? routes::json_error(500, {"", "", "could not start a session", ""}) : plain_error(500, "could not start a session");
+  Response r = as_json ? routes::json(200, nlohmann::json{{"csrf_token", csrf}}) : redirect(safe_next(next));
   r.set("Set-Cookie", std::string(kCookie) + "=" + token + "; Path=/; HttpOnly; SameSite=Lax; Max-Age=" +
                           std::to_string(kSessionSeconds) + (options_.secure_cookies ? "; Secure" : ""));
   return r;
@@ -175,7 +153,7 @@ Response App::course(const Request& req, const Params& p) const {
 Response App::store_unavailable(const Request& req, const std::string& why) const {
   // A store failure is the server's problem, not the user's: 503 with a retry hint, logged.
   log::error("store error on " + req.method + " " + req.path + ": " + why);
-  Response r = req.path.rfind("/api/", 0) == 0 ? json(503, field_error("", "the database is unavailable; try again in a few seconds").dump())
+  Response r = req.path.rfind("/api/", 0) == 0 ? routes::json_error(503, {"", "", "the database is unavailable; try again in a few seconds", ""})
                                                : error(req, 503, "The database is unavailable; try again in a few seconds.");
   r.set("Retry-After", "5");
   return r;
@@ -268,7 +246,7 @@ App::AuthOutcome App::sign_in(const std::string& email, const std::string& passw
 }
 
 Response App::auth_json(const AuthOutcome& o) const {
-  Response r = json(o.status, field_error(o.field, o.message).dump());
+  Response r = routes::json_error(o.status, {o.field, "", o.message, ""});
   if (o.retry_after > 0) r.set("Retry-After", std::to_string(o.retry_after));
   return r;
 }
@@ -276,13 +254,13 @@ Response App::auth_json(const AuthOutcome& o) const {
 Response App::api_signup(const Request& req) const {
   std::string email, password;
   if (!read_credentials(req.body, email, password)) {
-    return json(400, field_error("body", "expected {\"email\": \"...\", \"password\": \"...\"}").dump());
+    return routes::json_error(400, {"body", "", "expected {\"email\": \"...\", \"password\": \"...\"}", ""});
   }
   AuthOutcome o = sign_up(email, password, client_address(req));
   if (o.status != 201) return auth_json(o);
   if (o.user_id == 0) {
     // The registered-address case: the body a new account gets, with a token bound to nothing.
-    Response r = json(201, nlohmann::json{{"csrf_token", account::random_token()}}.dump());
+    Response r = routes::json(201, nlohmann::json{{"csrf_token", account::random_token()}});
     return r;
   }
   Response r = start_session(o.user_id, true, "");
@@ -293,7 +271,7 @@ Response App::api_signup(const Request& req) const {
 Response App::api_signin(const Request& req) const {
   std::string email, password;
   if (!read_credentials(req.body, email, password)) {
-    return json(400, field_error("body", "expected {\"email\": \"...\", \"password\": \"...\"}").dump());
+    return routes::json_error(400, {"body", "", "expected {\"email\": \"...\", \"password\": \"...\"}", ""});
   }
   AuthOutcome o = sign_in(email, password, client_address(req));
   if (o.status != 200) return auth_json(o);
@@ -344,17 +322,17 @@ Response App::signout(const Request& req) const {
   bool api = req.path.rfind("/api/", 0) == 0;
   std::vector<std::pair<std::string, std::string>> form;
   parse_form(req.body, form);
-  if (v.user_id == 0) return api ? json(401, field_error("", "not signed in").dump()) : redirect("/");
-  if (!csrf_ok(req, v, form_value(form, "csrf"))) return api ? json(403, field_error("csrf", "missing or wrong CSRF token").dump()) : plain_error(403, "missing or wrong CSRF token");
+  if (v.user_id == 0) return api ? routes::json_error(401, {"", "", "not signed in", ""}) : redirect("/");
+  if (!csrf_ok(req, v, form_value(form, "csrf"))) return api ? routes::json_error(403, {"csrf", "", "missing or wrong CSRF token", ""}) : plain_error(403, "missing or wrong CSRF token");
   if (auto done = options_.store->delete_session(v.token_hash); !done.ok()) return store_unavailable(req, done.error().message);
-  Response r = api ? json(200, "{}") : redirect("/");
+  Response r = api ? routes::json(200, nlohmann::json::object()) : redirect("/");
   r.set("Set-Cookie", std::string(kCookie) + "=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
   return r;
 }
 
 Response App::api_me(const Request& req) const {
   Visitor v = visitor(req);
-  if (v.user_id == 0) return json(200, nlohmann::json{{"signed_in", false}}.dump());
+  if (v.user_id == 0) return routes::json(200, nlohmann::json{{"signed_in", false}});
   auto until = access_until(v.user_id);
   if (!until) return store_unavailable(req, "entitlement lookup failed");
   nlohmann::json j = {{"signed_in", true}, {"email", v.email}, {"csrf_token", v.csrf}, {"desired_retention", v.retention},
@@ -368,7 +346,7 @@ Response App::api_me(const Request& req) const {
     auto marks = options_.store->bookmarks(v.user_id);
     j["bookmarked"] = marks.ok() && std::find(marks->begin(), marks->end(), *slug) != marks->end();
   }
-  return json(200, j.dump());
+  return routes::json(200, j);
 }
 
 Response App::failure(const Request& req, const services::Failure& f) const {
@@ -385,13 +363,13 @@ Response App::failure(const Request& req, const services::Failure& f) const {
 }
 
 Response App::api_review(const Request& req) const {
-  if (!options_.store) return json(503, field_error("", "no database configured").dump());
+  if (!options_.store) return routes::json_error(503, {"", "", "no database configured", ""});
   Visitor v = visitor(req);
-  if (v.user_id == 0) return json(401, field_error("", "sign in to save reviews").dump());
-  if (!csrf_ok(req, v)) return json(403, field_error("csrf", "missing or wrong X-CSRF-Token").dump());
+  if (v.user_id == 0) return routes::json_error(401, {"", "", "sign in to save reviews", ""});
+  if (!csrf_ok(req, v)) return routes::json_error(403, {"csrf", "", "missing or wrong X-CSRF-Token", ""});
   Json body = parse_json(req.body);
   if (!body.is_object() || !body["slug"].is_string() || !body["grade"].is_number_integer()) {
-    return json(400, field_error("body", "expected {\"slug\": \"...\", \"grade\": 1..4}").dump());
+    return routes::json_error(400, {"body", "", "expected {\"slug\": \"...\", \"grade\": 1..4}", ""});
   }
   auto graded = reviews_->grade(v.user_id, v.retention, body["slug"], body["grade"].get<int>());
   if (!graded) return failure(req, graded.error());
@@ -400,7 +378,7 @@ Response App::api_review(const Request& req) const {
 
 Response App::api_due(const Request& req) const {
   Visitor v = visitor(req);
-  if (v.user_id == 0) return json(401, field_error("", "sign in to see your reviews").dump());
+  if (v.user_id == 0) return routes::json_error(401, {"", "", "sign in to see your reviews", ""});
   auto cards = options_.store->cards(v.user_id);
   if (!cards.ok()) return store_unavailable(req, cards.error().message);
   // ?all=1 lists every card with its state (new, due, seen, mastered) and the bookmarks, for
@@ -420,47 +398,47 @@ Response App::api_due(const Request& req) const {
     out["bookmarks"] = *marks;
     out["mastered_stability_days"] = practice::kMasteredStabilityDays;
   }
-  return json(200, out.dump());
+  return routes::json(200, out);
 }
 
 Response App::api_progress(const Request& req) const {
   Visitor v = visitor(req);
-  if (v.user_id == 0) return json(401, field_error("", "sign in to see your progress").dump());
+  if (v.user_id == 0) return routes::json_error(401, {"", "", "sign in to see your progress", ""});
   return routes::json(200, views::progress_json(reviews_->progress(v.user_id, v.retention)));
 }
 
 Response App::api_bookmark(const Request& req) const {
   Visitor v = visitor(req);
-  if (v.user_id == 0) return json(401, field_error("", "sign in to bookmark").dump());
-  if (!csrf_ok(req, v)) return json(403, field_error("csrf", "missing or wrong X-CSRF-Token").dump());
+  if (v.user_id == 0) return routes::json_error(401, {"", "", "sign in to bookmark", ""});
+  if (!csrf_ok(req, v)) return routes::json_error(403, {"csrf", "", "missing or wrong X-CSRF-Token", ""});
   Json body = parse_json(req.body);
   if (!body.is_object() || !body["slug"].is_string() || !body["on"].is_boolean()) {
-    return json(400, field_error("body", "expected {\"slug\": \"...\", \"on\": true|false}").dump());
+    return routes::json_error(400, {"body", "", "expected {\"slug\": \"...\", \"on\": true|false}", ""});
   }
-  if (!bank_.find(body["slug"].get<std::string>())) return json(400, field_error("slug", "is not a question").dump());
+  if (!bank_.find(body["slug"].get<std::string>())) return routes::json_error(400, {"slug", body["slug"], "is not a question", "a slug from /api/questions"});
   auto r = options_.store->set_bookmark(v.user_id, body["slug"], body["on"], now());
-  if (!r.ok()) return json(500, field_error("", r.error().message).dump());
+  if (!r.ok()) return routes::json_error(500, {"", "", r.error().message, ""});
   auto marks = options_.store->bookmarks(v.user_id);
-  return json(200, nlohmann::json{{"bookmarks", marks.ok() ? *marks : std::vector<std::string>{}}}.dump());
+  return routes::json(200, nlohmann::json{{"bookmarks", marks.ok() ? *marks : std::vector<std::string>{}}});
 }
 
 Response App::api_note(const Request& req, const Params& p) const {
   Visitor v = visitor(req);
-  if (v.user_id == 0) return json(401, field_error("", "sign in to keep notes").dump());
+  if (v.user_id == 0) return routes::json_error(401, {"", "", "sign in to keep notes", ""});
   const std::string& slug = p.at("slug");
-  if (!bank_.find(slug)) return json(404, field_error("slug", "is not a question").dump());
+  if (!bank_.find(slug)) return routes::json_error(404, {"slug", slug, "is not a question", "a slug from /api/questions"});
   if (req.method == "PUT") {
-    if (!csrf_ok(req, v)) return json(403, field_error("csrf", "missing or wrong X-CSRF-Token").dump());
+    if (!csrf_ok(req, v)) return routes::json_error(403, {"csrf", "", "missing or wrong X-CSRF-Token", ""});
     Json body = parse_json(req.body);
-    if (!body.is_object() || !body["body"].is_string()) return json(400, field_error("body", "expected {\"body\": \"...\"}").dump());
+    if (!body.is_object() || !body["body"].is_string()) return routes::json_error(400, {"body", "", "expected {\"body\": \"...\"}", ""});
     std::string text = body["body"];
-    if (text.size() > 20000) return json(413, field_error("body", "a note holds at most 20,000 characters").dump());
+    if (text.size() > 20000) return routes::json_error(413, {"body", "", "a note holds at most 20,000 characters", ""});
     auto r = options_.store->put_note(v.user_id, slug, text, now());
-    if (!r.ok()) return json(500, field_error("", r.error().message).dump());
+    if (!r.ok()) return routes::json_error(500, {"", "", r.error().message, ""});
   }
   auto note = options_.store->get_note(v.user_id, slug);
-  if (!note.ok()) return json(500, field_error("", note.error().message).dump());
-  return json(200, nlohmann::json{{"slug", slug}, {"body", note->value_or("")}}.dump());
+  if (!note.ok()) return routes::json_error(500, {"", "", note.error().message, ""});
+  return routes::json(200, nlohmann::json{{"slug", slug}, {"body", note->value_or("")}});
 }
 
 }  // namespace ridge::web
