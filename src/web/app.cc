@@ -93,6 +93,7 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
     system_random_ = std::make_unique<services::SodiumRandom>();
     options_.random = system_random_.get();
   }
+  billing_ = std::make_unique<services::BillingService>(options_.billing, options_.store, *options_.clock);
   drills_ = std::make_unique<services::DrillService>(registry_, catalog_, options_.store, *options_.clock, *options_.random);
   // Failed sign-ins: 5 per address and account pair, then one a minute; 30 per address, then
   // one every 10 s; 100 per account, then one a minute. Successes cost nothing.

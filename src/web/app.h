@@ -28,6 +28,7 @@
 #include "web/router.h"
 #include "web/search.h"
 #include "web/services/outcome.h"
+#include "web/services/billing_service.h"
 #include "web/services/drill_service.h"
 #include "web/services/random_source.h"
 #include "web/services/readiness_service.h"
@@ -219,6 +220,7 @@ class App {
   // The services over the store (null without one).
   std::unique_ptr<services::SodiumRandom> system_random_;  // when options_.random is null
   std::unique_ptr<services::ReviewService> reviews_;
+  std::unique_ptr<services::BillingService> billing_;  // also without a store (nobody has access)
   std::unique_ptr<services::DrillService> drills_;  // also without a store (nothing recorded)
   std::unique_ptr<services::ReadinessService> readiness_;  // one readiness submission checked and saved at a time
   Router router_;

@@ -352,10 +352,12 @@ Response App::api_me(const Request& req) const {
 Response App::failure(const Request& req, const services::Failure& f) const {
   using Kind = services::Failure::Kind;
   if (f.kind == Kind::kUnavailable) return store_unavailable(req, f.detail);
+  if (f.kind == Kind::kUpstream) log::error(f.detail);
   int status = f.kind == Kind::kForbidden  ? 403
                : f.kind == Kind::kConflict ? 409
                : f.kind == Kind::kLimited  ? 429
                : f.kind == Kind::kInternal ? 500
+               : f.kind == Kind::kUpstream ? 502
                                            : 400;
   Response r = req.path.rfind("/api/", 0) == 0 ? routes::json_error(status, f.errors) : error(req, status, f.message());
   if (f.retry_after > 0) r.set("Retry-After", std::to_string(f.retry_after));

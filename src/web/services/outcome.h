@@ -23,6 +23,7 @@ struct Failure {
     kLimited,      // a rate limit: 429 with `retry_after`
     kUnavailable,  // the store did not answer: 503, `detail` goes to the log, never to the user
     kInternal,     // a bug or broken content, not the caller's input: 500
+    kUpstream,     // a provider (payments) did not answer: 502 with `retry_after`; `detail` is logged
   };
   Kind kind = Kind::kInvalid;
   std::vector<FieldError> errors;  // what the user is told (empty for kUnavailable)
@@ -35,6 +36,7 @@ struct Failure {
   static Failure limited(FieldError e, int retry_after) { return {Kind::kLimited, {std::move(e)}, "", retry_after}; }
   static Failure unavailable(std::string detail) { return {Kind::kUnavailable, {}, std::move(detail), 5}; }
   static Failure internal(FieldError e) { return {Kind::kInternal, {std::move(e)}, "", 0}; }
+  static Failure upstream(FieldError e, int retry_after) { return {Kind::kUpstream, {std::move(e)}, "", retry_after}; }
   // The first error's message ("" when there is none): for pages that show one line.
   const std::string& message() const {
     static const std::string kNone;
