@@ -112,6 +112,10 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   // every 10 minutes (nobody can turn the site into a mail cannon aimed at one inbox).
   mail_by_address_ = std::make_unique<account::RateLimiter>(*options_.clock, 5, 1.0 / 60);
   mail_by_recipient_ = std::make_unique<account::RateLimiter>(*options_.clock, 3, 1.0 / 600);
+  if (options_.store && options_.mail && options_.signer) {
+    subscriptions_ = std::make_unique<services::SubscriptionService>(*options_.store, *options_.mail, *options_.signer, *options_.clock,
+                                                                     *mail_by_address_, *mail_by_recipient_, options_.mail_wake);
+  }
   search_ = std::make_unique<SearchIndex>(bank_);
   for (const auto& t : options_.trusted_proxies) {
     if (auto c = parse_cidr(t)) trusted_.push_back(*c);

@@ -33,6 +33,7 @@
 #include "web/services/random_source.h"
 #include "web/services/readiness_service.h"
 #include "web/services/review_service.h"
+#include "web/services/subscription_service.h"
 
 namespace ridge::web {
 
@@ -182,18 +183,8 @@ class App {
   // Mail (mail_routes.cc): subscriptions with double opt-in, one-click unsubscribe, email
   // verification and password reset. Everything sent is queued; nothing waits for SMTP.
   void add_mail_routes();
-  bool queue_mail(const mail::Message& m) const;
-  // The client address's budget for mail it may cause (recipients have their own, checked
-  // quietly where the mail is queued, so the answer never tells one address from another).
-  bool mail_allowed(const Request& req, int* retry_after) const;
   // Queues the verification mail of a new account (or a notice to an existing one).
   void send_account_mail(int64_t user_id, const std::string& email, bool existing) const;
-  struct SubscribeOutcome {
-    int status = 202;
-    std::string field, message;
-    int retry_after = 0;
-  };
-  SubscribeOutcome subscribe_address(const Request& req, const std::string& email) const;
   Response api_subscribe(const Request& req) const;
   Response subscribe_page(const Request& req) const;
   Response subscribe_confirm(const Request& req) const;
@@ -220,7 +211,8 @@ class App {
   // The services over the store (null without one).
   std::unique_ptr<services::SodiumRandom> system_random_;  // when options_.random is null
   std::unique_ptr<services::ReviewService> reviews_;
-  std::unique_ptr<services::BillingService> billing_;  // also without a store (nobody has access)
+  std::unique_ptr<services::BillingService> billing_;
+  std::unique_ptr<services::SubscriptionService> subscriptions_;  // with a store, mail config and signer only  // also without a store (nobody has access)
   std::unique_ptr<services::DrillService> drills_;  // also without a store (nothing recorded)
   std::unique_ptr<services::ReadinessService> readiness_;  // one readiness submission checked and saved at a time
   Router router_;
