@@ -95,15 +95,8 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   }
   billing_ = std::make_unique<services::BillingService>(options_.billing, options_.store, *options_.clock);
   drills_ = std::make_unique<services::DrillService>(registry_, catalog_, options_.store, *options_.clock, *options_.random);
-  // Failed sign-ins: 5 per address and account pair, then one a minute; 30 per address, then
-  // one every 10 s; 100 per account, then one a minute. Successes cost nothing.
-  // Sign-ups: 10 per address, then one every 30 s.
-  // The buckets live in the store, so every server on one database shares them.
   if (options_.store) {
-    by_signup_ = std::make_unique<account::StoreRateLimiter>(*options_.store, *options_.clock, 10, 1.0 / 30);
-    by_pair_ = std::make_unique<account::StoreRateLimiter>(*options_.store, *options_.clock, 5, 1.0 / 60);
-    by_address_ = std::make_unique<account::StoreRateLimiter>(*options_.store, *options_.clock, 30, 1.0 / 10);
-    by_account_ = std::make_unique<account::StoreRateLimiter>(*options_.store, *options_.clock, 100, 1.0 / 60);
+    accounts_ = std::make_unique<services::AccountService>(*options_.store, *options_.clock, *options_.random);
     reviews_ = std::make_unique<services::ReviewService>(bank_, *options_.store, *options_.clock);
     readiness_ = std::make_unique<services::ReadinessService>(bank_, registry_, catalog_, *options_.store, *options_.clock,
                                                               *options_.random, options_.secret);

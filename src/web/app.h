@@ -28,6 +28,7 @@
 #include "web/router.h"
 #include "web/search.h"
 #include "web/services/outcome.h"
+#include "web/services/account_service.h"
 #include "web/services/billing_service.h"
 #include "web/services/drill_service.h"
 #include "web/services/random_source.h"
@@ -140,16 +141,6 @@ class App {
   Response course(const Request& req, const Params& p) const;
   // 503, a retry hint and a log line for a failed store call.
   Response store_unavailable(const Request& req, const std::string& why) const;
-  // The outcome of a sign-up or sign-in, shared by the JSON API and the forms.
-  struct AuthOutcome {
-    int status = 200;
-    std::string field, message;
-    int64_t user_id = 0;
-    int retry_after = 0;  // seconds, for 429 and 503
-  };
-  AuthOutcome sign_up(const std::string& email, const std::string& password, const std::string& remote) const;
-  AuthOutcome sign_in(const std::string& email, const std::string& password, const std::string& remote) const;
-  Response auth_json(const AuthOutcome& o) const;
   Response auth_form(const Request& req, bool signup, int status, const std::string& message) const;
   // The client's address: the peer, or with a trusted proxy the X-Forwarded-For hop before it.
   std::string client_address(const Request& req) const;
@@ -210,6 +201,7 @@ class App {
   std::unique_ptr<ResponseCache> calc_cache_, search_cache_;
   // The services over the store (null without one).
   std::unique_ptr<services::SodiumRandom> system_random_;  // when options_.random is null
+  std::unique_ptr<services::AccountService> accounts_;
   std::unique_ptr<services::ReviewService> reviews_;
   std::unique_ptr<services::BillingService> billing_;
   std::unique_ptr<services::SubscriptionService> subscriptions_;  // with a store, mail config and signer only  // also without a store (nobody has access)
@@ -223,7 +215,6 @@ class App {
   };
   std::map<std::string, Cached, std::less<>> pages_;
   std::unique_ptr<account::SystemClock> system_clock_;
-  std::unique_ptr<account::StoreRateLimiter> by_address_, by_account_, by_pair_, by_signup_;  // with a store only
   std::unique_ptr<account::RateLimiter> mail_by_address_, mail_by_recipient_;
 };
 

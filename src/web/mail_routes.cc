@@ -304,21 +304,14 @@ Response App::reset_confirm(const Request& req) const {
     return r;
   };
   if (req.method == "GET") return page(200, "");
-  std::string password = value_of(form, "password");
-  // Checked before the token is spent, so a weak password does not burn the link.
-  if (auto why = account::check_password(password); !why.empty()) return page(400, "password " + why);
-  auto user = options_.store->use_account_token(account::token_hash(token), "reset", now());
-  if (!user.ok()) return store_unavailable(req, user.error().message);
-  if (!user->has_value()) return error(req, 400, "This reset link was used or has expired (they work once, for 30 minutes). Ask for a new one at /reset.");
-  auto set = options_.store->set_password(**user, account::hash_password(password));
-  if (!set.ok()) return store_unavailable(req, set.error().message);
-  auto ended = options_.store->delete_sessions_of(**user);  // every other session ends here
-  if (!ended.ok()) return store_unavailable(req, ended.error().message);
-  // The link proved the mailbox; the password is already changed, so a failure here is logged, not shown.
-  if (auto verified = options_.store->set_email_verified(**user, now()); !verified.ok()) {
-    log::error("email not marked verified after a reset: " + verified.error().message);
+  if (!accounts_) return error(req, 503, "Mail is not configured on this site.");
+  auto user = accounts_->reset_password(token, value_of(form, "password"));
+  if (!user) {
+    const auto& f = user.error();
+    bool weak_password = f.kind == services::Failure::Kind::kInvalid && !f.errors.empty() && f.errors.front().field == "password";
+    return weak_password ? page(400, f.message()) : failure(req, f);
   }
-  Response go = start_session(**user, false, "/dashboard");
+  Response go = start_session(*user, false, "/dashboard");
   go.set("Set-Cookie", std::string(kPreCookie) + "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
   return go;
 }

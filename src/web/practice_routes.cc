@@ -31,7 +31,6 @@ namespace {
 
 constexpr const char* kCookie = "ridge_session";
 constexpr const char* kPreCookie = "ridge_pre";
-constexpr int64_t kSessionSeconds = 30 * 86400;
 
 
 Json parse_json(const std::string& body) { return Json::parse(body, nullptr, false); }
@@ -51,6 +50,22 @@ bool read_credentials(const std::string& body_text, std::string& email, std::str
   password = body["password"];
   std::transform(email.begin(), email.end(), email.begin(), [](unsigned char c) { return std::tolower(c); });
   return true;
+}
+
+// The HTTP status of a service failure (one mapping, for the API and the pages).
+int failure_status(const services::Failure& f) {
+  using Kind = services::Failure::Kind;
+  switch (f.kind) {
+    case Kind::kInvalid: return 400;
+    case Kind::kUnauthorized: return 401;
+    case Kind::kForbidden: return 403;
+    case Kind::kConflict: return 409;
+    case Kind::kLimited: return 429;
+    case Kind::kInternal: return 500;
+    case Kind::kUpstream: return 502;
+    case Kind::kUnavailable: return 503;
+  }
+  return 500;
 }
 
 }  // namespace
@@ -92,12 +107,14 @@ bool App::csrf_ok(const Request& req, const Visitor& v, const std::string& form_
 }
 
 Response App::start_session(int64_t user_id, bool as_json, const std::string& next) const {
-  std::string token = account::random_token(), csrf = account::random_token();
-  auto ok = options_.store->create_session(account::token_hash(token), {user_id, csrf, now() + kSessionSeconds}, now());
-  if (!ok.ok()) return as_json ? routes::json_error(500, {"", "", "could not start a session", ""}) : plain_error(500, "could not start a session");
-  Response r = as_json ? routes::json(200, nlohmann::json{{"csrf_token", csrf}}) : redirect(safe_next(next));
-  r.set("Set-Cookie", std::string(kCookie) + "=" + token + "; Path=/; HttpOnly; SameSite=Lax; Max-Age=" +
-                          std::to_string(kSessionSeconds) + (options_.secure_cookies ? "; Secure" : ""));
+  auto session = accounts_->start_session(user_id);
+  if (!session) {
+    log::error(session.error().detail);
+    return as_json ? routes::json_error(500, {"", "", "could not start a session", ""}) : plain_error(500, "could not start a session");
+  }
+  Response r = as_json ? routes::json(200, nlohmann::json{{"csrf_token", session->csrf}}) : redirect(safe_next(next));
+  r.set("Set-Cookie", std::string(kCookie) + "=" + session->token + "; Path=/; HttpOnly; SameSite=Lax; Max-Age=" +
+                          std::to_string(services::kSessionSeconds) + (options_.secure_cookies ? "; Secure" : ""));
   return r;
 }
 
@@ -183,87 +200,22 @@ Response App::question(const Request& req, const Params& p) const {
   return r;
 }
 
-App::AuthOutcome App::sign_up(const std::string& email, const std::string& password, const std::string& remote) const {
-  if (!options_.store) return {503, "", "no database configured"};
-  if (auto why = account::check_email(email); !why.empty()) return {400, "email", "email " + why};
-  if (auto why = account::check_password(password); !why.empty()) return {400, "password", "password " + why};
-  double retry = 0;
-  using Answer = account::StoreRateLimiter::Answer;
-  Answer signup = by_signup_->allow(remote, &retry);
-  if (signup == Answer::kUnavailable) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
-  if (signup == Answer::kLimited) {
-    return {429, "", "too many attempts; try again in " + std::to_string(static_cast<int>(std::ceil(retry))) + " s", 0,
-            static_cast<int>(std::ceil(retry))};
-  }
-  std::string hash = account::hash_password(password);
-  auto existing = options_.store->find_user_by_email(email);
-  if (!existing.ok()) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
-  // A registered address gets the same status and body as a new one (no session, though),
-  // and its owner a notice by mail, queued like a new account's verification link.
-  if (existing->has_value()) {
-    send_account_mail((*existing)->id, email, true);
-    return {201, "", "", 0};
-  }
-  auto id = options_.store->create_user(email, hash, now());
-  if (!id.ok()) return {201, "", "", 0};  // lost a race with the same address: same answer
-  send_account_mail(*id, email, false);
-  return {201, "", "", *id};
-}
-
-App::AuthOutcome App::sign_in(const std::string& email, const std::string& password, const std::string& remote) const {
-  if (!options_.store) return {503, "", "no database configured"};
-  // Three budgets that count failures only, so a correct password is never refused because
-  // of what someone else did: the pair (this address, this account) stops a guesser; the
-  // address stops a spray over many accounts; the account's slower, larger budget bounds a
-  // distributed guesser without turning five wrong passwords into a lockout (OWASP ASVS 2.2.1).
-  std::string pair = "pair:" + remote + "|" + email, addr = "addr:" + remote, acct = "acct:" + email;
-  double retry = 0;
-  using Answer = account::StoreRateLimiter::Answer;
-  Answer verdict = by_pair_->exhausted(pair, &retry);
-  if (verdict == Answer::kAllowed) verdict = by_address_->exhausted(addr, &retry);
-  if (verdict == Answer::kAllowed) verdict = by_account_->exhausted(acct, &retry);
-  if (verdict == Answer::kUnavailable) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
-  if (verdict == Answer::kLimited) {
-    int seconds = std::max(1, static_cast<int>(std::ceil(retry)));
-    metrics_.signin_refused();
-    return {429, "", "too many failed sign-ins; try again in " + std::to_string(seconds) + " s", 0, seconds};
-  }
-  auto user = options_.store->find_user_by_email(email);
-  if (!user.ok()) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
-  // Same message and (argon2id) work whether the email is unknown or the password wrong.
-  static const std::string kDummy = account::hash_password("not a real password, only for timing");
-  bool ok = user->has_value() && account::verify_password((*user)->password_hash, password);
-  if (!user->has_value()) account::verify_password(kDummy, password);
-  if (!ok) {
-    // A failure the store could not count is not answered as one: no uncounted guesses.
-    bool counted = by_pair_->take(pair) != Answer::kUnavailable;
-    counted = by_address_->take(addr) != Answer::kUnavailable && counted;
-    counted = by_account_->take(acct) != Answer::kUnavailable && counted;
-    if (!counted) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
-    return {401, "", "email or password is wrong"};
-  }
-  return {200, "", "", (*user)->id};
-}
-
-Response App::auth_json(const AuthOutcome& o) const {
-  Response r = routes::json_error(o.status, {o.field, "", o.message, ""});
-  if (o.retry_after > 0) r.set("Retry-After", std::to_string(o.retry_after));
-  return r;
-}
-
 Response App::api_signup(const Request& req) const {
   std::string email, password;
   if (!read_credentials(req.body, email, password)) {
     return routes::json_error(400, {"body", "", "expected {\"email\": \"...\", \"password\": \"...\"}", ""});
   }
-  AuthOutcome o = sign_up(email, password, client_address(req));
-  if (o.status != 201) return auth_json(o);
-  if (o.user_id == 0) {
-    // The registered-address case: the body a new account gets, with a token bound to nothing.
-    Response r = routes::json(201, nlohmann::json{{"csrf_token", account::random_token()}});
-    return r;
+  if (!accounts_) return routes::json_error(503, {"", "", "no database configured", ""});
+  auto o = accounts_->sign_up(email, password, client_address(req));
+  if (!o) return failure(req, o.error());
+  if (o->user_id == 0) {
+    // A registered address gets the same status and body as a new one (a token bound to
+    // nothing, no session), and its owner a notice by mail.
+    if (o->existing) send_account_mail(o->existing, email, true);
+    return routes::json(201, nlohmann::json{{"csrf_token", account::random_token()}});
   }
-  Response r = start_session(o.user_id, true, "");
+  send_account_mail(o->user_id, email, false);
+  Response r = start_session(o->user_id, true, "");
   r.status = r.status == 200 ? 201 : r.status;
   return r;
 }
@@ -273,9 +225,13 @@ Response App::api_signin(const Request& req) const {
   if (!read_credentials(req.body, email, password)) {
     return routes::json_error(400, {"body", "", "expected {\"email\": \"...\", \"password\": \"...\"}", ""});
   }
-  AuthOutcome o = sign_in(email, password, client_address(req));
-  if (o.status != 200) return auth_json(o);
-  return start_session(o.user_id, true, "");
+  if (!accounts_) return routes::json_error(503, {"", "", "no database configured", ""});
+  auto user = accounts_->sign_in(email, password, client_address(req));
+  if (!user) {
+    if (user.error().kind == services::Failure::Kind::kLimited) metrics_.signin_refused();
+    return failure(req, user.error());
+  }
+  return start_session(*user, true, "");
 }
 
 Response App::auth_form(const Request& req, bool signup, int status, const std::string& message) const {
@@ -303,18 +259,33 @@ Response App::form_auth(const Request& req, bool signup) const {
   std::string email = form_value(form, "email");
   std::transform(email.begin(), email.end(), email.begin(), [](unsigned char c) { return std::tolower(c); });
   std::string password = form_value(form, "password");
-  AuthOutcome o = signup ? sign_up(email, password, client_address(req)) : sign_in(email, password, client_address(req));
-  if ((o.status == 200 || o.status == 201) && o.user_id != 0) {
-    Response go = start_session(o.user_id, false, next);
-    go.set("Set-Cookie", std::string(kPreCookie) + "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
-    return go;
+  if (!accounts_) return auth_form(req, signup, 503, "no database configured");
+  // A refusal shown on the form, with the status the API gives it.
+  auto refused = [&](const services::Failure& f) {
+    if (f.kind == services::Failure::Kind::kLimited && !signup) metrics_.signin_refused();
+    Response r = auth_form(req, signup, failure_status(f),
+                           f.kind == services::Failure::Kind::kUnavailable ? "the database is unavailable; try again in a few seconds" : f.message());
+    if (f.retry_after > 0) r.set("Retry-After", std::to_string(f.retry_after));
+    return r;
+  };
+  int64_t user_id = 0;
+  if (signup) {
+    auto o = accounts_->sign_up(email, password, client_address(req));
+    if (!o) return refused(o.error());
+    if (o->user_id == 0) {
+      if (o->existing) send_account_mail(o->existing, email, true);
+      return auth_form(req, signup, 200, "If this address is new, the account is ready: sign in with it.");
+    }
+    send_account_mail(o->user_id, email, false);
+    user_id = o->user_id;
+  } else {
+    auto o = accounts_->sign_in(email, password, client_address(req));
+    if (!o) return refused(o.error());
+    user_id = *o;
   }
-  if (o.status == 201) {
-    return auth_form(req, signup, 200, "If this address is new, the account is ready: sign in with it.");
-  }
-  Response r = auth_form(req, signup, o.status, o.message);
-  if (o.retry_after > 0) r.set("Retry-After", std::to_string(o.retry_after));
-  return r;
+  Response go = start_session(user_id, false, next);
+  go.set("Set-Cookie", std::string(kPreCookie) + "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+  return go;
 }
 
 Response App::signout(const Request& req) const {
@@ -324,7 +295,7 @@ Response App::signout(const Request& req) const {
   parse_form(req.body, form);
   if (v.user_id == 0) return api ? routes::json_error(401, {"", "", "not signed in", ""}) : redirect("/");
   if (!csrf_ok(req, v, form_value(form, "csrf"))) return api ? routes::json_error(403, {"csrf", "", "missing or wrong CSRF token", ""}) : plain_error(403, "missing or wrong CSRF token");
-  if (auto done = options_.store->delete_session(v.token_hash); !done.ok()) return store_unavailable(req, done.error().message);
+  if (auto done = accounts_->end_session(v.token_hash); !done) return failure(req, done.error());
   Response r = api ? routes::json(200, nlohmann::json::object()) : redirect("/");
   r.set("Set-Cookie", std::string(kCookie) + "=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
   return r;
@@ -353,12 +324,7 @@ Response App::failure(const Request& req, const services::Failure& f) const {
   using Kind = services::Failure::Kind;
   if (f.kind == Kind::kUnavailable) return store_unavailable(req, f.detail);
   if (f.kind == Kind::kUpstream) log::error(f.detail);
-  int status = f.kind == Kind::kForbidden  ? 403
-               : f.kind == Kind::kConflict ? 409
-               : f.kind == Kind::kLimited  ? 429
-               : f.kind == Kind::kInternal ? 500
-               : f.kind == Kind::kUpstream ? 502
-                                           : 400;
+  int status = failure_status(f);
   Response r = req.path.rfind("/api/", 0) == 0 ? routes::json_error(status, f.errors) : error(req, status, f.message());
   if (f.retry_after > 0) r.set("Retry-After", std::to_string(f.retry_after));
   return r;

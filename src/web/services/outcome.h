@@ -18,6 +18,7 @@ struct FieldError {
 struct Failure {
   enum class Kind {
     kInvalid,      // the caller's input: 400 with `errors`
+    kUnauthorized, // wrong credentials: 401
     kForbidden,    // the input is well formed but not the caller's to use: 403
     kConflict,     // already done (a used check, a used token): 409
     kLimited,      // a rate limit: 429 with `retry_after`
@@ -31,6 +32,7 @@ struct Failure {
   int retry_after = 0;             // seconds, for kLimited and kUnavailable
 
   static Failure invalid(FieldError e) { return {Kind::kInvalid, {std::move(e)}, "", 0}; }
+  static Failure unauthorized(FieldError e) { return {Kind::kUnauthorized, {std::move(e)}, "", 0}; }
   static Failure forbidden(FieldError e) { return {Kind::kForbidden, {std::move(e)}, "", 0}; }
   static Failure conflict(FieldError e) { return {Kind::kConflict, {std::move(e)}, "", 0}; }
   static Failure limited(FieldError e, int retry_after) { return {Kind::kLimited, {std::move(e)}, "", retry_after}; }
