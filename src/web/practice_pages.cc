@@ -22,7 +22,6 @@ using routes::redirect;
 
 namespace {
 
-std::string e(std::string_view s) { return calc::html_escape(s); }
 
 std::string value_of(const std::vector<std::pair<std::string, std::string>>& form, const std::string& key) {
   for (const auto& [k, v] : form) {
@@ -165,93 +164,51 @@ Response App::settings(const Request& req) const {
     std::vector<std::pair<std::string, std::string>> form;
     if (auto refused = read_post_form(req, v, form)) return *refused;
     std::string action = value_of(form, "action");
-    auto user = options_.store->get_user(v.user_id);
-    if (!user.ok() || !user->has_value()) return plain_error(500, "account not found");
+    using Kind = services::Failure::Kind;
+    // A refusal the user can act on is shown on the page; a store failure is a 503.
+    auto shown = [&](const services::Failure& f) -> std::optional<Response> {
+      if (f.kind == Kind::kUnavailable) return store_unavailable(req, f.detail);
+      if (f.kind == Kind::kInternal) return plain_error(500, f.message());
+      message = f.message();
+      return std::nullopt;
+    };
     if (action == "retention") {
-      char* end = nullptr;
-      std::string text = value_of(form, "retention");
-      double r = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != 0 || !(r >= 0.7 && r <= 0.97)) {
-        message = "Desired retention '" + text + "' is out of range; accepted: 0.70 to 0.97.";
+      auto r = accounts_->set_retention(v.user_id, value_of(form, "retention"));
+      if (!r) {
+        if (auto stop = shown(r.error())) return *stop;
       } else {
-        if (auto done = options_.store->set_retention(v.user_id, r); !done.ok()) return store_unavailable(req, done.error().message);
-        v.retention = r;
-        message = "Desired retention set to " + views::percent(r) + ".";
+        v.retention = *r;
+        message = "Desired retention set to " + views::percent(*r) + ".";
       }
     } else if (action == "new-per-day") {
-      char* end = nullptr;
-      std::string text = value_of(form, "new_per_day");
-      long n = std::strtol(text.c_str(), &end, 10);
-      if (text.empty() || *end != 0 || n < 0 || n > practice::kMaxNewPerDay) {
-        message = "New questions a day '" + text + "' is out of range; accepted: a whole number from 0 to " +
-                  std::to_string(practice::kMaxNewPerDay) + ".";
+      auto n = accounts_->set_new_per_day(v.user_id, value_of(form, "new_per_day"));
+      if (!n) {
+        if (auto stop = shown(n.error())) return *stop;
       } else {
-        if (auto done = options_.store->set_new_per_day(v.user_id, static_cast<int>(n)); !done.ok()) return store_unavailable(req, done.error().message);
-        v.new_per_day = static_cast<int>(n);
-        message = "The review page offers up to " + std::to_string(n) + " new question" + (n == 1 ? "" : "s") + " a day.";
+        v.new_per_day = *n;
+        message = "The review page offers up to " + std::to_string(*n) + " new question" + (*n == 1 ? "" : "s") + " a day.";
       }
     } else if (action == "password") {
-      std::string current = value_of(form, "current"), next = value_of(form, "new");
-      if (!account::verify_password((*user)->password_hash, current)) {
-        message = "The current password is wrong.";
-      } else if (auto why = account::check_password(next); !why.empty()) {
-        message = "The new password " + why + ".";
-      } else {
-        if (auto done = options_.store->set_password(v.user_id, account::hash_password(next)); !done.ok()) {
-          return store_unavailable(req, done.error().message);
-        }
-        // The other sessions end with the old password; a failure here leaves them open: say so.
-        if (auto done = options_.store->delete_sessions_of(v.user_id); !done.ok()) return store_unavailable(req, done.error().message);
-        return start_session(v.user_id, false, "/settings");
-      }
+      auto done = accounts_->change_password(v.user_id, value_of(form, "current"), value_of(form, "new"));
+      if (done) return start_session(v.user_id, false, "/settings");
+      if (auto stop = shown(done.error())) return *stop;
     } else if (action == "verify") {
       if (v.email_verified_at == 0) send_account_mail(v.user_id, v.email, false);
       message = "A new verification link is on its way to " + v.email + " (it works once, for 30 minutes).";
     } else if (action == "delete") {
-      if (!account::verify_password((*user)->password_hash, value_of(form, "current"))) {
-        message = "The password is wrong; nothing was deleted.";
-      } else {
-        if (auto done = options_.store->delete_user(v.user_id); !done.ok()) return store_unavailable(req, done.error().message);
+      auto done = accounts_->delete_account(v.user_id, value_of(form, "current"));
+      if (done) {
         Response r = redirect("/");
         r.set("Set-Cookie", "ridge_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
         return r;
       }
+      if (auto stop = shown(done.error())) return *stop;
     }
   }
   auto until = access_until(v.user_id);
   if (!until) return store_unavailable(req, "entitlement lookup failed");
-  std::string access = *until > now() ? "<p id=\"access\">Paid access until <time datetime=\"" + billing::rfc3339(*until) + "\">" +
-                                            billing::rfc3339(*until) + "</time>.</p>"
-                       : *until > 0   ? "<p id=\"access\">Paid access ended on " + billing::rfc3339(*until) + ". <a href=\"/pricing\">Renew</a>.</p>"
-                                      : "<p id=\"access\">No paid access: the free questions are open. <a href=\"/pricing\">Pricing</a>.</p>";
-  if (req.param("paid")) access += "<p class=\"muted\">Thank you: access starts as soon as the provider confirms the payment (usually seconds).</p>";
-  std::string body = "<h1>Settings</h1>" + (message.empty() ? "" : "<p role=\"status\" id=\"settings-message\">" + e(message) + "</p>") +
-                     "<h2>Access</h2>" + access + "<p>Account: " + e(v.email) + (v.email_verified_at ? " (verified)</p>" :
-                     " (not verified yet)</p><form method=\"post\" class=\"calc\">" + views::csrf_field(v.csrf) +
-                     "<input type=\"hidden\" name=\"action\" value=\"verify\"><button type=\"submit\" id=\"resend-verification\">"
-                     "Send a new verification link</button></form>") +
-                     "<h2>Review schedule</h2><form method=\"post\" class=\"calc\">" + views::csrf_field(v.csrf) +
-                     "<input type=\"hidden\" name=\"action\" value=\"retention\"><div class=\"field\"><label for=\"retention\">Desired retention</label>"
-                     "<input id=\"retention\" name=\"retention\" value=\"" + calc::format_significant(v.retention, 3) +
-                     "\" inputmode=\"decimal\"><span class=\"hint\">0.70 to 0.97; higher means more frequent reviews</span></div>"
-                     "<div class=\"field\"><button type=\"submit\">Save</button></div></form>"
-                     "<form method=\"post\" class=\"calc\">" + views::csrf_field(v.csrf) +
-                     "<input type=\"hidden\" name=\"action\" value=\"new-per-day\"><div class=\"field\"><label for=\"new-per-day\">New questions a day</label>"
-                     "<input id=\"new-per-day\" name=\"new_per_day\" value=\"" + std::to_string(v.new_per_day) +
-                     "\" inputmode=\"numeric\" aria-describedby=\"new-per-day-hint\"><span class=\"hint\" id=\"new-per-day-hint\">0 to " +
-                     std::to_string(practice::kMaxNewPerDay) + "; how many questions you have not graded yet the review page offers each day "
-                     "(days start at midnight UTC). Questions you grade on their own page count too.</span></div>"
-                     "<div class=\"field\"><button type=\"submit\">Save</button></div></form>"
-                     "<h2>Password</h2><form method=\"post\" class=\"calc\">" + views::csrf_field(v.csrf) +
-                     "<input type=\"hidden\" name=\"action\" value=\"password\"><div class=\"field\"><label for=\"cur\">Current password</label>"
-                     "<input id=\"cur\" name=\"current\" type=\"password\" autocomplete=\"current-password\"></div><div class=\"field\"><label for=\"new\">New password</label>"
-                     "<input id=\"new\" name=\"new\" type=\"password\" autocomplete=\"new-password\"></div><div class=\"field\"><button type=\"submit\">Change</button></div></form>"
-                     "<h2>Delete the account</h2><p>Deletes your reviews, notes, bookmarks, drills and readiness history.</p><form method=\"post\" class=\"calc\">" +
-                     views::csrf_field(v.csrf) + "<input type=\"hidden\" name=\"action\" value=\"delete\"><div class=\"field\"><label for=\"del\">Password</label>"
-                     "<input id=\"del\" name=\"current\" type=\"password\" autocomplete=\"current-password\"></div><div class=\"field\"><button type=\"submit\">Delete everything</button></div></form>"
-                     "<h2>Sign out</h2><form method=\"post\" action=\"/signout\">" + views::csrf_field(v.csrf) + "<button type=\"submit\">Sign out</button></form>";
-  Response r;
-  r.body = layout(site, "Settings", "Account settings", body);
+  views::SettingsView view{message, *until, now(), req.param("paid").has_value(), v.email, v.email_verified_at != 0, v.csrf, v.retention, v.new_per_day};
+  Response r = routes::html(200, layout(site, "Settings", "Account settings", views::settings_page(view)));
   r.set("Cache-Control", "no-store");
   return r;
 }

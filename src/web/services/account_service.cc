@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "account/security.h"
+#include "practice/card_state.h"
 #include "web/log.h"
 
 namespace ridge::web::services {
@@ -108,6 +109,52 @@ Outcome<int64_t> AccountService::reset_password(const std::string& token, const 
     log::error("email not marked verified after a reset: " + verified.error().message);
   }
   return id;
+}
+
+Outcome<double> AccountService::set_retention(int64_t user_id, const std::string& text) const {
+  char* end = nullptr;
+  double r = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != 0 || !(r >= 0.7 && r <= 0.97)) {
+    return Failure::invalid({"retention", text, "Desired retention '" + text + "' is out of range; accepted: 0.70 to 0.97.", "0.70 to 0.97"});
+  }
+  if (auto done = store_.set_retention(user_id, r); !done.ok()) return Failure::unavailable(done.error().message);
+  return r;
+}
+
+Outcome<int> AccountService::set_new_per_day(int64_t user_id, const std::string& text) const {
+  char* end = nullptr;
+  long n = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != 0 || n < 0 || n > practice::kMaxNewPerDay) {
+    std::string accepted = "a whole number from 0 to " + std::to_string(practice::kMaxNewPerDay);
+    return Failure::invalid({"new_per_day", text, "New questions a day '" + text + "' is out of range; accepted: " + accepted + ".", accepted});
+  }
+  if (auto done = store_.set_new_per_day(user_id, static_cast<int>(n)); !done.ok()) return Failure::unavailable(done.error().message);
+  return static_cast<int>(n);
+}
+
+Outcome<Done> AccountService::change_password(int64_t user_id, const std::string& current, const std::string& next) const {
+  auto user = store_.get_user(user_id);
+  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user->has_value()) return Failure::internal({"", "", "account not found", ""});
+  if (!account::verify_password((*user)->password_hash, current)) return Failure::unauthorized({"current", "", "The current password is wrong.", ""});
+  if (auto why = account::check_password(next); !why.empty()) {
+    return Failure::invalid({"new", "", "The new password " + why + ".", "10 characters or more, not a common password"});
+  }
+  if (auto done = store_.set_password(user_id, account::hash_password(next)); !done.ok()) return Failure::unavailable(done.error().message);
+  // The other sessions end with the old password; a failure here leaves them open: say so.
+  if (auto done = store_.delete_sessions_of(user_id); !done.ok()) return Failure::unavailable(done.error().message);
+  return Done{};
+}
+
+Outcome<Done> AccountService::delete_account(int64_t user_id, const std::string& current) const {
+  auto user = store_.get_user(user_id);
+  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user->has_value()) return Failure::internal({"", "", "account not found", ""});
+  if (!account::verify_password((*user)->password_hash, current)) {
+    return Failure::unauthorized({"current", "", "The password is wrong; nothing was deleted.", ""});
+  }
+  if (auto done = store_.delete_user(user_id); !done.ok()) return Failure::unavailable(done.error().message);
+  return Done{};
 }
 
 }  // namespace ridge::web::services

@@ -51,6 +51,17 @@ class AccountService {
   // expired or unknown; unavailable.
   Outcome<int64_t> reset_password(const std::string& token, const std::string& password) const;
 
+  // Settings. Each answers the value set; invalid names the field with the accepted range.
+  // Invalid "retention": 0.70 to 0.97.
+  Outcome<double> set_retention(int64_t user_id, const std::string& text) const;
+  // Invalid "new_per_day": a whole number from 0 to practice::kMaxNewPerDay.
+  Outcome<int> set_new_per_day(int64_t user_id, const std::string& text) const;
+  // Unauthorized: the current password is wrong; invalid "new": a weak password. Every
+  // session of the account ends (the caller starts a new one for this visitor).
+  Outcome<Done> change_password(int64_t user_id, const std::string& current, const std::string& next) const;
+  // Deletes the account and all it holds. Unauthorized: the password is wrong.
+  Outcome<Done> delete_account(int64_t user_id, const std::string& current) const;
+
  private:
   store::Store& store_;
   const account::Clock& clock_;

@@ -95,5 +95,43 @@ TEST_F(Accounts, AResetTokenWorksOnceAndAWeakPasswordDoesNotSpendIt) {
   EXPECT_FALSE(service_->sign_in("a@example.com", "yet another passphrase", "10.0.0.1").ok());
 }
 
+TEST_F(Accounts, SettingsRefuseValuesOutOfRangeNamingTheFieldAndTheRange) {
+  int64_t user = new_user();
+  auto low = service_->set_retention(user, "0.5");
+  ASSERT_FALSE(low.ok());
+  EXPECT_EQ(low.error().errors.at(0).field, "retention");
+  EXPECT_EQ(low.error().errors.at(0).accepted, "0.70 to 0.97");
+  auto ok = service_->set_retention(user, "0.85");
+  ASSERT_TRUE(ok.ok());
+  auto many = service_->set_new_per_day(user, "201");
+  ASSERT_FALSE(many.ok());
+  EXPECT_EQ(many.error().errors.at(0).field, "new_per_day");
+  EXPECT_EQ(many.error().errors.at(0).value, "201");
+  ASSERT_TRUE(service_->set_new_per_day(user, "0").ok());
+  auto stored = store_->get_user(user);
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  EXPECT_DOUBLE_EQ((*stored)->desired_retention, 0.85);
+  EXPECT_EQ((*stored)->new_per_day, 0) << "0 is a limit (no new questions), not 'unset'";
+}
+
+TEST_F(Accounts, APasswordChangeOrDeletionNeedsTheCurrentPassword) {
+  auto up = service_->sign_up("a@example.com", kPassword, "10.0.0.1");
+  ASSERT_TRUE(up.ok());
+  auto wrong = service_->change_password(up->user_id, "not my password", "a new long passphrase");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.error().kind, Failure::Kind::kUnauthorized);
+  auto keep = service_->delete_account(up->user_id, "not my password");
+  ASSERT_FALSE(keep.ok());
+  auto still = store_->get_user(up->user_id);
+  ASSERT_TRUE(still.ok());
+  EXPECT_TRUE(still->has_value()) << "nothing was deleted";
+  ASSERT_TRUE(service_->change_password(up->user_id, kPassword, "a new long passphrase").ok());
+  EXPECT_FALSE(service_->sign_in("a@example.com", kPassword, "10.0.0.1").ok());
+  ASSERT_TRUE(service_->delete_account(up->user_id, "a new long passphrase").ok());
+  auto gone = store_->get_user(up->user_id);
+  ASSERT_TRUE(gone.ok());
+  EXPECT_FALSE(gone->has_value());
+}
+
 }  // namespace
 }  // namespace ridge::web::services

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "calc/derivation.h"
+#include "billing/billing.h"
 #include "calc/units.h"
+#include "practice/card_state.h"
 #include "web/http.h"
 
 namespace ridge::web::views {
@@ -206,6 +208,40 @@ std::string readiness_result_page(const ReadinessResultView& v) {
             "</strong>.</p><details><summary>The worked chain</summary>" + calc::render_html(f.drill.answer) + "</details></section>";
   }
   return body + "<p><a href=\"/dashboard\">Your progress</a></p>";
+}
+
+std::string settings_page(const SettingsView& v) {
+  std::string access = v.access_until > v.now ? "<p id=\"access\">Paid access until <time datetime=\"" + billing::rfc3339(v.access_until) + "\">" +
+                                            billing::rfc3339(v.access_until) + "</time>.</p>"
+                       : v.access_until > 0   ? "<p id=\"access\">Paid access ended on " + billing::rfc3339(v.access_until) + ". <a href=\"/pricing\">Renew</a>.</p>"
+                                      : "<p id=\"access\">No paid access: the free questions are open. <a href=\"/pricing\">Pricing</a>.</p>";
+  if (v.paid) access += "<p class=\"muted\">Thank you: access starts as soon as the provider confirms the payment (usually seconds).</p>";
+  std::string body = "<h1>Settings</h1>" + (v.message.empty() ? "" : "<p role=\"status\" id=\"settings-message\">" + e(v.message) + "</p>") +
+                     "<h2>Access</h2>" + access + "<p>Account: " + e(v.email) + (v.verified ? " (verified)</p>" :
+                     " (not verified yet)</p><form method=\"post\" class=\"calc\">" + csrf_field(v.csrf) +
+                     "<input type=\"hidden\" name=\"action\" value=\"verify\"><button type=\"submit\" id=\"resend-verification\">"
+                     "Send a new verification link</button></form>") +
+                     "<h2>Review schedule</h2><form method=\"post\" class=\"calc\">" + csrf_field(v.csrf) +
+                     "<input type=\"hidden\" name=\"action\" value=\"retention\"><div class=\"field\"><label for=\"retention\">Desired retention</label>"
+                     "<input id=\"retention\" name=\"retention\" value=\"" + calc::format_significant(v.retention, 3) +
+                     "\" inputmode=\"decimal\"><span class=\"hint\">0.70 to 0.97; higher means more frequent reviews</span></div>"
+                     "<div class=\"field\"><button type=\"submit\">Save</button></div></form>"
+                     "<form method=\"post\" class=\"calc\">" + csrf_field(v.csrf) +
+                     "<input type=\"hidden\" name=\"action\" value=\"new-per-day\"><div class=\"field\"><label for=\"new-per-day\">New questions a day</label>"
+                     "<input id=\"new-per-day\" name=\"new_per_day\" value=\"" + std::to_string(v.new_per_day) +
+                     "\" inputmode=\"numeric\" aria-describedby=\"new-per-day-hint\"><span class=\"hint\" id=\"new-per-day-hint\">0 to " +
+                     std::to_string(practice::kMaxNewPerDay) + "; how many questions you have not graded yet the review page offers each day "
+                     "(days start at midnight UTC). Questions you grade on their own page count too.</span></div>"
+                     "<div class=\"field\"><button type=\"submit\">Save</button></div></form>"
+                     "<h2>Password</h2><form method=\"post\" class=\"calc\">" + csrf_field(v.csrf) +
+                     "<input type=\"hidden\" name=\"action\" value=\"password\"><div class=\"field\"><label for=\"cur\">Current password</label>"
+                     "<input id=\"cur\" name=\"current\" type=\"password\" autocomplete=\"current-password\"></div><div class=\"field\"><label for=\"new\">New password</label>"
+                     "<input id=\"new\" name=\"new\" type=\"password\" autocomplete=\"new-password\"></div><div class=\"field\"><button type=\"submit\">Change</button></div></form>"
+                     "<h2>Delete the account</h2><p>Deletes your reviews, notes, bookmarks, drills and readiness history.</p><form method=\"post\" class=\"calc\">" +
+                     csrf_field(v.csrf) + "<input type=\"hidden\" name=\"action\" value=\"delete\"><div class=\"field\"><label for=\"del\">Password</label>"
+                     "<input id=\"del\" name=\"current\" type=\"password\" autocomplete=\"current-password\"></div><div class=\"field\"><button type=\"submit\">Delete everything</button></div></form>"
+                     "<h2>Sign out</h2><form method=\"post\" action=\"/signout\">" + csrf_field(v.csrf) + "<button type=\"submit\">Sign out</button></form>";
+  return body;
 }
 
 nlohmann::json graded_card_json(const services::GradedCard& c) {

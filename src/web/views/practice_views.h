@@ -81,6 +81,19 @@ struct ReadinessResultView {
 };
 std::string readiness_result_page(const ReadinessResultView& v);
 
+struct SettingsView {
+  std::string message;       // the outcome of the last change ("" for none)
+  int64_t access_until = 0;  // unix seconds, 0 for never paid
+  int64_t now = 0;
+  bool paid = false;         // back from the provider's page (?paid=1)
+  std::string email;
+  bool verified = false;
+  std::string csrf;
+  double retention = 0.9;
+  int new_per_day = 20;
+};
+std::string settings_page(const SettingsView& v);
+
 // The API's JSON of a graded card (POST /api/reviews) and of progress (GET /api/progress).
 nlohmann::json graded_card_json(const services::GradedCard& card);
 nlohmann::json progress_json(const services::Progress& progress);
