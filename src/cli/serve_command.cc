@@ -236,6 +236,7 @@ int run_serve(const ServeFlags& f, const std::string& data_dir) {
       std::cerr << "ridge serve: RIDGE_SECRET is not set: links in mail are signed with a random key and stop working at restart\n";
     }
     signer = std::make_unique<mail::LinkSigner>(secret ? secret : "");
+    app_options.secret = secret ? secret : "";  // keys the readiness check's MAC too (web code reads no environment)
     sender = std::make_unique<mail::Sender>(*database, mail_config, clock);
     app_options.mail = &mail_config;
     app_options.signer = signer.get();

@@ -10,6 +10,7 @@
 #include "web/course_pages.h"
 #include "web/log.h"
 #include "web/pages.h"
+#include "web/routes/response.h"
 
 namespace ridge::web {
 
@@ -21,22 +22,15 @@ constexpr const char* kCsp =
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; "
     "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-Response json_response(int status, const std::string& body) {
-  Response r;
-  r.status = status;
-  r.content_type = "application/json";
-  r.body = body;
-  return r;
-}
-
-ordered_json errors_json(const calc::Errors& errors) {
-  ordered_json list = ordered_json::array();
+// The engine's errors in the one error shape: the message says the value and what is accepted.
+std::vector<services::FieldError> field_errors(const calc::Errors& errors) {
+  std::vector<services::FieldError> out;
   for (const auto& e : errors) {
     std::string message = (e.value.empty() ? "" : "'" + e.value + "' ") + e.message +
                           (e.accepted.empty() ? "" : "; accepted: " + e.accepted);
-    list.push_back({{"field", e.field}, {"value", e.value}, {"message", message}, {"accepted", e.accepted}});
+    out.push_back({e.field, e.value, std::move(message), e.accepted});
   }
-  return {{"errors", list}};
+  return out;
 }
 
 calc::Given given_from(const Request& req) {
@@ -95,20 +89,26 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
     system_clock_ = std::make_unique<account::SystemClock>();
     options_.clock = system_clock_.get();
   }
-  // Failed sign-ins: 5 per address and account pair, then one a minute; 30 per address, then
-  // one every 10 s; 100 per account, then one a minute. Successes cost nothing.
-  // Sign-ups: 10 per address, then one every 30 s.
-  // The buckets live in the store, so every server on one database shares them.
+  if (options_.random == nullptr) {
+    system_random_ = std::make_unique<services::SodiumRandom>();
+    options_.random = system_random_.get();
+  }
+  billing_ = std::make_unique<services::BillingService>(options_.billing, options_.store, *options_.clock);
+  drills_ = std::make_unique<services::DrillService>(registry_, catalog_, options_.store, *options_.clock, *options_.random);
   if (options_.store) {
-    by_signup_ = std::make_unique<account::StoreRateLimiter>(*options_.store, *options_.clock, 10, 1.0 / 30);
-    by_pair_ = std::make_unique<account::StoreRateLimiter>(*options_.store, *options_.clock, 5, 1.0 / 60);
-    by_address_ = std::make_unique<account::StoreRateLimiter>(*options_.store, *options_.clock, 30, 1.0 / 10);
-    by_account_ = std::make_unique<account::StoreRateLimiter>(*options_.store, *options_.clock, 100, 1.0 / 60);
+    accounts_ = std::make_unique<services::AccountService>(*options_.store, *options_.clock, *options_.random);
+    reviews_ = std::make_unique<services::ReviewService>(bank_, *options_.store, *options_.clock);
+    readiness_ = std::make_unique<services::ReadinessService>(bank_, registry_, catalog_, *options_.store, *options_.clock,
+                                                              *options_.random, options_.secret);
   }
   // Mail a visitor can cause: 5 per address, then one a minute; 3 per recipient, then one
   // every 10 minutes (nobody can turn the site into a mail cannon aimed at one inbox).
   mail_by_address_ = std::make_unique<account::RateLimiter>(*options_.clock, 5, 1.0 / 60);
   mail_by_recipient_ = std::make_unique<account::RateLimiter>(*options_.clock, 3, 1.0 / 600);
+  if (options_.store && options_.mail && options_.signer) {
+    subscriptions_ = std::make_unique<services::SubscriptionService>(*options_.store, *options_.mail, *options_.signer, *options_.clock,
+                                                                     *mail_by_address_, *mail_by_recipient_, options_.mail_wake);
+  }
   search_ = std::make_unique<SearchIndex>(bank_);
   for (const auto& t : options_.trusted_proxies) {
     if (auto c = parse_cidr(t)) trusted_.push_back(*c);
@@ -289,8 +289,7 @@ Response App::page(const std::string& path) const {
 
 Response App::error(const Request& req, int status, const std::string& message) const {
   if (req.path.rfind("/api/", 0) == 0) {
-    ordered_json j = {{"errors", ordered_json::array({{{"field", ""}, {"value", ""}, {"message", message}, {"accepted", ""}}})}};
-    return json_response(status, j.dump(2) + "\n");
+    return routes::json_error(status, {"", "", message, ""});
   }
   Site site{bank_, catalog_, registry_, assets_};
   Response r;
@@ -532,7 +531,7 @@ Response App::api_search(const Request& req) const {
   for (const auto& [k, v] : req.query) {
     if (k != "q" && k != "limit") errors.push_back({k, v.substr(0, 20), "is not a parameter", "q, limit"});
   }
-  if (!errors.empty()) return json_response(400, errors_json(errors).dump(2) + "\n");
+  if (!errors.empty()) return routes::json_error(400, field_errors(errors));
   int total = 0;
   bool timed_out = false;
   auto hits = search_->search_page(q, "", "", limit, 0, &total, &timed_out);
@@ -542,7 +541,7 @@ Response App::api_search(const Request& req) const {
                        {"url", h.kind == "question" ? "/q/" + h.id : "/concepts/" + h.id}, {"topic", h.topic},
                        {"difficulty", h.difficulty}});
   }
-  return json_response(200, ordered_json{{"query", q}, {"total", total}, {"timed_out", timed_out}, {"results", results}}.dump() + "\n");
+  return routes::json_text(200, ordered_json{{"query", q}, {"total", total}, {"timed_out", timed_out}, {"results", results}}.dump() + "\n");
 }
 
 Response App::api_calc_list() const {
@@ -567,24 +566,24 @@ Response App::api_calc_list() const {
     list.push_back({{"name", c.name}, {"summary", c.summary}, {"params", params}, {"results", c.result_keys},
                     {"url", "/api/calc/" + c.name}});
   }
-  return json_response(200, ordered_json{{"calculators", list}}.dump(2) + "\n");
+  return routes::json_text(200, ordered_json{{"calculators", list}}.dump(2) + "\n");
 }
 
 Response App::api_calc(const Request& req, const Params& p) const {
   if (registry_.find(p.at("name")) == nullptr) {
-    return json_response(404, errors_json({{"calculator", p.at("name"), "is not a known calculator", registry_.name_list()}}).dump(2) + "\n");
+    return routes::json_error(404, field_errors({{"calculator", p.at("name"), "is not a known calculator", registry_.name_list()}}));
   }
   // Every input is in the key and the engine reads nothing else (no files, no clock): the
   // same key is the same bytes for everyone, so one rendering serves every later call.
   calc::Given given = given_from(req);
   std::string key = calc_key(p.at("name"), given);
-  Response r = json_response(200, "");
+  Response r = routes::json_text(200, "");
   if (auto hit = calc_cache_->find(key)) {
     r.held_body = std::move(hit);
     return r;
   }
   auto d = registry_.evaluate(p.at("name"), given, catalog_);
-  if (!d) return json_response(400, errors_json(d.errors()).dump(2) + "\n");
+  if (!d) return routes::json_error(400, field_errors(d.errors()));
   r.held_body = calc_cache_->insert(key, calc::render_json(*d) + "\n");
   return r;
 }
@@ -594,26 +593,26 @@ Response App::api_calc_post(const Request& req, const Params& p) const {
   // FILE ...` prints with --json. The config is parsed by the same engine, never read from disk.
   const calc::Calculator* c = registry_.find(p.at("name"));
   if (c == nullptr) {
-    return json_response(404, errors_json({{"calculator", p.at("name"), "is not a known calculator", registry_.name_list()}}).dump(2) + "\n");
+    return routes::json_error(404, field_errors({{"calculator", p.at("name"), "is not a known calculator", registry_.name_list()}}));
   }
   if (int depth = calc::json_nesting_depth(req.body); depth > 40) {
-    return json_response(400, errors_json({{"body", "", "nests " + std::to_string(depth) + " levels deep", "a JSON object nested at most 40 deep"}}).dump(2) + "\n");
+    return routes::json_error(400, field_errors({{"body", "", "nests " + std::to_string(depth) + " levels deep", "a JSON object nested at most 40 deep"}}));
   }
   nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
   if (body.is_discarded() || !body.is_object()) {
-    return json_response(400, errors_json({{"body", "", "is not a JSON object", "{\"config\": {...}, \"gpu\": \"h100-sxm\", ...}"}}).dump(2) + "\n");
+    return routes::json_error(400, field_errors({{"body", "", "is not a JSON object", "{\"config\": {...}, \"gpu\": \"h100-sxm\", ...}"}}));
   }
   calc::Given given = given_from(req);
   std::string config_text;
   for (const auto& [k, v] : body.items()) {
     if (k == "config") {
-      if (!v.is_object()) return json_response(400, errors_json({{"config", "", "must be a config.json object", "{\"hidden_size\": ..., ...}"}}).dump(2) + "\n");
+      if (!v.is_object()) return routes::json_error(400, field_errors({{"config", "", "must be a config.json object", "{\"hidden_size\": ..., ...}"}}));
       config_text = v.dump();
       continue;
     }
     std::string value = v.is_string() ? v.get<std::string>() : v.is_number() || v.is_boolean() ? v.dump() : "";
     if (value.empty()) {
-      return json_response(400, errors_json({{k.substr(0, 80), "", "must be a string or a number", "a value as the CLI takes it"}}).dump(2) + "\n");
+      return routes::json_error(400, field_errors({{k.substr(0, 80), "", "must be a string or a number", "a value as the CLI takes it"}}));
     }
     given[calc::normalize_param_name(k)] = value;
   }
@@ -623,8 +622,8 @@ Response App::api_calc_post(const Request& req, const Params& p) const {
     catalog.read_config = [&config_text](const std::string&) -> calc::Result<std::string> { return config_text; };
   }
   auto d = registry_.evaluate(c->name, given, catalog);
-  if (!d) return json_response(400, errors_json(d.errors()).dump(2) + "\n");
-  return json_response(200, calc::render_json(*d) + "\n");
+  if (!d) return routes::json_error(400, field_errors(d.errors()));
+  return routes::json_text(200, calc::render_json(*d) + "\n");
 }
 
 Response App::api_questions(const Request& req) const {
@@ -647,7 +646,7 @@ Response App::api_questions(const Request& req) const {
   for (const auto& [k, v] : req.query) {
     if (k != "topic" && k != "difficulty" && k != "company") errors.push_back({k, v, "is not a filter", "topic, difficulty, company"});
   }
-  if (!errors.empty()) return json_response(400, errors_json(errors).dump(2) + "\n");
+  if (!errors.empty()) return routes::json_error(400, field_errors(errors));
   bool signed_in = visitor(req).user_id != 0;
   ordered_json list = ordered_json::array();
   for (const auto& q : bank_.questions) {
@@ -656,7 +655,7 @@ Response App::api_questions(const Request& req) const {
     if (!company.empty() && std::none_of(q.companies.begin(), q.companies.end(), [&](const bank::CompanyRef& c) { return c.id == company; })) continue;
     list.push_back(question_summary(q, signed_in));
   }
-  Response r = json_response(200, ordered_json{{"questions", list}}.dump(2) + "\n");
+  Response r = routes::json_text(200, ordered_json{{"questions", list}}.dump(2) + "\n");
   r.personal = signed_in;
   return r;
 }
@@ -664,13 +663,13 @@ Response App::api_questions(const Request& req) const {
 Response App::api_question(const Request& req, const Params& p) const {
   const bank::Question* q = bank_.find(p.at("slug"));
   if (q == nullptr) {
-    return json_response(404, errors_json({{"slug", p.at("slug"), "is not a question", "a slug from /api/questions"}}).dump(2) + "\n");
+    return routes::json_error(404, field_errors({{"slug", p.at("slug"), "is not a question", "a slug from /api/questions"}}));
   }
   bool personal = false;
   if (!q->free) {
     Visitor v = visitor(req);
     if (v.user_id == 0) {
-      return json_response(401, errors_json({{"slug", q->slug, "is readable with an account", "POST /api/signin first"}}).dump(2) + "\n");
+      return routes::json_error(401, field_errors({{"slug", q->slug, "is readable with an account", "POST /api/signin first"}}));
     }
     auto until = access_until(v.user_id);
     if (!until) return store_unavailable(req, "entitlement lookup failed");
@@ -687,7 +686,7 @@ Response App::api_question(const Request& req, const Params& p) const {
   }
   j["calcs"] = calcs;
   j["html"] = q->html;
-  Response r = json_response(200, j.dump(2) + "\n");
+  Response r = routes::json_text(200, j.dump(2) + "\n");
   r.personal = personal;
   return r;
 }

@@ -27,6 +27,14 @@
 #include "web/response_cache.h"
 #include "web/router.h"
 #include "web/search.h"
+#include "web/services/outcome.h"
+#include "web/services/account_service.h"
+#include "web/services/billing_service.h"
+#include "web/services/drill_service.h"
+#include "web/services/random_source.h"
+#include "web/services/readiness_service.h"
+#include "web/services/review_service.h"
+#include "web/services/subscription_service.h"
 
 namespace ridge::web {
 
@@ -57,6 +65,11 @@ struct AppOptions {
   const mail::MailConfig* mail = nullptr;
   const mail::LinkSigner* signer = nullptr;
   std::function<void()> mail_wake;
+  // Keys the readiness check's MAC (RIDGE_SECRET, read once by `ridge serve`, so servers of
+  // one site accept each other's checks). Empty: a random key for this process.
+  std::string secret;
+  // Drill seeds and readiness nonces (tests pass a SeededRandom); null: libsodium's.
+  services::RandomSource* random = nullptr;
   // `ridge validate --json`'s object, shown on /calc (null: no table).
   nlohmann::json validation;
 };
@@ -123,23 +136,11 @@ class App {
   // Parses a POSTed form into `form` and checks its CSRF token; the refusal to send, if any.
   std::optional<Response> read_post_form(const Request& req, const Visitor& v,
                                          std::vector<std::pair<std::string, std::string>>& form) const;
-  Response json(int status, const std::string& body) const;
-  Response redirect(const std::string& to) const;
   Response start_session(int64_t user_id, bool as_json, const std::string& next) const;
   Response question(const Request& req, const Params& p) const;
   Response course(const Request& req, const Params& p) const;
   // 503, a retry hint and a log line for a failed store call.
   Response store_unavailable(const Request& req, const std::string& why) const;
-  // The outcome of a sign-up or sign-in, shared by the JSON API and the forms.
-  struct AuthOutcome {
-    int status = 200;
-    std::string field, message;
-    int64_t user_id = 0;
-    int retry_after = 0;  // seconds, for 429 and 503
-  };
-  AuthOutcome sign_up(const std::string& email, const std::string& password, const std::string& remote) const;
-  AuthOutcome sign_in(const std::string& email, const std::string& password, const std::string& remote) const;
-  Response auth_json(const AuthOutcome& o) const;
   Response auth_form(const Request& req, bool signup, int status, const std::string& message) const;
   // The client's address: the peer, or with a trusted proxy the X-Forwarded-For hop before it.
   std::string client_address(const Request& req) const;
@@ -158,9 +159,9 @@ class App {
   Response drill(const Request& req) const;
   Response readiness(const Request& req) const;
   Response settings(const Request& req) const;
-  // Grades `slug` for the visitor and stores the new schedule; the JSON the API returns.
-  std::optional<std::string> grade(const Visitor& v, const std::string& slug, int grade_value, std::string& error) const;
-  std::string progress_json(const Visitor& v) const;
+  // A service's failure as the answer: 503 and a log line for the store, else the status of
+  // its kind with the error shape (API paths) or the error page.
+  Response failure(const Request& req, const services::Failure& f) const;
   int64_t now() const;
   // Billing (billing_routes.cc): the price, checkout, the provider's webhook.
   void add_billing_routes();
@@ -173,18 +174,8 @@ class App {
   // Mail (mail_routes.cc): subscriptions with double opt-in, one-click unsubscribe, email
   // verification and password reset. Everything sent is queued; nothing waits for SMTP.
   void add_mail_routes();
-  bool queue_mail(const mail::Message& m) const;
-  // The client address's budget for mail it may cause (recipients have their own, checked
-  // quietly where the mail is queued, so the answer never tells one address from another).
-  bool mail_allowed(const Request& req, int* retry_after) const;
   // Queues the verification mail of a new account (or a notice to an existing one).
   void send_account_mail(int64_t user_id, const std::string& email, bool existing) const;
-  struct SubscribeOutcome {
-    int status = 202;
-    std::string field, message;
-    int retry_after = 0;
-  };
-  SubscribeOutcome subscribe_address(const Request& req, const std::string& email) const;
   Response api_subscribe(const Request& req) const;
   Response subscribe_page(const Request& req) const;
   Response subscribe_confirm(const Request& req) const;
@@ -208,7 +199,14 @@ class App {
   Metrics metrics_;
   // Rendered answers of the calculator API and of search (bounded; see response_cache.h).
   std::unique_ptr<ResponseCache> calc_cache_, search_cache_;
-  mutable std::mutex readiness_mutex_;  // one readiness submission checked and saved at a time
+  // The services over the store (null without one).
+  std::unique_ptr<services::SodiumRandom> system_random_;  // when options_.random is null
+  std::unique_ptr<services::AccountService> accounts_;
+  std::unique_ptr<services::ReviewService> reviews_;
+  std::unique_ptr<services::BillingService> billing_;
+  std::unique_ptr<services::SubscriptionService> subscriptions_;  // with a store, mail config and signer only  // also without a store (nobody has access)
+  std::unique_ptr<services::DrillService> drills_;  // also without a store (nothing recorded)
+  std::unique_ptr<services::ReadinessService> readiness_;  // one readiness submission checked and saved at a time
   Router router_;
   struct Cached {
     std::string body;
@@ -218,7 +216,6 @@ class App {
   };
   std::map<std::string, Cached, std::less<>> pages_;
   std::unique_ptr<account::SystemClock> system_clock_;
-  std::unique_ptr<account::StoreRateLimiter> by_address_, by_account_, by_pair_, by_signup_;  // with a store only
   std::unique_ptr<account::RateLimiter> mail_by_address_, mail_by_recipient_;
 };
 

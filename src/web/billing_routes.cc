@@ -8,16 +8,15 @@
 #include "web/app.h"
 #include "web/log.h"
 #include "web/pages.h"
+#include "web/routes/response.h"
 
 namespace ridge::web {
+
+using routes::redirect;
 
 namespace {
 
 std::string e(std::string_view s) { return calc::html_escape(s); }
-
-std::string error_body(const std::string& field, const std::string& message) {
-  return nlohmann::json{{"errors", nlohmann::json::array({{{"field", field}, {"message", message}}})}}.dump();
-}
 
 }  // namespace
 
@@ -28,23 +27,19 @@ void App::add_billing_routes() {
 }
 
 std::optional<int64_t> App::access_until(int64_t user_id) const {
-  if (options_.store == nullptr) return int64_t{0};
-  auto until = options_.store->access_until(user_id);
+  auto until = billing_->access_until(user_id);
   if (!until.ok()) return std::nullopt;
   return *until;
 }
 
 Response App::payment_required(const bank::Question& q) const {
   const auto& price = options_.billing.price;
-  nlohmann::json j = {{"errors", nlohmann::json::array({{{"field", "slug"},
-                                                         {"value", q.slug},
-                                                         {"message", "the worked answer needs paid access"},
-                                                         {"accepted", "an account with access; see /pricing"}}})},
-                      {"price", {{"currency", price.currency}, {"amount", price.minor}, {"display", price.display()},
-                                 {"months", options_.billing.months}}},
-                      {"pricing_url", "/pricing"},
-                      {"checkout", options_.billing.enabled()}};
-  Response r = json(402, j.dump(2));
+  nlohmann::ordered_json j = routes::error_json({{"slug", q.slug, "the worked answer needs paid access", "an account with access; see /pricing"}});
+  j["price"] = {{"currency", price.currency}, {"amount", price.minor}, {"display", price.display()}, {"months", options_.billing.months}};
+  j["pricing_url"] = "/pricing";
+  j["checkout"] = options_.billing.enabled();
+  Response r = routes::json_text(402, j.dump(2) + "\n");
+  r.set("Cache-Control", "no-store");
   r.personal = true;
   return r;
 }
@@ -86,52 +81,32 @@ Response App::checkout(const Request& req) const {
   if (v.user_id == 0) return redirect("/signin?next=/pricing");
   std::vector<std::pair<std::string, std::string>> form;
   if (auto refused = read_post_form(req, v, form)) return *refused;
-  auto session = billing::create_checkout_session(options_.billing, v.account_id, v.email, options_.base_url + "/settings?paid=1",
-                                                  options_.base_url + "/pricing");
-  if (session.url.empty()) {
-    log::error("checkout for account " + v.account_id + " failed: " + session.error);
-    Response r = error(req, 502, "The payment provider did not answer; nothing was charged. Try again in a minute.");
-    r.set("Retry-After", "30");
-    return r;
-  }
-  Response r = redirect(session.url);
+  auto url = billing_->checkout_url(v.account_id, v.email, options_.base_url);
+  if (!url) return failure(req, url.error());
+  Response r = redirect(*url);
   r.personal = true;
   return r;
 }
 
 Response App::webhook(const Request& req) const {
-  const auto& b = options_.billing;
-  if (b.webhook_secret.empty()) return json(503, error_body("", "webhooks are not configured on this site"));
-  auto check = billing::verify_stripe_signature(req.header("stripe-signature"), req.body, b.webhook_secret, now());
-  if (check != billing::Signature::kOk) {
-    log::error("webhook refused from " + client_address(req) + ": " + std::string(billing::to_string(check)));
-    return json(400, error_body("Stripe-Signature", billing::to_string(check)));
+  if (!billing_->webhooks_configured()) return routes::json_error(503, {"", "", "webhooks are not configured on this site", ""});
+  auto result = billing_->webhook(req.header("stripe-signature"), req.body);
+  if (!result) {
+    const auto& f = result.error();
+    if (!f.errors.empty() && f.errors.front().field == "Stripe-Signature") {
+      log::error("webhook refused from " + client_address(req) + ": " + f.message());
+    }
+    if (f.kind == services::Failure::Kind::kInvalid) return routes::json_error(400, f.errors);
+    return failure(req, f);  // 503 on a store failure: the provider retries
   }
-  auto event = nlohmann::json::parse(req.body, nullptr, false);
-  if (!event.is_object() || !event["id"].is_string() || !event["type"].is_string()) {
-    return json(400, error_body("body", "expected an event with \"id\" and \"type\""));
+  const auto& r = *result;
+  if (!r.ignored_type.empty()) return routes::json(200, nlohmann::json{{"received", true}, {"ignored", r.ignored_type}});
+  if (r.reason == "unknown account") {
+    log::error("webhook event " + r.event_id.substr(0, 80) + " names no account (" + r.account_id.substr(0, 80) + "); nothing granted");
   }
-  std::string id = event["id"], type = event["type"];
-  if (type != "checkout.session.completed") return json(200, nlohmann::json{{"received", true}, {"ignored", type}}.dump());
-  const auto& object = event["data"]["object"];
-  if (!object.is_object() || !object["client_reference_id"].is_string()) {
-    return json(400, error_body("data.object.client_reference_id", "missing"));
-  }
-  if (object.contains("payment_status") && object["payment_status"] != "paid") {
-    // An asynchronous payment method: its own event follows when the money arrives.
-    return json(200, nlohmann::json{{"received", true}, {"granted", false}, {"reason", "not paid yet"}}.dump());
-  }
-  std::string account = object["client_reference_id"];
-  auto user = options_.store ? options_.store->find_user_by_account_id(account) : store::Result<std::optional<store::User>>(store::StoreError{"no store"});
-  if (!user.ok()) return store_unavailable(req, user.error().message);
-  if (!user->has_value()) {
-    log::error("webhook event " + id.substr(0, 80) + " names no account (" + account.substr(0, 80) + "); nothing granted");
-    return json(200, nlohmann::json{{"received", true}, {"granted", false}, {"reason", "unknown account"}}.dump());
-  }
-  auto granted = options_.store->grant_for_event(id, (*user)->id, b.months, now());
-  if (!granted.ok()) return store_unavailable(req, granted.error().message);  // 503: the provider retries
-  if (*granted) log::info("event " + id.substr(0, 80) + " granted " + std::to_string(b.months) + " months to account " + account);
-  return json(200, nlohmann::json{{"received", true}, {"granted", *granted}}.dump());
+  if (!r.reason.empty()) return routes::json(200, nlohmann::json{{"received", true}, {"granted", false}, {"reason", r.reason}});
+  if (r.granted) log::info("event " + r.event_id.substr(0, 80) + " granted " + std::to_string(options_.billing.months) + " months to account " + r.account_id);
+  return routes::json(200, nlohmann::json{{"received", true}, {"granted", r.granted}});
 }
 
 }  // namespace ridge::web

@@ -12,13 +12,15 @@
 #include "web/app.h"
 #include "web/log.h"
 #include "web/pages.h"
+#include "web/routes/response.h"
 
 namespace ridge::web {
+
+using routes::redirect;
 
 namespace {
 
 constexpr const char* kPreCookie = "ridge_pre";
-constexpr int64_t kConfirmSeconds = 7 * 86400;   // a subscription's confirmation link
 constexpr int64_t kAccountTokenSeconds = 30 * 60;  // verification and reset links
 
 std::string e(std::string_view s) { return calc::html_escape(s); }
@@ -35,16 +37,8 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::string error_body(const std::string& field, const std::string& message) {
-  return nlohmann::json{{"errors", nlohmann::json::array({{{"field", field}, {"message", message}}})}}.dump();
-}
-
 std::string hidden(const std::string& name, const std::string& value) {
   return "<input type=\"hidden\" name=\"" + e(name) + "\" value=\"" + e(value) + "\">";
-}
-
-bool is_digits(const std::string& s) {
-  return !s.empty() && s.size() < 16 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 bool is_token(const std::string& s) {
@@ -78,28 +72,8 @@ void App::add_mail_routes() {
   router_.add("POST", "/reset/confirm", bind(&App::reset_confirm));
 }
 
-bool App::queue_mail(const mail::Message& m) const {
-  if (!options_.store || !options_.mail) return false;
-  auto id = options_.store->enqueue_mail(m.to, mail::render(*options_.mail, m, now()), now());
-  if (!id.ok()) {
-    log::error("cannot queue mail: " + id.error().message);
-    return false;
-  }
-  if (options_.mail_wake) options_.mail_wake();
-  return true;
-}
-
-bool App::mail_allowed(const Request& req, int* retry_after) const {
-  double retry = 0;
-  if (!mail_by_address_->allow("mail:" + client_address(req), &retry)) {
-    *retry_after = std::max(1, static_cast<int>(std::ceil(retry)));
-    return false;
-  }
-  return true;
-}
-
 void App::send_account_mail(int64_t user_id, const std::string& email, bool existing) const {
-  if (!options_.mail || !options_.signer || !options_.store) return;
+  if (!subscriptions_) return;  // mail is not configured
   if (!mail_by_recipient_->allow("account:" + email)) return;  // quietly: the answer is the same
   mail::Message m;
   m.to = email;
@@ -122,54 +96,21 @@ void App::send_account_mail(int64_t user_id, const std::string& email, bool exis
     m.html = "<p>Welcome to ridge.</p><p><a href=\"" + e(link) + "\">Verify this address</a> (the link works once, for 30 minutes).</p>"
              "<p>If you did not create an account, ignore this mail.</p>";
   }
-  queue_mail(m);
-}
-
-App::SubscribeOutcome App::subscribe_address(const Request& req, const std::string& email) const {
-  if (!options_.store || !options_.mail || !options_.signer) return {503, "", "mail is not configured on this site", 0};
-  if (auto why = account::check_email(email); !why.empty()) return {400, "email", "email " + why, 0};
-  int retry = 0;
-  if (!mail_allowed(req, &retry)) return {429, "", "too many requests; try again in " + std::to_string(retry) + " s", retry};
-  auto sub = options_.store->subscribe(email, now());
-  if (!sub.ok()) {
-    log::error("subscribe failed: " + sub.error().message);
-    return {503, "", "the database is unavailable; try again in a few seconds", 5};
-  }
-  // The answer is the same for a new, a pending and a confirmed address; only a pending one
-  // gets a (new) confirmation link, within the recipient's budget.
-  if (sub->status == "pending" && mail_by_recipient_->allow("subscribe:" + email)) {
-    std::string link = mail::confirm_url(*options_.mail, *options_.signer, email, now() + kConfirmSeconds);
-    std::string unsub = mail::unsubscribe_url(*options_.mail, *options_.signer, email);
-    mail::Message m;
-    m.to = email;
-    m.subject = "Confirm your subscription to the ridge weekly question";
-    m.unsubscribe_url = unsub;
-    m.text = "Someone, perhaps you, asked for the ridge weekly question at this address: one free interview question a week, "
-             "with its TL;DR.\n\nConfirm (the link works for 7 days):\n" + link + "\n\nIf it was not you, ignore this mail and nothing "
-             "will be sent.\n";
-    m.html = "<p>Someone, perhaps you, asked for the ridge weekly question at this address: one free interview question a week, "
-             "with its TL;DR.</p><p><a href=\"" + e(link) + "\">Confirm the subscription</a> (the link works for 7 days).</p>"
-             "<p>If it was not you, ignore this mail and nothing will be sent.</p>";
-    queue_mail(m);
-  }
-  return {202, "", "", 0};
+  subscriptions_->queue(m);
 }
 
 Response App::api_subscribe(const Request& req) const {
   // JSON only: a cross-site form cannot send application/json without a CORS preflight.
   if (req.header("content-type").rfind("application/json", 0) != 0) {
-    return json(415, error_body("Content-Type", "expected application/json"));
+    return routes::json_error(415, {"Content-Type", req.header("content-type").substr(0, 80), "expected application/json", "application/json"});
   }
   auto body = nlohmann::json::parse(req.body, nullptr, false);
-  if (!body.is_object() || !body["email"].is_string()) return json(400, error_body("email", "expected {\"email\": \"...\"}"));
-  SubscribeOutcome o = subscribe_address(req, lower(body["email"]));
-  if (o.status != 202) {
-    Response r = json(o.status, error_body(o.field, o.message));
-    if (o.retry_after) r.set("Retry-After", std::to_string(o.retry_after));
-    return r;
-  }
-  return json(202, nlohmann::json{{"status", "check your inbox"},
-                                  {"message", "If the address can receive mail, a confirmation link is on its way."}}.dump());
+  if (!body.is_object() || !body["email"].is_string()) return routes::json_error(400, {"email", "", "expected {\"email\": \"...\"}", ""});
+  if (!subscriptions_) return routes::json_error(503, {"", "", "mail is not configured on this site", ""});
+  auto done = subscriptions_->subscribe(lower(body["email"]), client_address(req));
+  if (!done) return failure(req, done.error());
+  return routes::json(202, nlohmann::json{{"status", "check your inbox"},
+                                          {"message", "If the address can receive mail, a confirmation link is on its way."}});
 }
 
 Response App::subscribe_page(const Request& req) const {
@@ -183,14 +124,17 @@ Response App::subscribe_page(const Request& req) const {
     if (pre.empty() || !account::equal_tokens(value_of(form, "pre"), pre)) {
       status = 403;
       field_error = "This form expired or was sent from another site; please try again.";
+    } else if (!subscriptions_) {
+      status = 503;
+      field_error = "mail is not configured on this site";
+    } else if (auto done = subscriptions_->subscribe(lower(value_of(form, "email")), client_address(req)); done) {
+      message = "Check your inbox: if the address can receive mail, a confirmation link is on its way.";
     } else {
-      SubscribeOutcome o = subscribe_address(req, lower(value_of(form, "email")));
-      status = o.status == 202 ? 200 : o.status;
-      if (o.status == 202) {
-        message = "Check your inbox: if the address can receive mail, a confirmation link is on its way.";
-      } else {
-        field_error = o.message;
-      }
+      using Kind = services::Failure::Kind;
+      const auto& f = done.error();
+      status = f.kind == Kind::kInvalid ? 400 : f.kind == Kind::kLimited ? 429 : 503;
+      if (f.kind == Kind::kUnavailable) log::error(f.detail);
+      field_error = f.kind == Kind::kUnavailable ? "the database is unavailable; try again in a few seconds" : f.message();
     }
   }
   std::string pre = account::random_token();
@@ -213,16 +157,13 @@ Response App::subscribe_page(const Request& req) const {
 
 Response App::subscribe_confirm(const Request& req) const {
   Site site{bank_, catalog_, registry_, assets_};
-  if (!options_.store || !options_.signer) return error(req, 503, "Mail is not configured on this site.");
+  if (!subscriptions_) return error(req, 503, "Mail is not configured on this site.");
   std::vector<std::pair<std::string, std::string>> form;
   if (req.method == "POST" && !parse_form(req.body, form)) return plain_error(400, "malformed form");
   std::string email = lower(input(req, form, "email")), expires = input(req, form, "expires"), sig = input(req, form, "sig");
-  if (!is_digits(expires) || !options_.signer->verify("confirm", {email, expires}, sig)) {
-    return error(req, 400, "This confirmation link is not valid (the email, expires or sig field was changed). Subscribe again at /subscribe.");
-  }
-  if (std::stoll(expires) < now()) return error(req, 400, "This confirmation link has expired. Subscribe again at /subscribe.");
   Response r;
   if (req.method == "GET") {
+    if (auto checked = subscriptions_->check_confirmation(email, expires, sig); !checked) return failure(req, checked.error());
     // A button, not a state change on GET: mail scanners follow links.
     r.body = layout(site, "Confirm", "Confirm the subscription",
                     "<h1>Confirm the subscription</h1><p>Send the weekly question to <strong>" + e(email) +
@@ -230,9 +171,7 @@ Response App::subscribe_confirm(const Request& req) const {
                         hidden("expires", expires) + hidden("sig", sig) + "<button type=\"submit\" id=\"confirm\">Confirm</button></form>");
     return r;
   }
-  auto done = options_.store->confirm_subscription(email, now());
-  if (!done.ok()) return store_unavailable(req, done.error().message);
-  if (!*done) return error(req, 409, "This subscription was cancelled after the link was sent. Subscribe again at /subscribe.");
+  if (auto done = subscriptions_->confirm(email, expires, sig); !done) return failure(req, done.error());
   r.body = layout(site, "Subscribed", "Subscribed", "<h1>Subscribed</h1><p id=\"confirmed\">" + e(email) +
                                                         " gets the weekly question. Every mail has a one-click unsubscribe link.</p>");
   return r;
@@ -240,24 +179,21 @@ Response App::subscribe_confirm(const Request& req) const {
 
 Response App::unsubscribe(const Request& req) const {
   Site site{bank_, catalog_, registry_, assets_};
-  if (!options_.store || !options_.signer) return error(req, 503, "Mail is not configured on this site.");
+  if (!subscriptions_) return error(req, 503, "Mail is not configured on this site.");
   std::vector<std::pair<std::string, std::string>> form;
   if (req.method == "POST") parse_form(req.body, form);  // RFC 8058 sends List-Unsubscribe=One-Click
   std::string email = lower(input(req, form, "email")), sig = input(req, form, "sig");
-  if (!options_.signer->verify("unsubscribe", {email}, sig)) {
-    return error(req, 400, "This unsubscribe link is not valid (the email or sig field was changed). Use the link from the mail as it is.");
-  }
   Response r;
-  std::string target = "/unsubscribe?email=" + e(url_encode(email)) + "&amp;sig=" + e(sig);
   if (req.method == "GET") {
+    if (auto checked = subscriptions_->check_unsubscribe(email, sig); !checked) return failure(req, checked.error());
+    std::string target = "/unsubscribe?email=" + e(url_encode(email)) + "&amp;sig=" + e(sig);
     r.body = layout(site, "Unsubscribe", "Unsubscribe",
                     "<h1>Unsubscribe</h1><p>Stop the weekly question to <strong>" + e(email) + "</strong>?</p><form method=\"post\" action=\"" +
                         target + "\">" + hidden("List-Unsubscribe", "One-Click") +
                         "<button type=\"submit\" id=\"unsubscribe\">Unsubscribe</button></form>");
     return r;
   }
-  auto done = options_.store->unsubscribe(email, now());
-  if (!done.ok()) return store_unavailable(req, done.error().message);
+  if (auto done = subscriptions_->unsubscribe(email, sig); !done) return failure(req, done.error());
   r.body = layout(site, "Unsubscribed", "Unsubscribed",
                   "<h1>Unsubscribed</h1><p id=\"unsubscribed\">No more mail goes to " + e(email) + ". <a href=\"/subscribe\">Subscribe again</a>.</p>");
   return r;
@@ -304,7 +240,7 @@ Response App::reset_request(const Request& req) const {
       problem = "email " + why;
     } else if (!options_.store || !options_.mail || !options_.signer) {
       return error(req, 503, "Mail is not configured on this site; ask its operator to reset the password.");
-    } else if (!mail_allowed(req, &retry)) {
+    } else if ((retry = subscriptions_->address_wait(client_address(req))) > 0) {
       status = 429;
       problem = "Too many requests; try again in " + std::to_string(retry) + " s.";
     } else {
@@ -324,7 +260,7 @@ Response App::reset_request(const Request& req) const {
         m.html = "<p>Someone, perhaps you, asked to reset the password of the ridge account of this address.</p><p><a href=\"" + e(link) +
                  "\">Choose a new password</a> (the link works once, for 30 minutes; it signs out every other session).</p>"
                  "<p>If it was not you, ignore this mail: nothing changes.</p>";
-        queue_mail(m);
+        subscriptions_->queue(m);
       }
       // The same answer whether or not an account uses the address.
       message = "If an account uses this address, a link to reset its password is on its way. It works once, for 30 minutes.";
@@ -368,21 +304,14 @@ Response App::reset_confirm(const Request& req) const {
     return r;
   };
   if (req.method == "GET") return page(200, "");
-  std::string password = value_of(form, "password");
-  // Checked before the token is spent, so a weak password does not burn the link.
-  if (auto why = account::check_password(password); !why.empty()) return page(400, "password " + why);
-  auto user = options_.store->use_account_token(account::token_hash(token), "reset", now());
-  if (!user.ok()) return store_unavailable(req, user.error().message);
-  if (!user->has_value()) return error(req, 400, "This reset link was used or has expired (they work once, for 30 minutes). Ask for a new one at /reset.");
-  auto set = options_.store->set_password(**user, account::hash_password(password));
-  if (!set.ok()) return store_unavailable(req, set.error().message);
-  auto ended = options_.store->delete_sessions_of(**user);  // every other session ends here
-  if (!ended.ok()) return store_unavailable(req, ended.error().message);
-  // The link proved the mailbox; the password is already changed, so a failure here is logged, not shown.
-  if (auto verified = options_.store->set_email_verified(**user, now()); !verified.ok()) {
-    log::error("email not marked verified after a reset: " + verified.error().message);
+  if (!accounts_) return error(req, 503, "Mail is not configured on this site.");
+  auto user = accounts_->reset_password(token, value_of(form, "password"));
+  if (!user) {
+    const auto& f = user.error();
+    bool weak_password = f.kind == services::Failure::Kind::kInvalid && !f.errors.empty() && f.errors.front().field == "password";
+    return weak_password ? page(400, f.message()) : failure(req, f);
   }
-  Response go = start_session(**user, false, "/dashboard");
+  Response go = start_session(*user, false, "/dashboard");
   go.set("Set-Cookie", std::string(kPreCookie) + "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
   return go;
 }

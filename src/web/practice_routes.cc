@@ -16,6 +16,8 @@
 #include "web/app.h"
 #include "web/log.h"
 #include "web/course_pages.h"
+#include "web/routes/response.h"
+#include "web/views/practice_views.h"
 
 #include <iostream>
 #include "web/pages.h"
@@ -23,12 +25,12 @@
 namespace ridge::web {
 
 using Json = nlohmann::json;
+using routes::redirect;
 
 namespace {
 
 constexpr const char* kCookie = "ridge_session";
 constexpr const char* kPreCookie = "ridge_pre";
-constexpr int64_t kSessionSeconds = 30 * 86400;
 
 
 Json parse_json(const std::string& body) { return Json::parse(body, nullptr, false); }
@@ -50,32 +52,25 @@ bool read_credentials(const std::string& body_text, std::string& email, std::str
   return true;
 }
 
-Json field_error(const std::string& field, const std::string& message) {
-  return {{"errors", Json::array({{{"field", field}, {"message", message}}})}};
+// The HTTP status of a service failure (one mapping, for the API and the pages).
+int failure_status(const services::Failure& f) {
+  using Kind = services::Failure::Kind;
+  switch (f.kind) {
+    case Kind::kInvalid: return 400;
+    case Kind::kUnauthorized: return 401;
+    case Kind::kForbidden: return 403;
+    case Kind::kConflict: return 409;
+    case Kind::kLimited: return 429;
+    case Kind::kInternal: return 500;
+    case Kind::kUpstream: return 502;
+    case Kind::kUnavailable: return 503;
+  }
+  return 500;
 }
 
 }  // namespace
 
 int64_t App::now() const { return options_.clock->now(); }
-
-Response App::json(int status, const std::string& body) const {
-  Response r;
-  r.status = status;
-  r.content_type = "application/json";
-  r.body = body + "\n";
-  r.set("Cache-Control", "no-store");
-  return r;
-}
-
-Response App::redirect(const std::string& to) const {
-  Response r;
-  r.status = 303;
-  r.set("Location", to);
-  r.set("Cache-Control", "no-store");
-  r.content_type = "text/plain; charset=utf-8";
-  r.body = "See " + to + "\n";
-  return r;
-}
 
 App::Visitor App::visitor(const Request& req) const {
   Visitor v;
@@ -112,12 +107,11 @@ bool App::csrf_ok(const Request& req, const Visitor& v, const std::string& form_
 }
 
 Response App::start_session(int64_t user_id, bool as_json, const std::string& next) const {
-  std::string token = account::random_token(), csrf = account::random_token();
-  auto ok = options_.store->create_session(account::token_hash(token), {user_id, csrf, now() + kSessionSeconds}, now());
-  if (!ok.ok()) throw StoreUnavailable("create_session: " + ok.error().message);
-  Response r = as_json ? json(200, nlohmann::json{{"csrf_token", csrf}}.dump()) : redirect(safe_next(next));
-  r.set("Set-Cookie", std::string(kCookie) + "=" + token + "; Path=/; HttpOnly; SameSite=Lax; Max-Age=" +
-                          std::to_string(kSessionSeconds) + (options_.secure_cookies ? "; Secure" : ""));
+  auto session = accounts_->start_session(user_id);
+  if (!session) throw StoreUnavailable("start_session: " + session.error().detail);
+  Response r = as_json ? routes::json(200, nlohmann::json{{"csrf_token", session->csrf}}) : redirect(safe_next(next));
+  r.set("Set-Cookie", std::string(kCookie) + "=" + session->token + "; Path=/; HttpOnly; SameSite=Lax; Max-Age=" +
+                          std::to_string(services::kSessionSeconds) + (options_.secure_cookies ? "; Secure" : ""));
   return r;
 }
 
@@ -173,7 +167,7 @@ Response App::course(const Request& req, const Params& p) const {
 Response App::store_unavailable(const Request& req, const std::string& why) const {
   // A store failure is the server's problem, not the user's: 503 with a retry hint, logged.
   log::error("store error on " + req.method + " " + req.path + ": " + why);
-  Response r = req.path.rfind("/api/", 0) == 0 ? json(503, field_error("", "the database is unavailable; try again in a few seconds").dump())
+  Response r = req.path.rfind("/api/", 0) == 0 ? routes::json_error(503, {"", "", "the database is unavailable; try again in a few seconds", ""})
                                                : error(req, 503, "The database is unavailable; try again in a few seconds.");
   r.set("Retry-After", "5");
   return r;
@@ -203,87 +197,22 @@ Response App::question(const Request& req, const Params& p) const {
   return r;
 }
 
-App::AuthOutcome App::sign_up(const std::string& email, const std::string& password, const std::string& remote) const {
-  if (!options_.store) return {503, "", "no database configured"};
-  if (auto why = account::check_email(email); !why.empty()) return {400, "email", "email " + why};
-  if (auto why = account::check_password(password); !why.empty()) return {400, "password", "password " + why};
-  double retry = 0;
-  using Answer = account::StoreRateLimiter::Answer;
-  Answer signup = by_signup_->allow(remote, &retry);
-  if (signup == Answer::kUnavailable) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
-  if (signup == Answer::kLimited) {
-    return {429, "", "too many attempts; try again in " + std::to_string(static_cast<int>(std::ceil(retry))) + " s", 0,
-            static_cast<int>(std::ceil(retry))};
-  }
-  std::string hash = account::hash_password(password);
-  auto existing = options_.store->find_user_by_email(email);
-  if (!existing.ok()) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
-  // A registered address gets the same status and body as a new one (no session, though),
-  // and its owner a notice by mail, queued like a new account's verification link.
-  if (existing->has_value()) {
-    send_account_mail((*existing)->id, email, true);
-    return {201, "", "", 0};
-  }
-  auto id = options_.store->create_user(email, hash, now());
-  if (!id.ok()) return {201, "", "", 0};  // lost a race with the same address: same answer
-  send_account_mail(*id, email, false);
-  return {201, "", "", *id};
-}
-
-App::AuthOutcome App::sign_in(const std::string& email, const std::string& password, const std::string& remote) const {
-  if (!options_.store) return {503, "", "no database configured"};
-  // Three budgets that count failures only, so a correct password is never refused because
-  // of what someone else did: the pair (this address, this account) stops a guesser; the
-  // address stops a spray over many accounts; the account's slower, larger budget bounds a
-  // distributed guesser without turning five wrong passwords into a lockout (OWASP ASVS 2.2.1).
-  std::string pair = "pair:" + remote + "|" + email, addr = "addr:" + remote, acct = "acct:" + email;
-  double retry = 0;
-  using Answer = account::StoreRateLimiter::Answer;
-  Answer verdict = by_pair_->exhausted(pair, &retry);
-  if (verdict == Answer::kAllowed) verdict = by_address_->exhausted(addr, &retry);
-  if (verdict == Answer::kAllowed) verdict = by_account_->exhausted(acct, &retry);
-  if (verdict == Answer::kUnavailable) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
-  if (verdict == Answer::kLimited) {
-    int seconds = std::max(1, static_cast<int>(std::ceil(retry)));
-    metrics_.signin_refused();
-    return {429, "", "too many failed sign-ins; try again in " + std::to_string(seconds) + " s", 0, seconds};
-  }
-  auto user = options_.store->find_user_by_email(email);
-  if (!user.ok()) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
-  // Same message and (argon2id) work whether the email is unknown or the password wrong.
-  static const std::string kDummy = account::hash_password("not a real password, only for timing");
-  bool ok = user->has_value() && account::verify_password((*user)->password_hash, password);
-  if (!user->has_value()) account::verify_password(kDummy, password);
-  if (!ok) {
-    // A failure the store could not count is not answered as one: no uncounted guesses.
-    bool counted = by_pair_->take(pair) != Answer::kUnavailable;
-    counted = by_address_->take(addr) != Answer::kUnavailable && counted;
-    counted = by_account_->take(acct) != Answer::kUnavailable && counted;
-    if (!counted) return {503, "", "the database is unavailable; try again in a few seconds", 0, 5};
-    return {401, "", "email or password is wrong"};
-  }
-  return {200, "", "", (*user)->id};
-}
-
-Response App::auth_json(const AuthOutcome& o) const {
-  Response r = json(o.status, field_error(o.field, o.message).dump());
-  if (o.retry_after > 0) r.set("Retry-After", std::to_string(o.retry_after));
-  return r;
-}
-
 Response App::api_signup(const Request& req) const {
   std::string email, password;
   if (!read_credentials(req.body, email, password)) {
-    return json(400, field_error("body", "expected {\"email\": \"...\", \"password\": \"...\"}").dump());
+    return routes::json_error(400, {"body", "", "expected {\"email\": \"...\", \"password\": \"...\"}", ""});
   }
-  AuthOutcome o = sign_up(email, password, client_address(req));
-  if (o.status != 201) return auth_json(o);
-  if (o.user_id == 0) {
-    // The registered-address case: the body a new account gets, with a token bound to nothing.
-    Response r = json(201, nlohmann::json{{"csrf_token", account::random_token()}}.dump());
-    return r;
+  if (!accounts_) return routes::json_error(503, {"", "", "no database configured", ""});
+  auto o = accounts_->sign_up(email, password, client_address(req));
+  if (!o) return failure(req, o.error());
+  if (o->user_id == 0) {
+    // A registered address gets the same status and body as a new one (a token bound to
+    // nothing, no session), and its owner a notice by mail.
+    if (o->existing) send_account_mail(o->existing, email, true);
+    return routes::json(201, nlohmann::json{{"csrf_token", account::random_token()}});
   }
-  Response r = start_session(o.user_id, true, "");
+  send_account_mail(o->user_id, email, false);
+  Response r = start_session(o->user_id, true, "");
   r.status = r.status == 200 ? 201 : r.status;
   return r;
 }
@@ -291,11 +220,15 @@ Response App::api_signup(const Request& req) const {
 Response App::api_signin(const Request& req) const {
   std::string email, password;
   if (!read_credentials(req.body, email, password)) {
-    return json(400, field_error("body", "expected {\"email\": \"...\", \"password\": \"...\"}").dump());
+    return routes::json_error(400, {"body", "", "expected {\"email\": \"...\", \"password\": \"...\"}", ""});
   }
-  AuthOutcome o = sign_in(email, password, client_address(req));
-  if (o.status != 200) return auth_json(o);
-  return start_session(o.user_id, true, "");
+  if (!accounts_) return routes::json_error(503, {"", "", "no database configured", ""});
+  auto user = accounts_->sign_in(email, password, client_address(req));
+  if (!user) {
+    if (user.error().kind == services::Failure::Kind::kLimited) metrics_.signin_refused();
+    return failure(req, user.error());
+  }
+  return start_session(*user, true, "");
 }
 
 Response App::auth_form(const Request& req, bool signup, int status, const std::string& message) const {
@@ -323,18 +256,33 @@ Response App::form_auth(const Request& req, bool signup) const {
   std::string email = form_value(form, "email");
   std::transform(email.begin(), email.end(), email.begin(), [](unsigned char c) { return std::tolower(c); });
   std::string password = form_value(form, "password");
-  AuthOutcome o = signup ? sign_up(email, password, client_address(req)) : sign_in(email, password, client_address(req));
-  if ((o.status == 200 || o.status == 201) && o.user_id != 0) {
-    Response go = start_session(o.user_id, false, next);
-    go.set("Set-Cookie", std::string(kPreCookie) + "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
-    return go;
+  if (!accounts_) return auth_form(req, signup, 503, "no database configured");
+  // A refusal shown on the form, with the status the API gives it.
+  auto refused = [&](const services::Failure& f) {
+    if (f.kind == services::Failure::Kind::kLimited && !signup) metrics_.signin_refused();
+    Response r = auth_form(req, signup, failure_status(f),
+                           f.kind == services::Failure::Kind::kUnavailable ? "the database is unavailable; try again in a few seconds" : f.message());
+    if (f.retry_after > 0) r.set("Retry-After", std::to_string(f.retry_after));
+    return r;
+  };
+  int64_t user_id = 0;
+  if (signup) {
+    auto o = accounts_->sign_up(email, password, client_address(req));
+    if (!o) return refused(o.error());
+    if (o->user_id == 0) {
+      if (o->existing) send_account_mail(o->existing, email, true);
+      return auth_form(req, signup, 200, "If this address is new, the account is ready: sign in with it.");
+    }
+    send_account_mail(o->user_id, email, false);
+    user_id = o->user_id;
+  } else {
+    auto o = accounts_->sign_in(email, password, client_address(req));
+    if (!o) return refused(o.error());
+    user_id = *o;
   }
-  if (o.status == 201) {
-    return auth_form(req, signup, 200, "If this address is new, the account is ready: sign in with it.");
-  }
-  Response r = auth_form(req, signup, o.status, o.message);
-  if (o.retry_after > 0) r.set("Retry-After", std::to_string(o.retry_after));
-  return r;
+  Response go = start_session(user_id, false, next);
+  go.set("Set-Cookie", std::string(kPreCookie) + "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+  return go;
 }
 
 Response App::signout(const Request& req) const {
@@ -342,17 +290,17 @@ Response App::signout(const Request& req) const {
   bool api = req.path.rfind("/api/", 0) == 0;
   std::vector<std::pair<std::string, std::string>> form;
   parse_form(req.body, form);
-  if (v.user_id == 0) return api ? json(401, field_error("", "not signed in").dump()) : redirect("/");
-  if (!csrf_ok(req, v, form_value(form, "csrf"))) return api ? json(403, field_error("csrf", "missing or wrong CSRF token").dump()) : plain_error(403, "missing or wrong CSRF token");
-  if (auto done = options_.store->delete_session(v.token_hash); !done.ok()) return store_unavailable(req, done.error().message);
-  Response r = api ? json(200, "{}") : redirect("/");
+  if (v.user_id == 0) return api ? routes::json_error(401, {"", "", "not signed in", ""}) : redirect("/");
+  if (!csrf_ok(req, v, form_value(form, "csrf"))) return api ? routes::json_error(403, {"csrf", "", "missing or wrong CSRF token", ""}) : plain_error(403, "missing or wrong CSRF token");
+  if (auto done = accounts_->end_session(v.token_hash); !done) return failure(req, done.error());
+  Response r = api ? routes::json(200, nlohmann::json::object()) : redirect("/");
   r.set("Set-Cookie", std::string(kCookie) + "=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
   return r;
 }
 
 Response App::api_me(const Request& req) const {
   Visitor v = visitor(req);
-  if (v.user_id == 0) return json(200, nlohmann::json{{"signed_in", false}}.dump());
+  if (v.user_id == 0) return routes::json(200, nlohmann::json{{"signed_in", false}});
   auto until = access_until(v.user_id);
   if (!until) return store_unavailable(req, "entitlement lookup failed");
   nlohmann::json j = {{"signed_in", true}, {"email", v.email}, {"csrf_token", v.csrf}, {"desired_retention", v.retention},
@@ -366,86 +314,36 @@ Response App::api_me(const Request& req) const {
     auto marks = options_.store->bookmarks(v.user_id);
     j["bookmarked"] = marks.ok() && std::find(marks->begin(), marks->end(), *slug) != marks->end();
   }
-  return json(200, j.dump());
+  return routes::json(200, j);
 }
 
-std::optional<std::string> App::grade(const Visitor& v, const std::string& slug, int grade_value, std::string& err) const {
-  if (bank_.find(slug) == nullptr) {
-    err = "slug '" + slug + "' is not a question";
-    return std::nullopt;
-  }
-  if (grade_value < 1 || grade_value > 4) {
-    err = "grade must be 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy)";
-    return std::nullopt;
-  }
-  practice::Fsrs fsrs(v.retention);
-  auto g = static_cast<practice::Grade>(grade_value);
-  practice::Schedule s;
-  store::Card card{slug, 0, 0, 0, now(), 1, 0};
-  int64_t due_in = 0;
-  // Read, schedule, write if unchanged; on a lost race, read again (a few times at most).
-  for (int attempt = 0;; ++attempt) {
-    auto existing = options_.store->get_card(v.user_id, slug);
-    if (!existing.ok()) {
-      err = existing.error().message;
-      return std::nullopt;
-    }
-    card = store::Card{slug, 0, 0, 0, now(), 1, 0};
-    if (existing->has_value()) {
-      const store::Card& c = **existing;
-      double elapsed = static_cast<double>(now() - c.last_review) / 86400.0;
-      s = fsrs.next({c.stability, c.difficulty}, elapsed, g);
-      card.reps = c.reps + 1;
-      card.lapses = c.lapses + (g == practice::Grade::kAgain ? 1 : 0);
-    } else {
-      s = fsrs.first(g);
-    }
-    card.stability = s.memory.stability;
-    card.difficulty = s.memory.difficulty;
-    // Learning steps (Anki's defaults, 1 min and 10 min): a new card, or one in learning
-    // (its last interval under a day), comes back the same day until it is graded Good on
-    // a step or Easy; a lapse (Again on a review card) relearns at 10 min. Then FSRS.
-    bool in_learning = !existing->has_value() || ((**existing).due - (**existing).last_review) < 86400;
-    int64_t step_seconds = 0;
-    if (g == practice::Grade::kAgain) {
-      step_seconds = in_learning ? 60 : 600;
-    } else if (in_learning && g == practice::Grade::kHard) {
-      step_seconds = existing->has_value() ? std::max<int64_t>(60, (**existing).due - (**existing).last_review) : 360;
-    } else if (!existing->has_value() && g == practice::Grade::kGood) {
-      step_seconds = 600;
-    }
-    due_in = step_seconds > 0 ? step_seconds : static_cast<int64_t>(s.interval_days) * 86400;
-    card.due = now() + due_in;
-    auto saved = options_.store->record_review(v.user_id, card, grade_value, now());
-    if (saved.ok()) break;
-    if (!saved.error().conflict || attempt >= 20) {
-      err = saved.error().message;
-      return std::nullopt;
-    }
-  }
-  return nlohmann::json{{"slug", slug}, {"due", card.due}, {"due_in_seconds", due_in},
-                        {"interval_days", static_cast<double>(due_in) / 86400},
-                        {"stability", s.memory.stability}, {"difficulty", s.memory.difficulty}}.dump();
+Response App::failure(const Request& req, const services::Failure& f) const {
+  using Kind = services::Failure::Kind;
+  if (f.kind == Kind::kUnavailable) return store_unavailable(req, f.detail);
+  if (f.kind == Kind::kUpstream) log::error(f.detail);
+  int status = failure_status(f);
+  Response r = req.path.rfind("/api/", 0) == 0 ? routes::json_error(status, f.errors) : error(req, status, f.message());
+  if (f.retry_after > 0) r.set("Retry-After", std::to_string(f.retry_after));
+  return r;
 }
 
 Response App::api_review(const Request& req) const {
-  if (!options_.store) return json(503, field_error("", "no database configured").dump());
+  if (!options_.store) return routes::json_error(503, {"", "", "no database configured", ""});
   Visitor v = visitor(req);
-  if (v.user_id == 0) return json(401, field_error("", "sign in to save reviews").dump());
-  if (!csrf_ok(req, v)) return json(403, field_error("csrf", "missing or wrong X-CSRF-Token").dump());
+  if (v.user_id == 0) return routes::json_error(401, {"", "", "sign in to save reviews", ""});
+  if (!csrf_ok(req, v)) return routes::json_error(403, {"csrf", "", "missing or wrong X-CSRF-Token", ""});
   Json body = parse_json(req.body);
   if (!body.is_object() || !body["slug"].is_string() || !body["grade"].is_number_integer()) {
-    return json(400, field_error("body", "expected {\"slug\": \"...\", \"grade\": 1..4}").dump());
+    return routes::json_error(400, {"body", "", "expected {\"slug\": \"...\", \"grade\": 1..4}", ""});
   }
-  std::string err;
-  auto result = grade(v, body["slug"], body["grade"].get<int>(), err);
-  if (!result) return json(400, field_error(err.rfind("grade", 0) == 0 ? "grade" : "slug", err).dump());
-  return json(200, *result);
+  auto graded = reviews_->grade(v.user_id, v.retention, body["slug"], body["grade"].get<int>());
+  if (!graded) return failure(req, graded.error());
+  return routes::json(200, views::graded_card_json(*graded));
 }
 
 Response App::api_due(const Request& req) const {
   Visitor v = visitor(req);
-  if (v.user_id == 0) return json(401, field_error("", "sign in to see your reviews").dump());
+  if (v.user_id == 0) return routes::json_error(401, {"", "", "sign in to see your reviews", ""});
   auto cards = options_.store->cards(v.user_id);
   if (!cards.ok()) return store_unavailable(req, cards.error().message);
   // ?all=1 lists every card with its state (new, due, seen, mastered) and the bookmarks, for
@@ -465,115 +363,48 @@ Response App::api_due(const Request& req) const {
     out["bookmarks"] = *marks;
     out["mastered_stability_days"] = practice::kMasteredStabilityDays;
   }
-  return json(200, out.dump());
-}
-
-std::string App::progress_json(const Visitor& v) const {
-  practice::Fsrs fsrs(v.retention);
-  struct Acc {
-    int seen = 0, due = 0, drills = 0, correct = 0, reviews = 0, passed = 0;
-    double retention_sum = 0;
-  };
-  std::map<std::string, Acc> topics;
-  for (const auto& t : bank_.topics) topics[t.id];
-  auto cards = options_.store->cards(v.user_id);
-  if (cards.ok()) {
-    for (const auto& c : *cards) {
-      const bank::Question* q = bank_.find(c.slug);
-      if (!q) continue;
-      Acc& a = topics[q->topic];
-      ++a.seen;
-      a.due += c.due <= now();
-      a.retention_sum += fsrs.retrievability(c.stability, static_cast<double>(now() - c.last_review) / 86400.0);
-    }
-  }
-  // Retention as measured: the share of reviews graded above Again (the FSRS prediction,
-  // which is 100% right after any review, is kept apart as predicted_recall).
-  auto reviews = options_.store->reviews(v.user_id);
-  if (reviews.ok()) {
-    for (const auto& r : *reviews) {
-      const bank::Question* q = bank_.find(r.slug);
-      if (!q) continue;
-      Acc& a = topics[q->topic];
-      ++a.reviews;
-      a.passed += r.grade > 1;
-    }
-  }
-  auto drills = options_.store->drills(v.user_id);
-  if (drills.ok()) {
-    for (const auto& d : *drills) {
-      Acc& a = topics[d.topic];
-      ++a.drills;
-      a.correct += d.correct;
-    }
-  }
-  auto to_json = [](const Acc& a) {
-    nlohmann::json j = {{"seen", a.seen}, {"due", a.due}, {"drills", a.drills}};
-    j["retention"] = a.reviews ? nlohmann::json(static_cast<double>(a.passed) / a.reviews) : nlohmann::json(nullptr);
-    j["reviews"] = a.reviews;
-    j["predicted_recall"] = a.seen ? nlohmann::json(a.retention_sum / a.seen) : nlohmann::json(nullptr);
-    j["drill_accuracy"] = a.drills ? nlohmann::json(static_cast<double>(a.correct) / a.drills) : nlohmann::json(nullptr);
-    return j;
-  };
-  nlohmann::json out = {{"topics", nlohmann::json::object()}, {"tracks", nlohmann::json::object()}};
-  for (const auto& [id, a] : topics) out["topics"][id] = to_json(a);
-  for (const auto& track : bank_.tracks) {
-    Acc sum;
-    for (const auto& [topic, w] : track.weights) {
-      auto it = topics.find(topic);
-      if (it == topics.end()) continue;
-      sum.seen += it->second.seen;
-      sum.due += it->second.due;
-      sum.drills += it->second.drills;
-      sum.correct += it->second.correct;
-      sum.retention_sum += it->second.retention_sum;
-      sum.reviews += it->second.reviews;
-      sum.passed += it->second.passed;
-    }
-    out["tracks"][track.id] = to_json(sum);
-  }
-  return out.dump();
+  return routes::json(200, out);
 }
 
 Response App::api_progress(const Request& req) const {
   Visitor v = visitor(req);
-  if (v.user_id == 0) return json(401, field_error("", "sign in to see your progress").dump());
-  return json(200, progress_json(v));
+  if (v.user_id == 0) return routes::json_error(401, {"", "", "sign in to see your progress", ""});
+  return routes::json(200, views::progress_json(reviews_->progress(v.user_id, v.retention)));
 }
 
 Response App::api_bookmark(const Request& req) const {
   Visitor v = visitor(req);
-  if (v.user_id == 0) return json(401, field_error("", "sign in to bookmark").dump());
-  if (!csrf_ok(req, v)) return json(403, field_error("csrf", "missing or wrong X-CSRF-Token").dump());
+  if (v.user_id == 0) return routes::json_error(401, {"", "", "sign in to bookmark", ""});
+  if (!csrf_ok(req, v)) return routes::json_error(403, {"csrf", "", "missing or wrong X-CSRF-Token", ""});
   Json body = parse_json(req.body);
   if (!body.is_object() || !body["slug"].is_string() || !body["on"].is_boolean()) {
-    return json(400, field_error("body", "expected {\"slug\": \"...\", \"on\": true|false}").dump());
+    return routes::json_error(400, {"body", "", "expected {\"slug\": \"...\", \"on\": true|false}", ""});
   }
-  if (!bank_.find(body["slug"].get<std::string>())) return json(400, field_error("slug", "is not a question").dump());
+  if (!bank_.find(body["slug"].get<std::string>())) return routes::json_error(400, {"slug", body["slug"], "is not a question", "a slug from /api/questions"});
   auto r = options_.store->set_bookmark(v.user_id, body["slug"], body["on"], now());
   if (!r.ok()) throw StoreUnavailable("set_bookmark: " + r.error().message);
   auto marks = options_.store->bookmarks(v.user_id);
   if (!marks.ok()) throw StoreUnavailable("bookmarks: " + marks.error().message);
-  return json(200, nlohmann::json{{"bookmarks", *marks}}.dump());
+  return routes::json(200, nlohmann::json{{"bookmarks", *marks}});
 }
 
 Response App::api_note(const Request& req, const Params& p) const {
   Visitor v = visitor(req);
-  if (v.user_id == 0) return json(401, field_error("", "sign in to keep notes").dump());
+  if (v.user_id == 0) return routes::json_error(401, {"", "", "sign in to keep notes", ""});
   const std::string& slug = p.at("slug");
-  if (!bank_.find(slug)) return json(404, field_error("slug", "is not a question").dump());
+  if (!bank_.find(slug)) return routes::json_error(404, {"slug", slug, "is not a question", "a slug from /api/questions"});
   if (req.method == "PUT") {
-    if (!csrf_ok(req, v)) return json(403, field_error("csrf", "missing or wrong X-CSRF-Token").dump());
+    if (!csrf_ok(req, v)) return routes::json_error(403, {"csrf", "", "missing or wrong X-CSRF-Token", ""});
     Json body = parse_json(req.body);
-    if (!body.is_object() || !body["body"].is_string()) return json(400, field_error("body", "expected {\"body\": \"...\"}").dump());
+    if (!body.is_object() || !body["body"].is_string()) return routes::json_error(400, {"body", "", "expected {\"body\": \"...\"}", ""});
     std::string text = body["body"];
-    if (text.size() > 20000) return json(413, field_error("body", "a note holds at most 20,000 characters").dump());
+    if (text.size() > 20000) return routes::json_error(413, {"body", "", "a note holds at most 20,000 characters", ""});
     auto r = options_.store->put_note(v.user_id, slug, text, now());
     if (!r.ok()) throw StoreUnavailable("put_note: " + r.error().message);
   }
   auto note = options_.store->get_note(v.user_id, slug);
   if (!note.ok()) throw StoreUnavailable("get_note: " + note.error().message);
-  return json(200, nlohmann::json{{"slug", slug}, {"body", note->value_or("")}}.dump());
+  return routes::json(200, nlohmann::json{{"slug", slug}, {"body", note->value_or("")}});
 }
 
 }  // namespace ridge::web

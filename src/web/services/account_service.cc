@@ -1,0 +1,160 @@
+#include "web/services/account_service.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "account/security.h"
+#include "practice/card_state.h"
+#include "web/log.h"
+
+namespace ridge::web::services {
+
+namespace {
+
+constexpr const char* kDatabase = "the database is unavailable; try again in a few seconds";
+
+Failure limited(const std::string& what, double retry) {
+  int seconds = std::max(1, static_cast<int>(std::ceil(retry)));
+  return Failure::limited({"", "", what + "; try again in " + std::to_string(seconds) + " s", ""}, seconds);
+}
+
+}  // namespace
+
+AccountService::AccountService(store::Store& store, const account::Clock& clock, RandomSource& random)
+    : store_(store), clock_(clock), random_(random) {
+  // The buckets live in the store, so every server on one database shares them.
+  by_signup_ = std::make_unique<account::StoreRateLimiter>(store, clock, 10, 1.0 / 30);
+  by_pair_ = std::make_unique<account::StoreRateLimiter>(store, clock, 5, 1.0 / 60);
+  by_address_ = std::make_unique<account::StoreRateLimiter>(store, clock, 30, 1.0 / 10);
+  by_account_ = std::make_unique<account::StoreRateLimiter>(store, clock, 100, 1.0 / 60);
+}
+
+Outcome<SignUp> AccountService::sign_up(const std::string& email, const std::string& password, const std::string& client_address) const {
+  if (auto why = account::check_email(email); !why.empty()) return Failure::invalid({"email", email, "email " + why, "an email address"});
+  if (auto why = account::check_password(password); !why.empty()) {
+    return Failure::invalid({"password", "", "password " + why, "10 characters or more, not a common password"});
+  }
+  double retry = 0;
+  using Answer = account::StoreRateLimiter::Answer;
+  Answer signup = by_signup_->allow(client_address, &retry);
+  if (signup == Answer::kUnavailable) return Failure::unavailable("sign-up budget unreadable");
+  if (signup == Answer::kLimited) return limited("too many attempts", retry);
+  // Hashed before the lookup, so a registered address costs the same time as a new one.
+  std::string hash = account::hash_password(password);
+  auto existing = store_.find_user_by_email(email);
+  if (!existing.ok()) return Failure::unavailable(existing.error().message);
+  if (existing->has_value()) return SignUp{0, (*existing)->id};
+  auto id = store_.create_user(email, hash, clock_.now());
+  if (!id.ok()) return SignUp{0, 0};  // lost a race with the same address: the same answer
+  return SignUp{*id, 0};
+}
+
+Outcome<int64_t> AccountService::sign_in(const std::string& email, const std::string& password, const std::string& client_address) const {
+  std::string pair = "pair:" + client_address + "|" + email, addr = "addr:" + client_address, acct = "acct:" + email;
+  double retry = 0;
+  using Answer = account::StoreRateLimiter::Answer;
+  Answer verdict = by_pair_->exhausted(pair, &retry);
+  if (verdict == Answer::kAllowed) verdict = by_address_->exhausted(addr, &retry);
+  if (verdict == Answer::kAllowed) verdict = by_account_->exhausted(acct, &retry);
+  if (verdict == Answer::kUnavailable) return Failure::unavailable("sign-in budget unreadable");
+  if (verdict == Answer::kLimited) return limited("too many failed sign-ins", retry);
+  auto user = store_.find_user_by_email(email);
+  if (!user.ok()) return Failure::unavailable(user.error().message);
+  // Same message and (argon2id) work whether the email is unknown or the password wrong.
+  static const std::string kDummy = account::hash_password("not a real password, only for timing");
+  bool ok = user->has_value() && account::verify_password((*user)->password_hash, password);
+  if (!user->has_value()) account::verify_password(kDummy, password);
+  if (!ok) {
+    // A failure the store could not count is not answered as one: no uncounted guesses.
+    bool counted = by_pair_->take(pair) != Answer::kUnavailable;
+    counted = by_address_->take(addr) != Answer::kUnavailable && counted;
+    counted = by_account_->take(acct) != Answer::kUnavailable && counted;
+    if (!counted) return Failure::unavailable("a failed sign-in could not be counted");
+    return Failure::unauthorized({"", "", "email or password is wrong", ""});
+  }
+  return (*user)->id;
+}
+
+Outcome<NewSession> AccountService::start_session(int64_t user_id) const {
+  NewSession s{random_.hex(32), random_.hex(32)};
+  const int64_t now = clock_.now();
+  auto ok = store_.create_session(account::token_hash(s.token), {user_id, s.csrf, now + kSessionSeconds}, now);
+  if (!ok.ok()) return Failure::unavailable("could not start a session: " + ok.error().message);
+  return s;
+}
+
+Outcome<Done> AccountService::end_session(const std::string& token_hash) const {
+  if (auto done = store_.delete_session(token_hash); !done.ok()) return Failure::unavailable(done.error().message);
+  return Done{};
+}
+
+Outcome<int64_t> AccountService::reset_password(const std::string& token, const std::string& password) const {
+  // Checked before the token is spent, so a weak password does not burn the link.
+  if (auto why = account::check_password(password); !why.empty()) {
+    return Failure::invalid({"password", "", "password " + why, "10 characters or more, not a common password"});
+  }
+  const int64_t now = clock_.now();
+  auto user = store_.use_account_token(account::token_hash(token), "reset", now);
+  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user->has_value()) {
+    return Failure::invalid({"token", "", "This reset link was used or has expired (they work once, for 30 minutes). Ask for a new one at /reset.",
+                             "a link from a reset mail, once, within 30 minutes"});
+  }
+  int64_t id = **user;
+  if (auto set = store_.set_password(id, account::hash_password(password)); !set.ok()) return Failure::unavailable(set.error().message);
+  // Every other session ends here.
+  if (auto ended = store_.delete_sessions_of(id); !ended.ok()) return Failure::unavailable(ended.error().message);
+  // The link proved the mailbox; the password is already changed, so a failure here is logged, not shown.
+  if (auto verified = store_.set_email_verified(id, now); !verified.ok()) {
+    log::error("email not marked verified after a reset: " + verified.error().message);
+  }
+  return id;
+}
+
+Outcome<double> AccountService::set_retention(int64_t user_id, const std::string& text) const {
+  char* end = nullptr;
+  double r = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != 0 || !(r >= 0.7 && r <= 0.97)) {
+    return Failure::invalid({"retention", text, "Desired retention '" + text + "' is out of range; accepted: 0.70 to 0.97.", "0.70 to 0.97"});
+  }
+  if (auto done = store_.set_retention(user_id, r); !done.ok()) return Failure::unavailable(done.error().message);
+  return r;
+}
+
+Outcome<int> AccountService::set_new_per_day(int64_t user_id, const std::string& text) const {
+  char* end = nullptr;
+  long n = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != 0 || n < 0 || n > practice::kMaxNewPerDay) {
+    std::string accepted = "a whole number from 0 to " + std::to_string(practice::kMaxNewPerDay);
+    return Failure::invalid({"new_per_day", text, "New questions a day '" + text + "' is out of range; accepted: " + accepted + ".", accepted});
+  }
+  if (auto done = store_.set_new_per_day(user_id, static_cast<int>(n)); !done.ok()) return Failure::unavailable(done.error().message);
+  return static_cast<int>(n);
+}
+
+Outcome<Done> AccountService::change_password(int64_t user_id, const std::string& current, const std::string& next) const {
+  auto user = store_.get_user(user_id);
+  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user->has_value()) return Failure::internal({"", "", "account not found", ""});
+  if (!account::verify_password((*user)->password_hash, current)) return Failure::unauthorized({"current", "", "The current password is wrong.", ""});
+  if (auto why = account::check_password(next); !why.empty()) {
+    return Failure::invalid({"new", "", "The new password " + why + ".", "10 characters or more, not a common password"});
+  }
+  if (auto done = store_.set_password(user_id, account::hash_password(next)); !done.ok()) return Failure::unavailable(done.error().message);
+  // The other sessions end with the old password; a failure here leaves them open: say so.
+  if (auto done = store_.delete_sessions_of(user_id); !done.ok()) return Failure::unavailable(done.error().message);
+  return Done{};
+}
+
+Outcome<Done> AccountService::delete_account(int64_t user_id, const std::string& current) const {
+  auto user = store_.get_user(user_id);
+  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user->has_value()) return Failure::internal({"", "", "account not found", ""});
+  if (!account::verify_password((*user)->password_hash, current)) {
+    return Failure::unauthorized({"current", "", "The password is wrong; nothing was deleted.", ""});
+  }
+  if (auto done = store_.delete_user(user_id); !done.ok()) return Failure::unavailable(done.error().message);
+  return Done{};
+}
+
+}  // namespace ridge::web::services

@@ -1,0 +1,72 @@
+// Accounts: sign-up, sign-in under three failure budgets, sessions, sign-out and the
+// single-use reset token. Passwords are argon2id (libsodium); session tokens are 256-bit,
+// stored as hashes. Answers never tell a registered address from a new one.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "account/clock.h"
+#include "account/rate_limiter.h"
+#include "store/store.h"
+#include "web/services/outcome.h"
+#include "web/services/random_source.h"
+
+namespace ridge::web::services {
+
+constexpr int64_t kSessionSeconds = 30 * 86400;
+
+struct SignUp {
+  int64_t user_id = 0;    // the new account
+  int64_t existing = 0;   // or the account that already has the address (no session for it)
+};
+
+struct NewSession {
+  std::string token;  // the cookie's value (64 hex digits); only its hash is stored
+  std::string csrf;   // the session's CSRF token
+};
+
+// Thread-safe (the store and the limiters are). Everything passed in must outlive the service.
+class AccountService {
+ public:
+  AccountService(store::Store& store, const account::Clock& clock, RandomSource& random);
+
+  // Invalid: "email" or "password" (with why); limited: 10 sign-ups per address, then one
+  // every 30 s; unavailable. A registered address is not an error: SignUp::existing is set.
+  Outcome<SignUp> sign_up(const std::string& email, const std::string& password, const std::string& client_address) const;
+
+  // The user id. Budgets that count failures only (OWASP ASVS 2.2.1): the (address, account)
+  // pair 5 then one a minute, the address 30 then one per 10 s, the account 100 then one a
+  // minute. Unauthorized: a wrong email or password (the same message and argon2id work
+  // either way); limited; unavailable (also when a failure could not be counted).
+  Outcome<int64_t> sign_in(const std::string& email, const std::string& password, const std::string& client_address) const;
+
+  Outcome<NewSession> start_session(int64_t user_id) const;
+  Outcome<Done> end_session(const std::string& token_hash) const;
+
+  // A password reset by its mailed token: the password is checked before the token is spent
+  // (a weak one does not burn the link), then every session of the account ends and the
+  // address counts as verified. The user id. Invalid: "password"; invalid "token": used,
+  // expired or unknown; unavailable.
+  Outcome<int64_t> reset_password(const std::string& token, const std::string& password) const;
+
+  // Settings. Each answers the value set; invalid names the field with the accepted range.
+  // Invalid "retention": 0.70 to 0.97.
+  Outcome<double> set_retention(int64_t user_id, const std::string& text) const;
+  // Invalid "new_per_day": a whole number from 0 to practice::kMaxNewPerDay.
+  Outcome<int> set_new_per_day(int64_t user_id, const std::string& text) const;
+  // Unauthorized: the current password is wrong; invalid "new": a weak password. Every
+  // session of the account ends (the caller starts a new one for this visitor).
+  Outcome<Done> change_password(int64_t user_id, const std::string& current, const std::string& next) const;
+  // Deletes the account and all it holds. Unauthorized: the password is wrong.
+  Outcome<Done> delete_account(int64_t user_id, const std::string& current) const;
+
+ private:
+  store::Store& store_;
+  const account::Clock& clock_;
+  RandomSource& random_;
+  std::unique_ptr<account::StoreRateLimiter> by_signup_, by_pair_, by_address_, by_account_;
+};
+
+}  // namespace ridge::web::services

@@ -1,0 +1,137 @@
+// AccountService over a real SQLite store, a fake clock and a seeded random source.
+#include "web/services/account_service.h"
+
+#include "account/security.h"
+#include "web/services/test_fixture.h"
+
+namespace ridge::web::services {
+namespace {
+
+constexpr const char* kPassword = "correct horse battery";
+
+class Accounts : public testing::ServiceTest {
+ protected:
+  void SetUp() override {
+    ServiceTest::SetUp();
+    service_ = std::make_unique<AccountService>(*store_, clock_, random_);
+  }
+  std::unique_ptr<AccountService> service_;
+};
+
+TEST_F(Accounts, SignUpNamesTheBadFieldAndARegisteredAddressGetsNoSecondAccount) {
+  auto email = service_->sign_up("nope", kPassword, "10.0.0.1");
+  ASSERT_FALSE(email.ok());
+  EXPECT_EQ(email.error().errors.at(0).field, "email");
+  auto weak = service_->sign_up("a@example.com", "aaaaaaaaaaaa", "10.0.0.1");
+  ASSERT_FALSE(weak.ok());
+  EXPECT_EQ(weak.error().errors.at(0).field, "password");
+  auto first = service_->sign_up("a@example.com", kPassword, "10.0.0.1");
+  ASSERT_TRUE(first.ok());
+  EXPECT_NE(first->user_id, 0);
+  auto again = service_->sign_up("a@example.com", kPassword, "10.0.0.2");
+  ASSERT_TRUE(again.ok()) << "the same answer as for a new address";
+  EXPECT_EQ(again->user_id, 0);
+  EXPECT_EQ(again->existing, first->user_id);
+}
+
+TEST_F(Accounts, FiveWrongPasswordsLockThePairNotTheOwnerElsewhere) {
+  auto up = service_->sign_up("owner@example.com", kPassword, "10.0.0.1");
+  ASSERT_TRUE(up.ok());
+  for (int i = 0; i < 5; ++i) {
+    auto wrong = service_->sign_in("owner@example.com", "a wrong password!", "10.6.6.6");
+    ASSERT_FALSE(wrong.ok());
+    EXPECT_EQ(wrong.error().kind, Failure::Kind::kUnauthorized);
+  }
+  auto locked = service_->sign_in("owner@example.com", kPassword, "10.6.6.6");
+  ASSERT_FALSE(locked.ok()) << "the guesser's pair is out of attempts, even with the right password";
+  EXPECT_EQ(locked.error().kind, Failure::Kind::kLimited);
+  EXPECT_GE(locked.error().retry_after, 1);
+  auto owner = service_->sign_in("owner@example.com", kPassword, "10.0.0.1");
+  ASSERT_TRUE(owner.ok()) << "the owner, from their own address, is not locked out";
+  EXPECT_EQ(*owner, up->user_id);
+  clock_.advance(60);  // one attempt a minute comes back to the pair
+  EXPECT_TRUE(service_->sign_in("owner@example.com", kPassword, "10.6.6.6").ok());
+}
+
+TEST_F(Accounts, ASessionIsStoredByItsHashOnlyAndEnds) {
+  int64_t user = new_user();
+  auto s = service_->start_session(user);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->token.size(), 64u);
+  EXPECT_NE(s->token, s->csrf);
+  auto found = store_->find_session(account::token_hash(s->token));
+  ASSERT_TRUE(found.ok() && found->has_value());
+  EXPECT_EQ((*found)->user_id, user);
+  EXPECT_EQ((*found)->expires_at, clock_.now() + kSessionSeconds);
+  auto raw = store_->find_session(s->token);
+  ASSERT_TRUE(raw.ok());
+  EXPECT_FALSE(raw->has_value()) << "the token itself is not a key in the store";
+  ASSERT_TRUE(service_->end_session(account::token_hash(s->token)).ok());
+  found = store_->find_session(account::token_hash(s->token));
+  ASSERT_TRUE(found.ok());
+  EXPECT_FALSE(found->has_value());
+}
+
+TEST_F(Accounts, AResetTokenWorksOnceAndAWeakPasswordDoesNotSpendIt) {
+  auto up = service_->sign_up("a@example.com", kPassword, "10.0.0.1");
+  ASSERT_TRUE(up.ok());
+  auto session = service_->start_session(up->user_id);
+  ASSERT_TRUE(session.ok());
+  std::string token = random_.hex(32);
+  ASSERT_TRUE(store_->create_account_token(account::token_hash(token), up->user_id, "reset", clock_.now() + 1800, clock_.now()).ok());
+  auto weak = service_->reset_password(token, "short");
+  ASSERT_FALSE(weak.ok());
+  EXPECT_EQ(weak.error().errors.at(0).field, "password");
+  auto reset = service_->reset_password(token, "a new long passphrase");
+  ASSERT_TRUE(reset.ok()) << reset.error().message();
+  EXPECT_EQ(*reset, up->user_id);
+  auto old = store_->find_session(account::token_hash(session->token));
+  ASSERT_TRUE(old.ok());
+  EXPECT_FALSE(old->has_value()) << "the reset ends every other session";
+  auto used = service_->reset_password(token, "yet another passphrase");
+  ASSERT_FALSE(used.ok());
+  EXPECT_EQ(used.error().errors.at(0).field, "token");
+  EXPECT_TRUE(service_->sign_in("a@example.com", "a new long passphrase", "10.0.0.1").ok());
+  EXPECT_FALSE(service_->sign_in("a@example.com", "yet another passphrase", "10.0.0.1").ok());
+}
+
+TEST_F(Accounts, SettingsRefuseValuesOutOfRangeNamingTheFieldAndTheRange) {
+  int64_t user = new_user();
+  auto low = service_->set_retention(user, "0.5");
+  ASSERT_FALSE(low.ok());
+  EXPECT_EQ(low.error().errors.at(0).field, "retention");
+  EXPECT_EQ(low.error().errors.at(0).accepted, "0.70 to 0.97");
+  auto ok = service_->set_retention(user, "0.85");
+  ASSERT_TRUE(ok.ok());
+  auto many = service_->set_new_per_day(user, "201");
+  ASSERT_FALSE(many.ok());
+  EXPECT_EQ(many.error().errors.at(0).field, "new_per_day");
+  EXPECT_EQ(many.error().errors.at(0).value, "201");
+  ASSERT_TRUE(service_->set_new_per_day(user, "0").ok());
+  auto stored = store_->get_user(user);
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  EXPECT_DOUBLE_EQ((*stored)->desired_retention, 0.85);
+  EXPECT_EQ((*stored)->new_per_day, 0) << "0 is a limit (no new questions), not 'unset'";
+}
+
+TEST_F(Accounts, APasswordChangeOrDeletionNeedsTheCurrentPassword) {
+  auto up = service_->sign_up("a@example.com", kPassword, "10.0.0.1");
+  ASSERT_TRUE(up.ok());
+  auto wrong = service_->change_password(up->user_id, "not my password", "a new long passphrase");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.error().kind, Failure::Kind::kUnauthorized);
+  auto keep = service_->delete_account(up->user_id, "not my password");
+  ASSERT_FALSE(keep.ok());
+  auto still = store_->get_user(up->user_id);
+  ASSERT_TRUE(still.ok());
+  EXPECT_TRUE(still->has_value()) << "nothing was deleted";
+  ASSERT_TRUE(service_->change_password(up->user_id, kPassword, "a new long passphrase").ok());
+  EXPECT_FALSE(service_->sign_in("a@example.com", kPassword, "10.0.0.1").ok());
+  ASSERT_TRUE(service_->delete_account(up->user_id, "a new long passphrase").ok());
+  auto gone = store_->get_user(up->user_id);
+  ASSERT_TRUE(gone.ok());
+  EXPECT_FALSE(gone->has_value());
+}
+
+}  // namespace
+}  // namespace ridge::web::services

@@ -1,0 +1,52 @@
+// Paid access: how long an account has it, a Checkout session at the provider, and the
+// provider's signed webhook turned into a grant (once per event id, in one store
+// transaction, so a replayed or retried event grants nothing more).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "account/clock.h"
+#include "billing/billing.h"
+#include "store/store.h"
+#include "web/services/outcome.h"
+
+namespace ridge::web::services {
+
+// What a verified webhook event came to.
+struct WebhookResult {
+  std::string event_id;
+  std::string ignored_type;  // set: an event type ridge does not act on
+  bool granted = false;      // access was extended by this event (false on a replay)
+  std::string reason;        // why nothing was granted: "not paid yet", "unknown account"
+  std::string account_id;    // the event's client_reference_id
+};
+
+// Thread-safe; the config, the store and the clock must outlive the service. `store` may be
+// null: nobody has access then, and webhooks answer unavailable.
+class BillingService {
+ public:
+  BillingService(const billing::BillingConfig& config, store::Store* store, const account::Clock& clock)
+      : config_(config), store_(store), clock_(clock) {}
+
+  // The end of the account's paid access (unix seconds), 0 without; unavailable: the store.
+  Outcome<int64_t> access_until(int64_t user_id) const;
+
+  // The provider's payment page for the account. Failure kUpstream when the provider did
+  // not answer (nothing was charged).
+  Outcome<std::string> checkout_url(const std::string& account_id, const std::string& email, const std::string& base_url) const;
+
+  // Verifies the Stripe-Signature header over `body` and acts on checkout.session.completed.
+  // Invalid: "Stripe-Signature" (with the reason), "body", "data.object.client_reference_id";
+  // unavailable: the store (the provider retries on a 5xx).
+  Outcome<WebhookResult> webhook(const std::string& signature, const std::string& body) const;
+
+  bool webhooks_configured() const { return !config_.webhook_secret.empty(); }
+
+ private:
+  const billing::BillingConfig& config_;
+  store::Store* store_;
+  const account::Clock& clock_;
+};
+
+}  // namespace ridge::web::services

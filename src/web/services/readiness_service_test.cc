@@ -1,0 +1,113 @@
+// ReadinessService: the signed, single-use check over a real SQLite store and a fake clock.
+#include "web/services/readiness_service.h"
+
+#include <map>
+
+#include "calc/test_catalog.h"
+#include "calc/units.h"
+#include "web/services/test_fixture.h"
+
+namespace ridge::web::services {
+namespace {
+
+class Readiness : public testing::ServiceTest {
+ protected:
+  void SetUp() override {
+    ServiceTest::SetUp();
+    service_ = make("site secret");
+    user_ = new_user();
+  }
+  std::unique_ptr<ReadinessService> make(const std::string& secret) {
+    return std::make_unique<ReadinessService>(bank_, calc::testing::registry(), calc::testing::real_catalog(), *store_, clock_,
+                                              random_, secret);
+  }
+  // Every drill answered exactly and every question "had it".
+  static std::function<std::string(int)> perfect(const StartedCheck& c) {
+    std::map<int, std::string> answers;
+    for (const auto& item : c.items) {
+      answers[item.number] = item.drill ? calc::format_quantity(item.drill->expected, item.drill->unit, 6) : "1";
+    }
+    return [answers](int n) { return answers.count(n) ? answers.at(n) : std::string(); };
+  }
+  std::unique_ptr<ReadinessService> service_;
+  int64_t user_ = 0;
+};
+
+TEST_F(Readiness, ACheckOfTheTrackScoresPerTopicAndIsSaved) {
+  auto check = service_->start(user_, "serving");
+  ASSERT_TRUE(check.ok());
+  EXPECT_EQ(check->deadline, testing::kStart + kReadinessSeconds);
+  int drills = 0, questions = 0;
+  for (const auto& item : check->items) (item.drill ? drills : questions) += 1;
+  EXPECT_GT(drills, 0);
+  EXPECT_EQ(questions, 4) << "the track's four questions (fewer than five in this bank)";
+  clock_.advance(300);
+  auto scored = service_->finish(user_, check->payload, check->mac, perfect(*check));
+  ASSERT_TRUE(scored.ok()) << scored.error().message();
+  EXPECT_FALSE(scored->late);
+  EXPECT_DOUBLE_EQ(scored->score, 1.0);
+  EXPECT_EQ(static_cast<int>(scored->drills.size()), drills);
+  auto history = store_->readiness_history(user_);
+  ASSERT_TRUE(history.ok());
+  ASSERT_EQ(history->size(), 1u);
+  EXPECT_EQ(history->front().track, "serving");
+}
+
+TEST_F(Readiness, AnUnknownTrackNamesTheBanksTracks) {
+  auto check = service_->start(user_, "astrology");
+  ASSERT_FALSE(check.ok());
+  EXPECT_EQ(check.error().errors.at(0).field, "track");
+  EXPECT_EQ(check.error().message(), "Choose a track: serving.");
+}
+
+TEST_F(Readiness, AForgedPayloadOrMacIsRefused) {
+  auto check = service_->start(user_, "serving");
+  ASSERT_TRUE(check.ok());
+  // Another track, the same MAC: the payload no longer matches what was signed.
+  std::string forged = check->payload;
+  forged.replace(0, 7, "kernels");
+  auto altered = service_->finish(user_, forged, check->mac, perfect(*check));
+  ASSERT_FALSE(altered.ok());
+  EXPECT_EQ(altered.error().kind, Failure::Kind::kInvalid);
+  EXPECT_EQ(altered.error().errors.at(0).field, "mac");
+  // A check signed by a server with another secret.
+  auto other = make("another site's secret");
+  auto theirs = other->start(user_, "serving");
+  ASSERT_TRUE(theirs.ok());
+  EXPECT_FALSE(service_->finish(user_, theirs->payload, theirs->mac, perfect(*theirs)).ok());
+  // The same secret on another server accepts it: the key comes from the secret alone.
+  auto twin = make("site secret");
+  EXPECT_EQ(twin->mac(check->payload), check->mac);
+  auto history = store_->readiness_history(user_);
+  ASSERT_TRUE(history.ok());
+  EXPECT_TRUE(history->empty());
+}
+
+TEST_F(Readiness, ACheckIsBoundToItsAccountAndUsedOnce) {
+  auto check = service_->start(user_, "serving");
+  ASSERT_TRUE(check.ok());
+  int64_t other = new_user("b@example.com");
+  auto stolen = service_->finish(other, check->payload, check->mac, perfect(*check));
+  ASSERT_FALSE(stolen.ok());
+  EXPECT_EQ(stolen.error().kind, Failure::Kind::kForbidden);
+  ASSERT_TRUE(service_->finish(user_, check->payload, check->mac, perfect(*check)).ok());
+  auto replay = service_->finish(user_, check->payload, check->mac, perfect(*check));
+  ASSERT_FALSE(replay.ok());
+  EXPECT_EQ(replay.error().kind, Failure::Kind::kConflict);
+  auto history = store_->readiness_history(user_);
+  ASSERT_TRUE(history.ok());
+  EXPECT_EQ(history->size(), 1u) << "the replay is not recorded twice";
+}
+
+TEST_F(Readiness, AnswersAfterTheFifteenMinutesCountAsMissed) {
+  auto check = service_->start(user_, "serving");
+  ASSERT_TRUE(check.ok());
+  clock_.advance(kReadinessSeconds + 61);  // past the minute of grace
+  auto scored = service_->finish(user_, check->payload, check->mac, perfect(*check));
+  ASSERT_TRUE(scored.ok());
+  EXPECT_TRUE(scored->late);
+  EXPECT_DOUBLE_EQ(scored->score, 0.0);
+}
+
+}  // namespace
+}  // namespace ridge::web::services

@@ -1,0 +1,79 @@
+// What the service tests share: a real SQLite store in a temporary file, a fake clock, a
+// seeded random source and a small bank built in code (two topics, one track, free and paid
+// questions), so each test reads as the behaviour it checks. Tests only.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "account/clock.h"
+#include "bank/bank.h"
+#include "store/store.h"
+#include "web/services/random_source.h"
+
+namespace ridge::web::services::testing {
+
+// 2026-12-02 10:00:00 UTC: mid-day, so "today" has room on both sides.
+constexpr int64_t kStart = 1796205600;
+
+inline bank::Question question(std::string slug, std::string topic, bool free, bool must_know = false) {
+  bank::Question q;
+  q.title = "Title of " + slug;
+  q.slug = std::move(slug);
+  q.topic = std::move(topic);
+  q.free = free;
+  q.must_know = must_know;
+  q.tldr = "tldr";
+  q.summary = "summary";
+  return q;
+}
+
+inline bank::Bank small_bank() {
+  bank::Bank b;
+  b.topics = {{"napkin-math", "Napkin math", "", 0}, {"serving", "Serving", "", 0}};
+  b.tracks = {{"serving", "Serving track", "", {{"napkin-math", 1}, {"serving", 2}}}};
+  b.questions = {question("free-a", "napkin-math", true), question("free-b", "serving", true, true),
+                 question("free-c", "serving", true), question("paid-a", "serving", false, true)};
+  b.build_indexes();
+  return b;
+}
+
+class ServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static std::atomic<int> counter{0};
+    path_ = std::filesystem::temp_directory_path() /
+            ("ridge-services-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".db");
+    remove_files();
+    auto opened = store::open_store("sqlite:" + path_.string());
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    store_ = std::move(opened).value();
+  }
+  void TearDown() override {
+    store_.reset();
+    remove_files();
+  }
+  int64_t new_user(const std::string& email = "a@example.com") {
+    auto id = store_->create_user(email, "unused-hash", clock_.now());
+    EXPECT_TRUE(id.ok()) << id.error().message;
+    return id.ok() ? *id : 0;
+  }
+
+  bank::Bank bank_ = small_bank();
+  account::FakeClock clock_{kStart};
+  SeededRandom random_{42};
+  std::unique_ptr<store::Store> store_;
+
+ private:
+  void remove_files() {
+    for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(path_.string() + s);
+  }
+  std::filesystem::path path_;
+};
+
+}  // namespace ridge::web::services::testing
