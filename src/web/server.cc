@@ -387,7 +387,11 @@ int Server::run() {
     }
   }
   for (int i = 0; i < contexts; ++i) {
-    s.contexts.push_back(std::make_unique<asio::io_context>(s.options.io == IoModel::kPerThread ? 1 : threads));
+    // Per thread: only this context's thread starts socket operations (shutdown posts its
+    // cancels here; workers only post completions), so the per-descriptor locks can go; the
+    // scheduler and timer registration stay locked (workers post to them).
+    s.contexts.push_back(std::make_unique<asio::io_context>(
+        s.options.io == IoModel::kPerThread ? static_cast<int>(BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO) : threads));
     auto acceptor = std::make_unique<tcp::acceptor>(*s.contexts.back());
     tcp::endpoint endpoint(address, port);
     acceptor->open(endpoint.protocol(), ec);
