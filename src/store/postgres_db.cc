@@ -1,6 +1,7 @@
 #include "store/postgres_db.h"
 
 #include <libpq-fe.h>
+#include <poll.h>
 
 #include <charconv>
 #include <condition_variable>
@@ -134,12 +135,22 @@ class PlaceholderCache {
   std::unordered_map<std::string, std::string> cache_;
 };
 
+// Whether an idle connection has heard from the server: nothing is due on one (no LISTEN, no
+// query in flight), so bytes or EOF waiting on its socket are the server ending it (a restart's
+// "terminating connection" or a closed socket). libpq would only see that on the next call,
+// which would then fail; a reset now costs one reconnect. A rare harmless false alarm: a
+// ParameterStatus sent after a configuration reload.
+bool stale(PGconn* c) {
+  pollfd p{PQsocket(c), POLLIN, 0};
+  return p.fd < 0 || ::poll(&p, 1, 0) != 0;
+}
+
 // Borrows a pooled connection for one statement or one transaction, resetting it first if
 // the server went away (a restarted server is reconnected to on the next call).
 class PgConn final : public Conn {
  public:
   PgConn(Pool& pool, PlaceholderCache& cache) : pool_(pool), cache_(cache), c_(pool.take()) {
-    if (PQstatus(c_) != CONNECTION_OK) PQreset(c_);
+    if (PQstatus(c_) != CONNECTION_OK || stale(c_)) PQreset(c_);
   }
   ~PgConn() override { pool_.give(c_); }
   PgConn(const PgConn&) = delete;

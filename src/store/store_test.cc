@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <mutex>
+#include <vector>
 
 #include "store/postgres_store.h"
 #include "store/sqlite_store.h"
@@ -501,6 +503,51 @@ TEST(OpenStore, BadUrlsAreNamed) {
   EXPECT_NE(open_store("sqlite:").error().message.find("needs a path"), std::string::npos);
   EXPECT_NE(open_store("sqlite:/nonexistent-dir/x.db").error().message.find("cannot open"), std::string::npos);
   EXPECT_NE(open_store("postgresql://127.0.0.1:1/none").error().message.find("cannot connect"), std::string::npos);
+}
+
+// A restarted PostgreSQL (or an operator's pg_terminate_backend) ends every pooled connection.
+// The pool notices before it uses one (the server's farewell or EOF is waiting on the socket)
+// and reconnects, so no call fails after the database is back. Before: the first call on each
+// pooled connection failed ("terminating connection due to administrator command").
+TEST(PostgresPool, NoCallFailsAfterTheServerEndedEveryConnection) {
+  std::string url = pg_url();
+  if (url.empty()) GTEST_SKIP() << "no PostgreSQL fixture (run through ctest)";
+  const std::string app = "ridge_pool_test_" + std::to_string(::getpid());
+  auto opened = open_postgres(url + "?application_name=" + app, 4);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  auto store = std::move(opened).value();
+  auto use_all = [&] {  // four threads at once, so every pooled connection is taken
+    std::atomic<int> failures{0};
+    std::string first;
+    std::mutex m;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&] {
+        for (int i = 0; i < 10; ++i) {
+          auto r = store->find_user_by_email("nobody@example.com");
+          if (!r.ok()) {
+            std::lock_guard<std::mutex> lock(m);
+            if (failures++ == 0) first = r.error().message;
+          }
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    return std::make_pair(failures.load(), first);
+  };
+  ASSERT_EQ(use_all().first, 0);
+  PGconn* admin = PQconnectdb(url.c_str());
+  ASSERT_EQ(PQstatus(admin), CONNECTION_OK) << PQerrorMessage(admin);
+  std::string sql = "SELECT count(*) FROM (SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = '" +
+                    app + "') AS t";
+  PGresult* killed = PQexec(admin, sql.c_str());
+  ASSERT_EQ(PQresultStatus(killed), PGRES_TUPLES_OK) << PQerrorMessage(admin);
+  EXPECT_EQ(std::string(PQgetvalue(killed, 0, 0)), "4");  // the whole pool
+  PQclear(killed);
+  PQfinish(admin);
+  auto [failures, first] = use_all();
+  EXPECT_EQ(failures, 0) << "first failure: " << first;
+  EXPECT_TRUE(store->ping());
 }
 
 }  // namespace
