@@ -101,13 +101,10 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
     readiness_ = std::make_unique<services::ReadinessService>(bank_, registry_, catalog_, *options_.store, *options_.clock,
                                                               *options_.random, options_.secret);
   }
-  // Mail a visitor can cause: 5 per address, then one a minute; 3 per recipient, then one
-  // every 10 minutes (nobody can turn the site into a mail cannon aimed at one inbox).
-  mail_by_address_ = std::make_unique<account::RateLimiter>(*options_.clock, 5, 1.0 / 60);
-  mail_by_recipient_ = std::make_unique<account::RateLimiter>(*options_.clock, 3, 1.0 / 600);
+  // Mail a visitor can cause, within budgets kept in the store (see SubscriptionService).
   if (options_.store && options_.mail && options_.signer) {
     subscriptions_ = std::make_unique<services::SubscriptionService>(*options_.store, *options_.mail, *options_.signer, *options_.clock,
-                                                                     *mail_by_address_, *mail_by_recipient_, options_.mail_wake);
+                                                                     options_.mail_wake);
   }
   search_ = std::make_unique<SearchIndex>(bank_);
   for (const auto& t : options_.trusted_proxies) {

@@ -216,7 +216,6 @@ class App {
   };
   std::map<std::string, Cached, std::less<>> pages_;
   std::unique_ptr<account::SystemClock> system_clock_;
-  std::unique_ptr<account::RateLimiter> mail_by_address_, mail_by_recipient_;
 };
 
 }  // namespace ridge::web

@@ -74,7 +74,7 @@ void App::add_mail_routes() {
 
 void App::send_account_mail(int64_t user_id, const std::string& email, bool existing) const {
   if (!subscriptions_) return;  // mail is not configured
-  if (!mail_by_recipient_->allow("account:" + email)) return;  // quietly: the answer is the same
+  if (!subscriptions_->recipient_allowed("account:" + email)) return;  // quietly: the answer is the same
   mail::Message m;
   m.to = email;
   if (existing) {
@@ -240,13 +240,15 @@ Response App::reset_request(const Request& req) const {
       problem = "email " + why;
     } else if (!options_.store || !options_.mail || !options_.signer) {
       return error(req, 503, "Mail is not configured on this site; ask its operator to reset the password.");
-    } else if ((retry = subscriptions_->address_wait(client_address(req))) > 0) {
+    } else if (auto wait = subscriptions_->address_wait(client_address(req)); !wait) {
+      return store_unavailable(req, wait.error().detail);
+    } else if ((retry = *wait) > 0) {
       status = 429;
       problem = "Too many requests; try again in " + std::to_string(retry) + " s.";
     } else {
       auto user = options_.store->find_user_by_email(email);
       if (!user.ok()) return store_unavailable(req, user.error().message);
-      if (user->has_value() && mail_by_recipient_->allow("reset:" + email)) {
+      if (user->has_value() && subscriptions_->recipient_allowed("reset:" + email)) {
         std::string token = account::random_token();
         auto saved = options_.store->create_account_token(account::token_hash(token), (*user)->id, "reset", now() + kAccountTokenSeconds, now());
         if (!saved.ok()) return store_unavailable(req, saved.error().message);

@@ -27,20 +27,24 @@ bool SubscriptionService::queue(const mail::Message& m) const {
   return true;
 }
 
-int SubscriptionService::address_wait(const std::string& client_address) const {
+Outcome<int> SubscriptionService::address_wait(const std::string& client_address) const {
   double retry = 0;
-  if (by_address_.allow("mail:" + client_address, &retry)) return 0;
-  return std::max(1, static_cast<int>(std::ceil(retry)));
+  switch (by_address_.allow("mail:" + client_address, &retry)) {
+    case account::StoreRateLimiter::Answer::kAllowed: return 0;
+    case account::StoreRateLimiter::Answer::kLimited: return std::max(1, static_cast<int>(std::ceil(retry)));
+    case account::StoreRateLimiter::Answer::kUnavailable: break;
+  }
+  return Failure::unavailable("the mail budget of " + client_address + " could not be read");
 }
 
 Outcome<Done> SubscriptionService::subscribe(const std::string& email, const std::string& client_address) const {
   if (auto why = account::check_email(email); !why.empty()) return Failure::invalid({"email", email, "email " + why, "an email address"});
-  if (int wait = address_wait(client_address)) {
-    return Failure::limited({"", "", "too many requests; try again in " + std::to_string(wait) + " s", ""}, wait);
-  }
+  auto wait = address_wait(client_address);
+  if (!wait) return wait.error();
+  if (*wait > 0) return Failure::limited({"", "", "too many requests; try again in " + std::to_string(*wait) + " s", ""}, *wait);
   auto sub = store_.subscribe(email, clock_.now());
   if (!sub.ok()) return Failure::unavailable("subscribe failed: " + sub.error().message);
-  if (sub->status == "pending" && by_recipient_.allow("subscribe:" + email)) {
+  if (sub->status == "pending" && recipient_allowed("subscribe:" + email)) {
     std::string link = mail::confirm_url(mail_, signer_, email, clock_.now() + kConfirmSeconds);
     mail::Message m;
     m.to = email;

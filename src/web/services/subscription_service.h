@@ -19,12 +19,17 @@ constexpr int64_t kConfirmSeconds = 7 * 86400;  // a subscription's confirmation
 
 // Thread-safe (the rate limiters and the store are). Everything passed in must outlive the
 // service. `wake` (may be empty) nudges the sender after a message is queued.
+//
+// The mail budgets live in the store (its rate_limits table), so every server on one database
+// enforces one limit: 5 messages a client address may cause, then one a minute; 3 a recipient
+// may get, then one every 10 minutes (nobody can turn the site into a mail cannon aimed at
+// one inbox, however many servers it has).
 class SubscriptionService {
  public:
   SubscriptionService(store::Store& store, const mail::MailConfig& mail, const mail::LinkSigner& signer, const account::Clock& clock,
-                      account::RateLimiter& by_address, account::RateLimiter& by_recipient, std::function<void()> wake)
-      : store_(store), mail_(mail), signer_(signer), clock_(clock), by_address_(by_address), by_recipient_(by_recipient),
-        wake_(std::move(wake)) {}
+                      std::function<void()> wake)
+      : store_(store), mail_(mail), signer_(signer), clock_(clock), by_address_(store, clock, 5, 1.0 / 60),
+        by_recipient_(store, clock, 3, 1.0 / 600), wake_(std::move(wake)) {}
 
   // Records a pending subscription and queues a confirmation link, the same answer for a new,
   // a pending and a confirmed address (only a pending one gets mail, within the recipient's
@@ -42,18 +47,22 @@ class SubscriptionService {
 
   // Queues `m` (rendered now) and wakes the sender; false when the store refused (logged).
   bool queue(const mail::Message& m) const;
-  // The client address's budget for mail it may cause; seconds to wait when it is spent.
-  int address_wait(const std::string& client_address) const;
-  // The recipient's budget, checked quietly (the answer never tells one address from another).
-  bool recipient_allowed(const std::string& key) const { return by_recipient_.allow(key); }
+  // Takes one from the client address's budget for mail it may cause: 0 when allowed, else
+  // the seconds to wait; unavailable when the store did not answer.
+  Outcome<int> address_wait(const std::string& client_address) const;
+  // Takes one from the recipient's budget, checked quietly (the answer never tells one address
+  // from another): false when spent or when the store did not answer (then nothing is sent).
+  bool recipient_allowed(const std::string& key) const {
+    return by_recipient_.allow(key) == account::StoreRateLimiter::Answer::kAllowed;
+  }
 
  private:
   store::Store& store_;
   const mail::MailConfig& mail_;
   const mail::LinkSigner& signer_;
   const account::Clock& clock_;
-  account::RateLimiter& by_address_;
-  account::RateLimiter& by_recipient_;
+  mutable account::StoreRateLimiter by_address_;
+  mutable account::StoreRateLimiter by_recipient_;
   std::function<void()> wake_;
 };
 

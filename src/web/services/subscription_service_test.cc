@@ -11,7 +11,7 @@ class Subscriptions : public testing::ServiceTest {
  protected:
   void SetUp() override {
     ServiceTest::SetUp();
-    service_ = std::make_unique<SubscriptionService>(*store_, mail_, signer_, clock_, by_address_, by_recipient_, [this] { ++wakes_; });
+    service_ = std::make_unique<SubscriptionService>(*store_, mail_, signer_, clock_, [this] { ++wakes_; });
   }
   int64_t queued() const {
     auto counts = store_->mail_counts();
@@ -23,9 +23,6 @@ class Subscriptions : public testing::ServiceTest {
 
   mail::MailConfig mail_;
   mail::LinkSigner signer_{"service test secret"};
-  // The App's budgets: 5 per address then one a minute; 3 per recipient then one per 10 min.
-  account::RateLimiter by_address_{clock_, 5, 1.0 / 60};
-  account::RateLimiter by_recipient_{clock_, 3, 1.0 / 600};
   int wakes_ = 0;
   std::unique_ptr<SubscriptionService> service_;
 };
@@ -49,6 +46,23 @@ TEST_F(Subscriptions, AnAddressThatAsksTooOftenIsLimitedAndABadEmailIsNamed) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().errors.at(0).field, "email");
   EXPECT_EQ(bad.error().errors.at(0).value, "not-an-address");
+}
+
+// Two servers on one database (two services over one store) share the budgets: before, each
+// process kept its own, so N servers let an address cause N times the mail.
+TEST_F(Subscriptions, TwoServersOnOneStoreShareTheMailBudgets) {
+  SubscriptionService other(*store_, mail_, signer_, clock_, [] {});
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(service_->subscribe("a" + std::to_string(i) + "@example.com", "10.0.0.7").ok());
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(other.subscribe("b" + std::to_string(i) + "@example.com", "10.0.0.7").ok());
+  auto limited = other.subscribe("b9@example.com", "10.0.0.7");
+  ASSERT_FALSE(limited.ok());
+  EXPECT_EQ(limited.error().kind, Failure::Kind::kLimited);
+  // The recipient's budget too: three confirmations, whichever server was asked.
+  for (int i = 0; i < 4; ++i) {
+    SubscriptionService& s = i % 2 ? other : *service_;
+    ASSERT_TRUE(s.subscribe("inbox@example.com", "10.0.1." + std::to_string(i)).ok());
+  }
+  EXPECT_EQ(queued(), 5 + 3);
 }
 
 TEST_F(Subscriptions, AConfirmationLinkWorksUnchangedAndUnexpiredOnly) {
