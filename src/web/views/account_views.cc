@@ -1,5 +1,8 @@
 #include "web/views/account_views.h"
 
+#include <initializer_list>
+#include <utility>
+
 #include "web/http.h"
 #include "web/template.h"
 
@@ -7,69 +10,52 @@ namespace ridge::web::views {
 
 namespace {
 
-// A message field and its section flag ({{#has_NAME}}): an empty message shows nothing.
-void put_message(View& d, const std::string& name, const std::string& text) {
-  put(d, "has_" + name, !text.empty());
-  put(d, name, text);
+using Fields = std::initializer_list<std::pair<std::string, std::string>>;
+
+// A template's data: every field is text, and each message has a `has_NAME` flag beside it,
+// so an empty message shows nothing ({{#has_NAME}}).
+View fields(Fields text, Fields messages = {}) {
+  View d;
+  for (const auto& [name, value] : text) put(d, name, value);
+  for (const auto& [name, value] : messages) {
+    put(d, "has_" + name, !value.empty());
+    put(d, name, value);
+  }
+  return d;
 }
 
 }  // namespace
 
 std::string subscribe_page(const SubscribeView& v) {
-  View d;
-  put_message(d, "message", v.message);
-  put_message(d, "error", v.error);
-  put(d, "pre_token", v.pre_token);
-  put(d, "email", v.email);
-  return render("subscribe", d);
+  return render("subscribe", fields({{"pre_token", v.pre_token}, {"email", v.email}}, {{"message", v.message}, {"error", v.error}}));
 }
 
 std::string subscribe_confirm_page(const SubscribeConfirmView& v) {
-  View d;
-  put(d, "email", v.email);
-  put(d, "expires", v.expires);
-  put(d, "sig", v.sig);
-  return render("subscribe_confirm", d);
+  return render("subscribe_confirm", fields({{"email", v.email}, {"expires", v.expires}, {"sig", v.sig}}));
 }
 
-std::string subscribed_page(const std::string& email) { return render("subscribed", object_with("email", email)); }
+std::string subscribed_page(const std::string& email) { return render("subscribed", fields({{"email", email}})); }
 
 std::string unsubscribe_page(const UnsubscribeView& v) {
-  View d;
-  put(d, "email", v.email);
-  put(d, "email_query", url_encode(v.email));  // the template escapes it for the attribute
-  put(d, "sig", v.sig);
-  return render("unsubscribe", d);
+  // The form posts to the link it came from; the template escapes the URL-encoded address.
+  return render("unsubscribe", fields({{"email", v.email}, {"email_query", url_encode(v.email)}, {"sig", v.sig}}));
 }
 
-std::string unsubscribed_page(const std::string& email) { return render("unsubscribed", object_with("email", email)); }
+std::string unsubscribed_page(const std::string& email) { return render("unsubscribed", fields({{"email", email}})); }
 
-std::string verify_page(const VerifyView& v) {
-  View d;
-  put(d, "token", v.token);
-  put(d, "sig", v.sig);
-  return render("verify", d);
-}
+std::string verify_page(const VerifyView& v) { return render("verify", fields({{"token", v.token}, {"sig", v.sig}})); }
 
 std::string verified_page() { return render("verified", View()); }
 
 std::string reset_request_page(const ResetRequestView& v) {
-  View d;
-  put_message(d, "message", v.message);
-  put_message(d, "problem", v.problem);
-  put(d, "pre_token", v.pre_token);
-  return render("reset_request", d);
+  return render("reset_request", fields({{"pre_token", v.pre_token}}, {{"message", v.message}, {"problem", v.problem}}));
 }
 
 std::string reset_confirm_page(const ResetConfirmView& v) {
-  View d;
-  put_message(d, "problem", v.problem);
-  put(d, "token", v.token);
-  put(d, "sig", v.sig);
-  return render("reset_confirm", d);
+  return render("reset_confirm", fields({{"token", v.token}, {"sig", v.sig}}, {{"problem", v.problem}}));
 }
 
-std::string verify_mail_html(const std::string& link) { return render("mail_verify", object_with("link", link)); }
-std::string reset_mail_html(const std::string& link) { return render("mail_reset", object_with("link", link)); }
+std::string verify_mail_html(const std::string& link) { return render("mail_verify", fields({{"link", link}})); }
+std::string reset_mail_html(const std::string& link) { return render("mail_reset", fields({{"link", link}})); }
 
 }  // namespace ridge::web::views
