@@ -9,16 +9,11 @@
 #include "web/log.h"
 #include "web/pages.h"
 #include "web/routes/response.h"
+#include "web/views/billing_views.h"
 
 namespace ridge::web {
 
 using routes::redirect;
-
-namespace {
-
-std::string e(std::string_view s) { return calc::html_escape(s); }
-
-}  // namespace
 
 void App::add_billing_routes() {
   router_.add("GET", "/pricing", [this](const Request& r, const Params&) { return pricing(r); });
@@ -48,29 +43,21 @@ Response App::pricing(const Request& req) const {
   Site site{bank_, catalog_, registry_, assets_};
   Visitor v = visitor(req);
   const auto& b = options_.billing;
-  size_t paid = 0, free = 0;
-  for (const auto& q : bank_.questions) (q.free ? free : paid) += 1;
-  std::string body = "<h1>Pricing</h1><p>" + std::to_string(free) + " questions are free, with their worked answers, for everyone. The other " +
-                     std::to_string(paid) + " worked answers come with paid access: <strong id=\"price\">" + e(b.price.display()) +
-                     "</strong> for " + std::to_string(b.months) + " months, one payment, no subscription. A second payment extends from the "
-                     "end of the current period.</p>";
+  views::PricingView page;
+  for (const auto& q : bank_.questions) (q.free ? page.free : page.paid) += 1;
+  page.price = b.price.display();
+  page.months = b.months;
+  page.now = now();
   if (v.user_id != 0) {
     auto until = access_until(v.user_id);
     if (!until) return store_unavailable(req, "entitlement lookup failed");
-    if (*until > now()) body += "<p id=\"access\">You have access until " + e(billing::rfc3339(*until)) + ".</p>";
+    page.access_until = *until;
   }
-  if (!b.enabled()) {
-    body += "<p class=\"card\" id=\"grant-only\">This site takes no payments: it runs grant-only. Ask its operator for access "
-            "(<code>ridge grant EMAIL --months 6</code>).</p>";
-  } else if (v.user_id == 0) {
-    body += "<p><a href=\"/signin?next=/pricing\">Sign in</a> or <a href=\"/signup?next=/pricing\">create an account</a> to pay.</p>";
-  } else {
-    body += "<form method=\"post\" action=\"/billing/checkout\" class=\"calc\"><input type=\"hidden\" name=\"csrf\" value=\"" + e(v.csrf) +
-            "\"><div class=\"field\"><button type=\"submit\" id=\"checkout\">Pay " + e(b.price.display()) +
-            "</button></div></form><p class=\"muted\">The payment page is the provider's (Stripe); ridge never sees card data.</p>";
-  }
+  using views::PricingView;
+  page.offer = !b.enabled() ? PricingView::Offer::kGrantOnly : v.user_id == 0 ? PricingView::Offer::kSignIn : PricingView::Offer::kCheckout;
+  page.csrf = v.csrf;
   Response r;
-  r.body = layout(site, "Pricing", "What paid access costs", body);
+  r.body = layout(site, "Pricing", "What paid access costs", views::pricing_page(page));
   r.personal = v.user_id != 0;
   return r;
 }

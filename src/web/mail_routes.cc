@@ -13,6 +13,7 @@
 #include "web/log.h"
 #include "web/pages.h"
 #include "web/routes/response.h"
+#include "web/views/account_views.h"
 
 namespace ridge::web {
 
@@ -22,8 +23,6 @@ namespace {
 
 constexpr const char* kPreCookie = "ridge_pre";
 constexpr int64_t kAccountTokenSeconds = 30 * 60;  // verification and reset links
-
-std::string e(std::string_view s) { return calc::html_escape(s); }
 
 std::string value_of(const std::vector<std::pair<std::string, std::string>>& form, const std::string& key) {
   for (const auto& [k, v] : form) {
@@ -35,10 +34,6 @@ std::string value_of(const std::vector<std::pair<std::string, std::string>>& for
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
-}
-
-std::string hidden(const std::string& name, const std::string& value) {
-  return "<input type=\"hidden\" name=\"" + e(name) + "\" value=\"" + e(value) + "\">";
 }
 
 bool is_token(const std::string& s) {
@@ -93,8 +88,7 @@ void App::send_account_mail(int64_t user_id, const std::string& email, bool exis
     m.subject = "Verify your ridge account";
     m.text = "Welcome to ridge. Verify this address (the link works once, for 30 minutes):\n\n" + link +
              "\n\nIf you did not create an account, ignore this mail.\n";
-    m.html = "<p>Welcome to ridge.</p><p><a href=\"" + e(link) + "\">Verify this address</a> (the link works once, for 30 minutes).</p>"
-             "<p>If you did not create an account, ignore this mail.</p>";
+    m.html = views::verify_mail_html(link);
   }
   subscriptions_->queue(m);
 }
@@ -138,14 +132,7 @@ Response App::subscribe_page(const Request& req) const {
     }
   }
   std::string pre = account::random_token();
-  std::string body = "<h1>The weekly question</h1><p>One free question a week, with its TL;DR and a link to the worked answer, rotating "
-                     "through the topics. No account needed; unsubscribe with one click from any mail.</p>" +
-                     (message.empty() ? "" : "<p role=\"status\" id=\"subscribe-message\">" + e(message) + "</p>") +
-                     (field_error.empty() ? "" : "<p class=\"error\" role=\"alert\" id=\"subscribe-error\">" + e(field_error) + "</p>") +
-                     "<form method=\"post\" action=\"/subscribe\" class=\"calc\">" + hidden("pre", pre) +
-                     "<div class=\"field\"><label for=\"email\">Email</label><input id=\"email\" name=\"email\" type=\"email\" "
-                     "autocomplete=\"email\" required value=\"" + e(req.param("email").value_or("")) +
-                     "\"></div><div class=\"field\"><button type=\"submit\">Subscribe</button></div></form>";
+  std::string body = views::subscribe_page({message, field_error, pre, req.param("email").value_or("")});
   Response r;
   r.status = status;
   r.body = layout(site, "The weekly question", "One free question a week by mail", body);
@@ -165,15 +152,11 @@ Response App::subscribe_confirm(const Request& req) const {
   if (req.method == "GET") {
     if (auto checked = subscriptions_->check_confirmation(email, expires, sig); !checked) return failure(req, checked.error());
     // A button, not a state change on GET: mail scanners follow links.
-    r.body = layout(site, "Confirm", "Confirm the subscription",
-                    "<h1>Confirm the subscription</h1><p>Send the weekly question to <strong>" + e(email) +
-                        "</strong>?</p><form method=\"post\" action=\"/subscribe/confirm\">" + hidden("email", email) +
-                        hidden("expires", expires) + hidden("sig", sig) + "<button type=\"submit\" id=\"confirm\">Confirm</button></form>");
+    r.body = layout(site, "Confirm", "Confirm the subscription", views::subscribe_confirm_page({email, expires, sig}));
     return r;
   }
   if (auto done = subscriptions_->confirm(email, expires, sig); !done) return failure(req, done.error());
-  r.body = layout(site, "Subscribed", "Subscribed", "<h1>Subscribed</h1><p id=\"confirmed\">" + e(email) +
-                                                        " gets the weekly question. Every mail has a one-click unsubscribe link.</p>");
+  r.body = layout(site, "Subscribed", "Subscribed", views::subscribed_page(email));
   return r;
 }
 
@@ -186,16 +169,11 @@ Response App::unsubscribe(const Request& req) const {
   Response r;
   if (req.method == "GET") {
     if (auto checked = subscriptions_->check_unsubscribe(email, sig); !checked) return failure(req, checked.error());
-    std::string target = "/unsubscribe?email=" + e(url_encode(email)) + "&amp;sig=" + e(sig);
-    r.body = layout(site, "Unsubscribe", "Unsubscribe",
-                    "<h1>Unsubscribe</h1><p>Stop the weekly question to <strong>" + e(email) + "</strong>?</p><form method=\"post\" action=\"" +
-                        target + "\">" + hidden("List-Unsubscribe", "One-Click") +
-                        "<button type=\"submit\" id=\"unsubscribe\">Unsubscribe</button></form>");
+    r.body = layout(site, "Unsubscribe", "Unsubscribe", views::unsubscribe_page({email, sig}));
     return r;
   }
   if (auto done = subscriptions_->unsubscribe(email, sig); !done) return failure(req, done.error());
-  r.body = layout(site, "Unsubscribed", "Unsubscribed",
-                  "<h1>Unsubscribed</h1><p id=\"unsubscribed\">No more mail goes to " + e(email) + ". <a href=\"/subscribe\">Subscribe again</a>.</p>");
+  r.body = layout(site, "Unsubscribed", "Unsubscribed", views::unsubscribed_page(email));
   return r;
 }
 
@@ -210,9 +188,7 @@ Response App::verify_email(const Request& req) const {
   }
   Response r;
   if (req.method == "GET") {
-    r.body = layout(site, "Verify", "Verify the address",
-                    "<h1>Verify the address</h1><form method=\"post\" action=\"/verify\">" + hidden("token", token) + hidden("sig", sig) +
-                        "<button type=\"submit\" id=\"verify\">Verify</button></form>");
+    r.body = layout(site, "Verify", "Verify the address", views::verify_page({token, sig}));
     return r;
   }
   auto user = options_.store->use_account_token(account::token_hash(token), "verify", now());
@@ -220,7 +196,7 @@ Response App::verify_email(const Request& req) const {
   if (!user->has_value()) return error(req, 400, "This verification link was used or has expired (they work once, for 30 minutes).");
   auto done = options_.store->set_email_verified(**user, now());
   if (!done.ok()) return store_unavailable(req, done.error().message);
-  r.body = layout(site, "Verified", "Verified", "<h1>Verified</h1><p id=\"verified\">Thank you: the address is verified.</p>");
+  r.body = layout(site, "Verified", "Verified", views::verified_page());
   return r;
 }
 
@@ -259,9 +235,7 @@ Response App::reset_request(const Request& req) const {
         m.text = "Someone, perhaps you, asked to reset the password of the ridge account of this address.\n\nChoose a new password "
                  "(the link works once, for 30 minutes; it signs out every other session):\n" + link +
                  "\n\nIf it was not you, ignore this mail: nothing changes.\n";
-        m.html = "<p>Someone, perhaps you, asked to reset the password of the ridge account of this address.</p><p><a href=\"" + e(link) +
-                 "\">Choose a new password</a> (the link works once, for 30 minutes; it signs out every other session).</p>"
-                 "<p>If it was not you, ignore this mail: nothing changes.</p>";
+        m.html = views::reset_mail_html(link);
         subscriptions_->queue(m);
       }
       // The same answer whether or not an account uses the address.
@@ -269,14 +243,9 @@ Response App::reset_request(const Request& req) const {
     }
   }
   std::string pre = account::random_token();
-  std::string body = "<h1>Reset the password</h1>" + (message.empty() ? "" : "<p role=\"status\" id=\"reset-message\">" + e(message) + "</p>") +
-                     (problem.empty() ? "" : "<p class=\"error\" role=\"alert\" id=\"reset-error\">" + e(problem) + "</p>") +
-                     "<form method=\"post\" action=\"/reset\" class=\"calc\">" + hidden("pre", pre) +
-                     "<div class=\"field\"><label for=\"email\">Email</label><input id=\"email\" name=\"email\" type=\"email\" autocomplete=\"email\" required>"
-                     "</div><div class=\"field\"><button type=\"submit\">Send the link</button></div></form>";
   Response r;
   r.status = status;
-  r.body = layout(site, "Reset the password", "Reset the password", body);
+  r.body = layout(site, "Reset the password", "Reset the password", views::reset_request_page({message, problem, pre}));
   if (retry) r.set("Retry-After", std::to_string(retry));
   r.set("Set-Cookie", std::string(kPreCookie) + "=" + pre + "; Path=/; HttpOnly; SameSite=Strict; Max-Age=3600" +
                           (options_.secure_cookies ? "; Secure" : ""));
@@ -296,12 +265,7 @@ Response App::reset_confirm(const Request& req) const {
   auto page = [&](int status, const std::string& problem) {
     Response r;
     r.status = status;
-    r.body = layout(site, "New password", "Choose a new password",
-                    "<h1>Choose a new password</h1>" + (problem.empty() ? "" : "<p class=\"error\" role=\"alert\" id=\"reset-error\">" + e(problem) + "</p>") +
-                        "<form method=\"post\" action=\"/reset/confirm\" class=\"calc\">" + hidden("token", token) + hidden("sig", sig) +
-                        "<div class=\"field\"><label for=\"password\">New password</label><input id=\"password\" name=\"password\" type=\"password\" "
-                        "autocomplete=\"new-password\" required minlength=\"10\"><span class=\"hint\">at least 10 characters</span></div>"
-                        "<div class=\"field\"><button type=\"submit\">Set the password</button></div></form>");
+    r.body = layout(site, "New password", "Choose a new password", views::reset_confirm_page({problem, token, sig}));
     r.personal = true;
     return r;
   };

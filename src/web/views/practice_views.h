@@ -1,7 +1,9 @@
 // The practice pages' bodies (review, dashboard, drill, readiness, settings) as functions of
-// plain view structs: no store, no Request, no clock. Every text from a user or the bank goes
-// through calc::html_escape; the only raw insertion is a derivation the engine rendered
-// (calc::render_html), named where it happens. The route wraps the body in layout().
+// plain view structs, rendered from web/templates (review, dashboard, drill, readiness_start,
+// readiness_check, readiness_result, settings): no store, no Request, no clock. The templates
+// escape every text from a user or the bank; the only raw insertion is a derivation the engine
+// rendered (calc::render_html, `derivation_html` and `chain_html`). The route wraps the body
+// in layout(). Thread safety: every function may be called from any thread (see template.h).
 #pragma once
 
 #include <cstdint>
@@ -19,8 +21,6 @@ namespace ridge::web::views {
 
 // "12.3%": a ratio as the progress pages show it (three significant digits).
 std::string percent(double ratio);
-// The hidden CSRF field every state-changing form carries.
-std::string csrf_field(const std::string& token);
 
 struct ReviewPageView {
   std::string csrf;
