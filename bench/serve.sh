@@ -9,7 +9,8 @@
 #   - start-up time and resident memory with the bank and with generated banks of 5,000 and
 #     10,000 questions (copies of the real ones under new slugs).
 # Every run is bounded by -d. Usage: bench/serve.sh [SECONDS per run, default 5]
-# ROUNDS=N changes the number of rounds; SKIP_REVIEWS=1 and SKIP_STARTUP=1 leave parts out.
+# ROUNDS=N changes the number of rounds; SKIP_REVIEWS=1 and SKIP_STARTUP=1 leave parts out;
+# ONLY=REGEX keeps the cases whose name matches ("question page": the page cases alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration=${1:-5}
@@ -85,7 +86,11 @@ one() {  # one PORT THREADS TARGET -> "rps p50_us p99_us"
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-cases=("question page|1|$page" "question page|2|$page" "calculator API|2|$calc" "search|2|$search")
+cases=()
+for c in "question page|1|$page" "question page|2|$page" "calculator API|2|$calc" "search|2|$search"; do
+  [[ "${c%%|*}" =~ ${ONLY:-.} ]] && cases+=("$c")
+done
+[ ${#cases[@]} -gt 0 ] || { echo "ONLY='$ONLY' matches no case" >&2; exit 2; }
 echo "wrk -c64 -d${duration}s, $rounds interleaved rounds, median; ridge --threads 2, nginx 2 workers; $(nproc) cores; $(date -u '+%Y-%m-%d %H:%M') UTC"
 echo "bytes: page $(wc -c < "$work/www$page"), calculator JSON $(wc -c < "$work/www/api/calc/fit"), search page $(wc -c < "$work/www/search")"
 for r in $(seq "$rounds"); do
