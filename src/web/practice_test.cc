@@ -17,6 +17,7 @@
 #include "practice/drills.h"
 #include "web/app.h"
 #include "web/pages.h"
+#include "web/test_app.h"
 
 namespace ridge::web {
 namespace {
@@ -28,13 +29,10 @@ constexpr const char* kWebhookSecret = "whsec_unit_test_secret";
 class Practice : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = std::filesystem::temp_directory_path() / ("ridge-practice-" + std::to_string(::getpid()) + ".db");
-    for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(path_.string() + s);
+    path_ = testing::fresh_database("practice");
     auto opened = store::open_store("sqlite:" + path_.string());
     ASSERT_TRUE(opened.ok()) << opened.error().message;
     store_ = std::move(opened).value();
-    auto loaded = bank::load_bank(std::string(RIDGE_SOURCE_DIR) + "/content", calc::testing::registry(),
-                                  calc::testing::real_catalog(), {false});
     AppOptions options;
     options.store = store_.get();
     options.clock = &clock_;
@@ -43,13 +41,12 @@ class Practice : public ::testing::Test {
     mail_config_.base_url = "https://ridge.test";
     options.mail = &mail_config_;
     options.signer = &signer_;
-    app_ = std::make_unique<App>(std::move(loaded.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
-                                 Assets(std::string(RIDGE_SOURCE_DIR) + "/web/static"), options);
+    app_ = testing::real_app(options);
   }
   void TearDown() override {
     app_.reset();
     store_.reset();
-    for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(path_.string() + s);
+    testing::remove_database(path_);
   }
 
   struct Client {

@@ -17,10 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "account/clock.h"
-#include "bank/loader.h"
-#include "calc/test_catalog.h"
 #include "web/app.h"
 #include "web/server.h"
+#include "web/test_app.h"
 
 namespace ridge::web {
 namespace {
@@ -81,18 +80,14 @@ std::string get(const std::string& path) { return "GET " + path + " HTTP/1.1\r\n
 class ServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = std::filesystem::temp_directory_path() / ("ridge-server-" + std::to_string(::getpid()) + ".db");
-    for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(path_.string() + s);
+    path_ = testing::fresh_database("server");
     auto opened = store::open_store("sqlite:" + path_.string());
     ASSERT_TRUE(opened.ok()) << opened.error().message;
     store_ = std::move(opened).value();
-    auto loaded = bank::load_bank(std::string(RIDGE_SOURCE_DIR) + "/content", calc::testing::registry(),
-                                  calc::testing::real_catalog(), {false});
     AppOptions options;
     options.store = store_.get();
     options.clock = &clock_;
-    app_ = std::make_unique<App>(std::move(loaded.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
-                                 Assets(std::string(RIDGE_SOURCE_DIR) + "/web/static"), options);
+    app_ = testing::real_app(options);
   }
   void TearDown() override {
     if (server_) server_->stop();
@@ -100,7 +95,7 @@ class ServerTest : public ::testing::Test {
     server_.reset();
     app_.reset();
     store_.reset();
-    for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(path_.string() + s);
+    testing::remove_database(path_);
   }
 
   // Starts the server with one I/O thread; returns its port.
