@@ -111,7 +111,9 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
     if (auto c = parse_cidr(t)) trusted_.push_back(*c);
   }
   Site site{bank_, catalog_, registry_, assets_};
-  auto cache = [&](std::string path, std::string body) {
+  // `personal`: the page is only ever answered as personal (the locked and paywalled copies of
+  // a paid question), so its personal header block is prepared with it.
+  auto cache = [&](std::string path, std::string body, bool personal = false) {
     std::string etag = "\"" + content_hash(body) + "\"";
     Response headers;
     add_standard_headers(headers);
@@ -120,9 +122,10 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
     common += "Content-Length: " + std::to_string(body.size()) + "\r\n";
     std::string head = "Content-Type: text/html; charset=utf-8\r\nETag: " + etag +
                        "\r\nCache-Control: public, max-age=300\r\n" + common;
-    std::string personal = "Content-Type: text/html; charset=utf-8\r\n" + common +
-                           "Cache-Control: private, no-store\r\nVary: Cookie\r\n";
-    pages_[std::move(path)] = {std::move(body), std::move(etag), std::move(head), std::move(personal)};
+    std::string personal_head = personal ? "Content-Type: text/html; charset=utf-8\r\n" + common +
+                                               "Cache-Control: private, no-store\r\nVary: Cookie\r\n"
+                                         : std::string();
+    pages_[std::move(path)] = {std::move(body), std::move(etag), std::move(head), std::move(personal_head)};
   };
   cache("/", home_page(site, Offer{options_.billing.price.display(), options_.billing.months}));
   cache("/hardware", hardware_page(site));
@@ -143,8 +146,9 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   for (const auto& q : bank_.questions) {
     cache("/q/" + q.slug, question_page(site, q));
     if (!q.free) {
-      cache("/q/" + q.slug + "#locked", locked_question_page(site, q));
-      cache("/q/" + q.slug + "#paywall", paywall_question_page(site, q, options_.billing.price.display(), options_.billing.enabled()));
+      cache("/q/" + q.slug + "#locked", locked_question_page(site, q), true);
+      cache("/q/" + q.slug + "#paywall", paywall_question_page(site, q, options_.billing.price.display(), options_.billing.enabled()),
+            true);
     }
   }
   for (const auto& c : registry_.all()) {
@@ -279,7 +283,7 @@ Response App::page(const std::string& path) const {
   Response r;
   r.shared_body = &it->second.body;
   r.prebuilt_headers = &it->second.head;
-  r.prebuilt_personal_headers = &it->second.personal_head;
+  if (!it->second.personal_head.empty()) r.prebuilt_personal_headers = &it->second.personal_head;
   r.set("ETag", it->second.etag);
   return r;
 }

@@ -203,8 +203,8 @@ class App {
   std::unique_ptr<services::SodiumRandom> system_random_;  // when options_.random is null
   std::unique_ptr<services::AccountService> accounts_;
   std::unique_ptr<services::ReviewService> reviews_;
-  std::unique_ptr<services::BillingService> billing_;
-  std::unique_ptr<services::SubscriptionService> subscriptions_;  // with a store, mail config and signer only  // also without a store (nobody has access)
+  std::unique_ptr<services::BillingService> billing_;  // also without a store (nobody has access)
+  std::unique_ptr<services::SubscriptionService> subscriptions_;  // with a store, mail config and signer only
   std::unique_ptr<services::DrillService> drills_;  // also without a store (nothing recorded)
   std::unique_ptr<services::ReadinessService> readiness_;  // one readiness submission checked and saved at a time
   Router router_;
@@ -212,7 +212,7 @@ class App {
     std::string body;
     std::string etag;
     std::string head;  // every header line of the 200 response, Content-Length included
-    std::string personal_head;  // the same lines for a personal answer (see make_personal)
+    std::string personal_head;  // the same lines for a personal answer, for pages only served so (else empty)
   };
   std::map<std::string, Cached, std::less<>> pages_;
   std::unique_ptr<account::SystemClock> system_clock_;

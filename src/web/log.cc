@@ -104,7 +104,7 @@ void access(const AccessLine& l) {
   // thread would bump on every request.
   if (!access_on().load(std::memory_order_relaxed)) return;
   auto s = current();
-  if (!s || !s->options.access) return;
+  if (!s) return;
   if (s->options.format == Format::kJson) {
     s->logger->info("\"log\":\"access\",\"method\":{},\"path\":{},\"status\":{},\"bytes\":{},\"us\":{},\"id\":{}",
                     json_value(l.method), json_value(l.path), l.status, l.bytes, l.micros, json_value(l.request_id));
