@@ -3,6 +3,7 @@
 // models' config.json.
 #include <gtest/gtest.h>
 
+#include "calc/common.h"
 #include "calc/test_catalog.h"
 
 namespace ridge::calc {
@@ -224,6 +225,30 @@ TEST(Layout, EveryDivisibilityFailureIsNamed) {
   ASSERT_EQ(moe.size(), 2u);
   EXPECT_EQ(moe[0].field, "ep");
   EXPECT_EQ(moe[1].field, "ep");
+}
+
+
+// Issue 28, critical: the divisors that a refusal lists were found by counting up to dp × cp
+// (29 s of a worker for dp = 9,999,991 and cp = 1,024). They are found in pairs below √n; a
+// number with many divisors lists the small ones, the largest and the count.
+TEST(Layout, Finding28_RefusalListsDivisorsOfAHugeProductWithoutCountingToIt) {
+  EXPECT_EQ(detail::divisors(12), "1, 2, 3, 4, 6, 12");
+  EXPECT_EQ(detail::divisors(49), "1, 7, 49");
+  EXPECT_EQ(detail::divisors(1), "1");
+  // 9,999,991 is prime, so 9,999,991 × 1,024 has 11 × 2 = 22 divisors.
+  std::string big = detail::divisors(int64_t{9999991} * 1024);
+  EXPECT_EQ(big.substr(0, 28), "1, 2, 4, 8, 16, 32, 64, 128,");
+  EXPECT_NE(big.find("9999991, 19999982"), std::string::npos) << big;
+  EXPECT_EQ(big.substr(big.size() - 11), "10239990784") << big;
+  // 720,720 = 2^4 × 3^2 × 5 × 7 × 11 × 13 has 5 × 3 × 2 × 2 × 2 × 2 = 240 divisors.
+  std::string many = detail::divisors(720720);
+  EXPECT_NE(many.find("... 720720 (240 divisors in all)"), std::string::npos) << many;
+
+  auto errors = errors_of("layout", {{"model", "mixtral-8x7b"}, {"gpus", "8"}, {"dp", "9999991"}, {"cp", "1024"},
+                                     {"ep", "3"}, {"seq", "4096"}, {"global-batch", "1024"}});
+  std::string text = to_string(errors);
+  EXPECT_NE(text.find("does not divide dp × cp"), std::string::npos) << text;
+  EXPECT_NE(text.find("10239990784"), std::string::npos) << text;
 }
 
 }  // namespace

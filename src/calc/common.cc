@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace ridge::calc::detail {
 
@@ -189,9 +190,25 @@ void describe_model(Derivation& d, const ModelArch& m, const std::string& raw_na
 }
 
 std::string divisors(int64_t n) {
+  // Divisors come in pairs (i, n / i) with i ≤ √n, so √n trial divisions find them all: for
+  // n = dp × cp up to 10^10 that is 10^5 steps, where counting up to n took a worker 29 s.
+  if (n <= 0) return "";
+  std::vector<int64_t> low, high;
+  for (int64_t i = 1; i <= n / i; ++i) {
+    if (n % i != 0) continue;
+    low.push_back(i);
+    if (i != n / i) high.push_back(n / i);
+  }
+  low.insert(low.end(), high.rbegin(), high.rend());
+  // A highly composite n has thousands of divisors: list the small ones and the largest.
+  constexpr size_t kListed = 24;
   std::string out;
-  for (int64_t i = 1; i <= n; ++i) {
-    if (n % i == 0) out += (out.empty() ? "" : ", ") + std::to_string(i);
+  for (size_t i = 0; i < low.size(); ++i) {
+    if (low.size() > kListed && i == kListed - 1) {
+      out += ", ... " + std::to_string(low.back()) + " (" + std::to_string(low.size()) + " divisors in all)";
+      break;
+    }
+    out += (out.empty() ? "" : ", ") + std::to_string(low[i]);
   }
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "calc/units.h"
@@ -273,20 +274,33 @@ Result<ModelArch> parse_model_config(std::string_view json_text, std::string_vie
     int64_t freq = r.integer({"moe_layer_freq", "decoder_sparse_step", "interleave_moe_layer_step"},
                              false, 1);
     if (freq == 0) freq = 1;
-    std::vector<int64_t> mlp_only;
+    // Layer l (0-based) is sparse when (l + offset) is a multiple of freq: Qwen's
+    // decoder_sparse_step and Llama 4's interleave_moe_layer_step count from one, DeepSeek's
+    // moe_layer_freq from zero. The count is arithmetic, never a loop over layers: a config
+    // may claim 2^24 of them.
+    const bool from_one = r.find("interleave_moe_layer_step") != nullptr || m.model_type == "qwen2_moe" ||
+                          m.model_type == "qwen3_moe";
+    const int64_t offset = from_one ? 1 : 0;
+    freq = std::max<int64_t>(freq, 1);
+    auto is_sparse = [&](int64_t l) { return l >= first_dense && l < m.layers && (l + offset) % freq == 0; };
+    // Multiples of freq in [lo, hi], both non-negative.
+    auto multiples = [freq](int64_t lo, int64_t hi) { return hi < lo ? 0 : hi / freq - (lo == 0 ? -1 : (lo - 1) / freq); };
+    const int64_t first = std::clamp<int64_t>(first_dense, 0, m.layers);
+    m.moe_layers = m.layers <= first ? 0 : multiples(first + offset, m.layers - 1 + offset);
+    // mlp_only_layers: each listed sparse layer becomes dense once, whatever the list repeats.
+    // The list is read only up to one entry per layer.
     if (const json* only = r.find("mlp_only_layers"); only && only->is_array()) {
-      for (const auto& v : *only) {
-        if (v.is_number_integer()) mlp_only.push_back(v.get<int64_t>());
+      if (static_cast<int64_t>(only->size()) > m.layers) {
+        errors.push_back({"config.json:mlp_only_layers", std::to_string(only->size()) + " entries",
+                          "lists more layers than the model has", "at most " + std::to_string(m.layers) +
+                              " layer indices (num_hidden_layers)"});
+      } else {
+        std::set<int64_t> dense_listed;
+        for (const auto& v : *only) {
+          if (v.is_number_integer() && is_sparse(v.get<int64_t>())) dense_listed.insert(v.get<int64_t>());
+        }
+        m.moe_layers -= static_cast<int64_t>(dense_listed.size());
       }
-    }
-    bool interleave_from_one = r.find("interleave_moe_layer_step") != nullptr;
-    m.moe_layers = 0;
-    for (int64_t l = 0; l < m.layers; ++l) {
-      if (l < first_dense) continue;
-      if (std::find(mlp_only.begin(), mlp_only.end(), l) != mlp_only.end()) continue;
-      bool sparse = interleave_from_one ? (l + 1) % freq == 0 : (l % freq) == 0;
-      if (m.model_type == "qwen2_moe" || m.model_type == "qwen3_moe") sparse = (l + 1) % freq == 0;
-      if (sparse) ++m.moe_layers;
     }
     if (m.experts_per_token == 0 || m.experts_per_token > m.routed_experts) {
       errors.push_back({"config.json:num_experts_per_tok", std::to_string(m.experts_per_token),

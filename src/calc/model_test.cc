@@ -204,5 +204,40 @@ TEST(Model, Finding09_HostileConfigsGetClearErrors) {
   for (const auto& e : longval.errors()) EXPECT_LE(e.value.size(), 80u);
 }
 
+// Issue 28, critical: mlp_only_layers was scanned once per layer (16 s for a 20 KB body at
+// 2^24 layers). The count is now arithmetic; these check it against the per-layer rule.
+TEST(Model, Finding28_MlpOnlyLayersCountedWithoutALoopOverLayers) {
+  std::string only = "[";
+  for (int i = 0; i < 5000; ++i) only += (i ? "," : "") + std::to_string(i * 7);
+  only += ",7,7,14,99999999999,-3]";  // repeats count once; indices outside the model are ignored
+  auto m = parse_model_config(R"({"model_type": "qwen3_moe", "hidden_size": 64, "num_hidden_layers": 16777216,
+    "num_attention_heads": 4, "num_key_value_heads": 4, "head_dim": 16, "vocab_size": 100, "intermediate_size": 128,
+    "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "decoder_sparse_step": 1,
+    "mlp_only_layers": )" + only + "}", "huge-moe.json");
+  ASSERT_TRUE(m.ok()) << to_string(m.errors());
+  EXPECT_EQ(m->moe_layers, 16777216 - 5000);
+
+  // Every second layer sparse, counted from one (Qwen), after 3 dense layers; layer 5 listed dense.
+  auto q = parse_model_config(R"({"model_type": "qwen2_moe", "hidden_size": 64, "num_hidden_layers": 12,
+    "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128, "num_experts": 8, "num_experts_per_tok": 2,
+    "decoder_sparse_step": 2, "first_k_dense_replace": 3, "mlp_only_layers": [5, 5, 4]})", "q.json");
+  ASSERT_TRUE(q.ok()) << to_string(q.errors());
+  // Sparse by the rule: (l + 1) % 2 == 0 and l >= 3: 3, 5, 7, 9, 11; minus 5 (4 is not sparse).
+  EXPECT_EQ(q->moe_layers, 4);
+
+  // DeepSeek counts from zero: moe_layer_freq 1 after first_k_dense_replace 3 of 61 layers.
+  auto d = parse_model_config(R"({"model_type": "deepseek_v3", "hidden_size": 64, "num_hidden_layers": 61,
+    "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128, "n_routed_experts": 8, "num_experts_per_tok": 2,
+    "moe_layer_freq": 1, "first_k_dense_replace": 3})", "d.json");
+  ASSERT_TRUE(d.ok()) << to_string(d.errors());
+  EXPECT_EQ(d->moe_layers, 58);
+
+  auto too_long = parse_model_config(R"({"model_type": "qwen3_moe", "hidden_size": 64, "num_hidden_layers": 2,
+    "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128, "num_experts": 8, "num_experts_per_tok": 2,
+    "mlp_only_layers": [0, 1, 1]})", "long.json");
+  ASSERT_FALSE(too_long.ok());
+  EXPECT_NE(to_string(too_long.errors()).find("mlp_only_layers"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ridge::calc

@@ -51,6 +51,10 @@ std::string calc_key(const std::string& name, const calc::Given& given) {
   return cache_key(name, parts);
 }
 
+// Appended to a calculator key for its refusal (400): a key's parts each start with a digit,
+// so no answer's key ends this way.
+constexpr std::string_view kRefusalSuffix = "\x01refused";
+
 // Bounds of the two caches: about 4,096 calculator answers (a few KB each) and 1,024 search
 // pages (tens of KB each), whichever bound is reached first.
 constexpr size_t kCalcCacheEntries = 4096, kCalcCacheBytes = size_t{32} << 20;
@@ -255,7 +259,10 @@ std::shared_ptr<const std::string> App::cached_answer(const Request& req, const 
   }
   if (*match.pattern == "/api/calc/{name}") {
     auto name = match.params.find("name");
-    return name == match.params.end() ? nullptr : calc_cache_->find(calc_key(name->second, given_from(req)));
+    if (name == match.params.end()) return nullptr;
+    std::string key = calc_key(name->second, given_from(req));
+    if (auto hit = calc_cache_->find(key)) return hit;
+    return calc_cache_->find(key + std::string(kRefusalSuffix));
   }
   return nullptr;
 }
@@ -583,8 +590,23 @@ Response App::api_calc(const Request& req, const Params& p) const {
     r.held_body = std::move(hit);
     return r;
   }
+  // A refusal is as deterministic as an answer, and as costly to compute: it is kept too,
+  // under its own key, so a repeated hostile call is answered from memory.
+  const std::string refusal_key = key + std::string(kRefusalSuffix);
+  if (auto hit = calc_cache_->find(refusal_key)) {
+    r.status = 400;
+    r.set("Cache-Control", "no-store");
+    r.held_body = std::move(hit);
+    return r;
+  }
   auto d = registry_.evaluate(p.at("name"), given, catalog_);
-  if (!d) return routes::json_error(400, field_errors(d.errors()));
+  if (!d) {
+    Response refused = routes::json_error(400, field_errors(d.errors()));
+    r.status = 400;
+    r.set("Cache-Control", "no-store");
+    r.held_body = calc_cache_->insert(refusal_key, std::move(refused.body));
+    return r;
+  }
   r.held_body = calc_cache_->insert(key, calc::render_json(*d) + "\n");
   return r;
 }

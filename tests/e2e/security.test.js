@@ -138,3 +138,34 @@ test("finding 5: out of file descriptors, the server backs off instead of spinni
   assert.equal(res.status, 200);
   await limited.stop();
 });
+
+// Issue 28, the two critical findings: one request could hold a worker for 29 s (a layout
+// refusal that listed divisors by counting up to dp × cp) or minutes (mlp_only_layers scanned
+// once per layer of 2^24). Each now answers at once; the bound here is a tenth of the old cost.
+test("finding 28: a layout refusal over a huge dp × cp answers at once, and again from the cache", async () => {
+  const path = "/api/calc/layout?model=mixtral-8x7b&gpus=8&dp=9999991&cp=1024&ep=3&seq=4096&global-batch=1024";
+  const first = await timed(path);
+  assert.equal(first.status, 400);
+  assert.ok(first.ms < 2900, `layout refusal took ${first.ms} ms`);
+  const a = await (await fetch(server.url + path)).text();
+  const b = await (await fetch(server.url + path)).text();
+  assert.equal(a, b);
+  assert.match(a, /does not divide dp × cp/);
+  const page = await timed(path.replace("/api/calc/", "/calc/"));
+  assert.ok(page.ms < 2900, `the form page took ${page.ms} ms`);
+});
+
+test("finding 28: mlp_only_layers on 2^24 layers answers at once", async () => {
+  const only = Array.from({ length: 5000 }, (_, i) => i * 3);
+  const config = { model_type: "qwen3_moe", hidden_size: 64, num_hidden_layers: 16777216, num_attention_heads: 4,
+                   num_key_value_heads: 4, head_dim: 16, vocab_size: 100, intermediate_size: 128, num_experts: 8,
+                   num_experts_per_tok: 2, moe_intermediate_size: 32, mlp_only_layers: only };
+  const start = performance.now();
+  const res = await fetch(server.url + "/api/calc/fit", {
+    method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ config, gpu: "h100-sxm", gpus: "8" }) });
+  const text = await res.text();
+  const ms = performance.now() - start;
+  assert.ok(ms < 1600, `fit with 2^24 layers took ${ms} ms`);
+  assert.ok(res.status === 200 || res.status === 400, `status ${res.status}: ${text.slice(0, 200)}`);
+});
