@@ -71,4 +71,8 @@ StoreRateLimiter::Answer StoreRateLimiter::take(const std::string& key) {
   return left->has_value() ? Answer::kAllowed : Answer::kLimited;
 }
 
+StoreRateLimiter::Answer StoreRateLimiter::give_back(const std::string& key) {
+  return store_.return_token(key, capacity_).ok() ? Answer::kAllowed : Answer::kUnavailable;
+}
+
 }  // namespace ridge::account

@@ -55,6 +55,8 @@ class StoreRateLimiter {
   Answer exhausted(const std::string& key, double* retry_after = nullptr);
   // Takes one token if there is one (a failure counted); kUnavailable when the store failed.
   Answer take(const std::string& key);
+  // Puts back a token that allow() took (a reservation that did not count).
+  Answer give_back(const std::string& key);
 
  private:
   Answer limited(const std::string& key, double* retry_after);

@@ -1,6 +1,7 @@
 #include "account/security.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <semaphore>
 #include <set>
@@ -29,7 +30,49 @@ struct HashingSlot {
   HashingSlot(const HashingSlot&) = delete;
   HashingSlot& operator=(const HashingSlot&) = delete;
 };
+
+std::atomic<int>& admitted() {
+  static std::atomic<int> n{0};
+  return n;
+}
+int admission_limit() {
+  static const int limit = static_cast<int>(std::max(2u, std::thread::hardware_concurrency())) + kHashWaiting;
+  return limit;
+}
+// A place among the hashes running or waiting, if one is free. Taken without waiting.
+class Admission {
+ public:
+  Admission() {
+    int n = admitted().load();
+    while (n < admission_limit() && !admitted().compare_exchange_weak(n, n + 1)) {
+    }
+    ok_ = n < admission_limit();
+  }
+  ~Admission() {
+    if (ok_) admitted().fetch_sub(1);
+  }
+  Admission(const Admission&) = delete;
+  Admission& operator=(const Admission&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  bool ok_ = false;
+};
 }  // namespace
+
+int hashes_admitted() { return admitted().load(); }
+
+Verified verify_password_bounded(const std::string& hash, const std::string& password) {
+  Admission admission;
+  if (!admission.ok()) return Verified::kBusy;
+  return verify_password(hash, password) ? Verified::kMatch : Verified::kMismatch;
+}
+
+std::optional<std::string> hash_password_bounded(const std::string& password) {
+  Admission admission;
+  if (!admission.ok()) return std::nullopt;
+  return hash_password(password);
+}
 
 std::string hash_password(const std::string& password) {
   init_crypto();

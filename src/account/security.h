@@ -2,6 +2,7 @@
 // are 256 random bits; the store keeps only their BLAKE2b hash.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace ridge::account {
@@ -9,9 +10,22 @@ namespace ridge::account {
 // Initializes libsodium once; false if the platform has no usable randomness.
 bool init_crypto();
 
-// argon2id, libsodium's interactive limits. Empty on failure (out of memory).
+// argon2id, libsodium's interactive limits. Empty on failure (out of memory). These wait for
+// a hashing slot however long it takes: for the command line, not for a server's workers.
 std::string hash_password(const std::string& password);
 bool verify_password(const std::string& hash, const std::string& password);
+
+// The same for a server: at most one hash per core runs and at most kHashWaiting more wait
+// for a slot; past that the call does no work and answers busy (the route answers 503 with
+// Retry-After), so a flood of password checks ties up a bounded number of worker threads
+// (cores + kHashWaiting), never the pool.
+inline constexpr int kHashWaiting = 8;
+enum class Verified { kMatch, kMismatch, kBusy };
+Verified verify_password_bounded(const std::string& hash, const std::string& password);
+// nullopt: busy. An empty string: the hash failed (out of memory).
+std::optional<std::string> hash_password_bounded(const std::string& password);
+// Hashes running or waiting now (for tests and metrics).
+int hashes_admitted();
 
 // 32 random bytes as 64 hex characters.
 std::string random_token();

@@ -141,6 +141,18 @@ CREATE INDEX rate_limits_full ON rate_limits(full_at);
       {4, R"sql(
 ALTER TABLE users ADD COLUMN new_per_day INTEGER NOT NULL DEFAULT 20;
 )sql"},
+      // 5: the payment an event granted for (Stripe's payment_intent), so a refund or dispute
+      // of it takes back what it bought (additive, with a default).
+      {5, R"sql(
+ALTER TABLE billing_events ADD COLUMN payment_ref TEXT NOT NULL DEFAULT '';
+CREATE INDEX billing_events_payment_ref ON billing_events(payment_ref);
+)sql"},
+      // 6: a readiness result names its check's nonce, unique per user, so one check is recorded
+      // once across every server on the store (additive, with a default; old rows have none).
+      {6, R"sql(
+ALTER TABLE readiness ADD COLUMN nonce TEXT NOT NULL DEFAULT '';
+CREATE UNIQUE INDEX readiness_nonce ON readiness(user_id, nonce) WHERE nonce <> '';
+)sql"},
   };
   return m;
 }

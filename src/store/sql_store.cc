@@ -164,15 +164,20 @@ class SqlStore final : public Store {
   }
 
   Result<int64_t> save_readiness(int64_t user_id, const Readiness& r) override {
-    return returned_id(db_->query("INSERT INTO readiness (user_id, track, started_at, finished_at, score, detail_json) "
-                                  "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-                                  {user_id, r.track, r.started_at, r.finished_at, r.score, r.detail_json}));
+    // The unique (user_id, nonce) index makes a second submission of one check insert nothing,
+    // whichever server it reaches.
+    auto inserted = db_->query("INSERT INTO readiness (user_id, track, started_at, finished_at, score, detail_json, nonce) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
+                               {user_id, r.track, r.started_at, r.finished_at, r.score, r.detail_json, r.nonce});
+    if (!inserted.ok()) return inserted.error();
+    if (inserted->rows.empty()) return int64_t{0};
+    return inserted->rows.front().i64(0);
   }
   Result<std::vector<Readiness>> readiness_history(int64_t user_id) override {
-    return all(db_->query("SELECT id, track, started_at, finished_at, score, detail_json FROM readiness WHERE user_id = ? "
+    return all(db_->query("SELECT id, track, started_at, finished_at, score, detail_json, nonce FROM readiness WHERE user_id = ? "
                           "ORDER BY id DESC",
                           {user_id}),
-               [](const Row& r) { return Readiness{r.i64(0), r.text(1), r.i64(2), r.i64(3), r.f64(4), r.text(5)}; });
+               [](const Row& r) { return Readiness{r.i64(0), r.text(1), r.i64(2), r.i64(3), r.f64(4), r.text(5), r.text(6)}; });
   }
 
   Result<std::optional<User>> find_user_by_account_id(const std::string& account_id) override {
@@ -188,16 +193,57 @@ class SqlStore final : public Store {
     return db_->in_transaction([&](Conn& c) { return extend(c, user_id, months, now); });
   }
   Result<Done> revoke(int64_t user_id) override { return done(db_->query("DELETE FROM entitlements WHERE user_id = ?", {user_id})); }
-  Result<bool> grant_for_event(const std::string& event_id, int64_t user_id, int months, int64_t now) override {
+  Result<bool> grant_for_event(const std::string& event_id, int64_t user_id, int months, int64_t now,
+                               const std::string& payment_ref) override {
     return db_->in_transaction([&](Conn& c) -> Result<bool> {
       // A concurrent delivery of the same event waits on the key, then inserts nothing.
-      auto ev = c.query("INSERT INTO billing_events (event_id, user_id, months, received_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                        {event_id, user_id, months, now});
+      auto ev = c.query("INSERT INTO billing_events (event_id, user_id, months, received_at, payment_ref) VALUES (?, ?, ?, ?, ?) "
+                        "ON CONFLICT DO NOTHING",
+                        {event_id, user_id, months, now, payment_ref});
       if (!ev.ok()) return ev.error();
       if (ev->changes == 0) return false;  // seen before: a replay changes nothing
       auto end = extend(c, user_id, months, now);
       if (!end.ok()) return end.error();
       return true;
+    });
+  }
+
+  Result<std::optional<int64_t>> revoke_for_payment(const std::string& event_id, const std::string& payment_ref,
+                                                    int64_t now) override {
+    using Revoked = std::optional<int64_t>;
+    if (payment_ref.empty()) return Revoked{};
+    return db_->in_transaction([&](Conn& c) -> Result<Revoked> {
+      struct Granted {
+        int64_t user_id;
+        int months;
+      };
+      auto granted = first(c.query("SELECT user_id, months FROM billing_events WHERE payment_ref = ? AND months > 0 "
+                                   "ORDER BY received_at LIMIT 1",
+                                   {payment_ref}),
+                           [](const Row& r) { return Granted{r.i64(0), static_cast<int>(r.i64(1))}; });
+      if (!granted.ok()) return granted.error();
+      if (!granted->has_value()) return Revoked{};  // a payment ridge never granted for
+      const Granted g = **granted;
+      // The user row is locked first, as extend() does, so a grant and a revocation of one
+      // account serialize, and a second revocation of the payment sees the first.
+      auto user = c.query(sql_.lock_user, {g.user_id});
+      if (!user.ok()) return user.error();
+      if (user->rows.empty()) return Revoked{};  // the account was deleted
+      auto earlier = c.query("SELECT 1 FROM billing_events WHERE payment_ref = ? AND months < 0", {payment_ref});
+      if (!earlier.ok()) return earlier.error();
+      auto ev = c.query("INSERT INTO billing_events (event_id, user_id, months, received_at, payment_ref) VALUES (?, ?, ?, ?, ?) "
+                        "ON CONFLICT DO NOTHING",
+                        {event_id, g.user_id, -g.months, now, payment_ref});
+      if (!ev.ok()) return ev.error();
+      if (ev->changes == 0 || !earlier->rows.empty()) return Revoked{};  // a replay, or revoked before
+      auto current = first(c.query("SELECT access_until FROM entitlements WHERE user_id = ?", {g.user_id}),
+                           [](const Row& r) { return r.i64(0); });
+      if (!current.ok()) return current.error();
+      if (!current->has_value()) return Revoked{};
+      const int64_t end = add_months_utc(**current, -g.months);
+      auto up = c.query("UPDATE entitlements SET access_until = ?, updated_at = ? WHERE user_id = ?", {end, now, g.user_id});
+      if (!up.ok()) return up.error();
+      return Revoked{end};
     });
   }
 
@@ -295,6 +341,10 @@ class SqlStore final : public Store {
   Result<std::optional<double>> take_token(const std::string& key, double capacity, double per_second, int64_t now) override {
     return first(db_->query(sql_.take_token, {key, capacity, per_second, now, full_at(capacity, per_second, now)}),
                  [](const Row& r) { return r.f64(0); });
+  }
+  Result<Done> return_token(const std::string& key, double capacity) override {
+    return done(db_->query("UPDATE rate_limits SET tokens = CASE WHEN tokens + 1 > ? THEN ? ELSE tokens + 1 END WHERE bucket = ?",
+                           {capacity, capacity, key}));
   }
   Result<double> bucket_tokens(const std::string& key, double capacity, double per_second, int64_t now) override {
     auto r = first(db_->query("SELECT tokens, updated_at FROM rate_limits WHERE bucket = ?", {key}),

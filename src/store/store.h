@@ -89,6 +89,7 @@ struct Readiness {
   int64_t finished_at = 0;  // 0 while in progress
   double score = 0;         // 0..1
   std::string detail_json;  // per-topic scores and the items
+  std::string nonce;        // the check's single-use nonce; empty for none
 };
 
 // A message waiting in the outgoing mail queue: the whole RFC 5322 text, rendered when queued.
@@ -163,6 +164,8 @@ class Store {
   virtual Result<Done> record_drill(int64_t user_id, const DrillResult& result) = 0;
   virtual Result<std::vector<DrillResult>> drills(int64_t user_id) = 0;
 
+  // The new row's id; 0 when a result with the same non-empty nonce was saved for the user
+  // before (by any server on the store): a check is recorded once.
   virtual Result<int64_t> save_readiness(int64_t user_id, const Readiness& r) = 0;
   virtual Result<std::vector<Readiness>> readiness_history(int64_t user_id) = 0;
 
@@ -175,7 +178,16 @@ class Store {
   virtual Result<Done> revoke(int64_t user_id) = 0;
   // A payment provider's event: records `event_id` and grants `months`, in one transaction,
   // once. true when it granted; false for an event seen before (nothing changes).
-  virtual Result<bool> grant_for_event(const std::string& event_id, int64_t user_id, int months, int64_t now) = 0;
+  // `payment_ref` names the payment (Stripe's payment_intent) so a refund or a dispute of it
+  // can take back what it bought; empty when the provider gave none.
+  virtual Result<bool> grant_for_event(const std::string& event_id, int64_t user_id, int months, int64_t now,
+                                       const std::string& payment_ref = "") = 0;
+  // A refund or dispute of the payment `payment_ref`: records `event_id` and takes back the
+  // months that payment granted, in one transaction, once per payment (a refund and then a
+  // dispute of one payment revoke once). The user's new end of access; nullopt when nothing
+  // changed (an event seen before, a payment already revoked, or one ridge never granted for).
+  virtual Result<std::optional<int64_t>> revoke_for_payment(const std::string& event_id, const std::string& payment_ref,
+                                                            int64_t now) = 0;
 
   // The outgoing mail queue, shared by every process on the store. claim_mail leases up to
   // `limit` due messages to the caller for `lease_seconds` (another process does not see
@@ -217,6 +229,9 @@ class Store {
   // refills `key`'s bucket to `now` and takes one token in one statement (atomic against
   // other processes): the tokens left, or nullopt (nothing changes) when it held less than one.
   virtual Result<std::optional<double>> take_token(const std::string& key, double capacity, double per_second, int64_t now) = 0;
+  // Puts back one token taken from `key`'s bucket (never above `capacity`): a reservation
+  // that turned out not to count (a correct password). No row: nothing to do.
+  virtual Result<Done> return_token(const std::string& key, double capacity) = 0;
   // The tokens `key`'s bucket holds at `now`; changes nothing.
   virtual Result<double> bucket_tokens(const std::string& key, double capacity, double per_second, int64_t now) = 0;
   // Deletes the buckets that are full again by `now` (the same as no row); how many.

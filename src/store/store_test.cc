@@ -277,6 +277,31 @@ TEST_P(StoreSuite, AnEventGrantsOnce) {
   EXPECT_TRUE(*store_->grant_for_event(ev + "3", a, 6, now));
 }
 
+// Issue 28: a refund or dispute takes back the months its payment granted, once per payment,
+// in the store every server shares.
+TEST_P(StoreSuite, Finding28_ARefundTakesBackItsPaymentsMonthsOnce) {
+  int64_t a = user("refund@example.com");
+  const std::string ev = "evt_r" + std::to_string(::getpid()) + "_";
+  const std::string pi = "pi_r" + std::to_string(::getpid()) + "_";
+  const int64_t now = 1786752000;
+  ASSERT_TRUE(*store_->grant_for_event(ev + "1", a, 6, now, pi + "1"));
+  ASSERT_TRUE(*store_->grant_for_event(ev + "2", a, 6, now, pi + "2"));
+  const int64_t twelve = add_months_utc(add_months_utc(now, 6), 6);
+  EXPECT_EQ(*store_->access_until(a), twelve);
+  auto revoked = store_->revoke_for_payment(ev + "r1", pi + "2", now + 60);
+  ASSERT_TRUE(revoked.ok()) << revoked.error().message;
+  ASSERT_TRUE(revoked->has_value());
+  EXPECT_EQ(**revoked, add_months_utc(twelve, -6));
+  EXPECT_EQ(*store_->access_until(a), add_months_utc(twelve, -6));
+  // The same event again, and another event about the same payment: nothing more.
+  EXPECT_FALSE(store_->revoke_for_payment(ev + "r1", pi + "2", now + 70)->has_value());
+  EXPECT_FALSE(store_->revoke_for_payment(ev + "r2", pi + "2", now + 80)->has_value());
+  EXPECT_EQ(*store_->access_until(a), add_months_utc(twelve, -6));
+  // A payment never granted for, and an empty reference, change nothing.
+  EXPECT_FALSE(store_->revoke_for_payment(ev + "r3", pi + "unknown", now)->has_value());
+  EXPECT_FALSE(store_->revoke_for_payment(ev + "r4", "", now)->has_value());
+}
+
 TEST_P(StoreSuite, MailQueueLeasesRetriesAndCounts) {
   if (GetParam() == "postgresql") {
     auto old = store_->claim_mail(1LL << 40, 0, 100000);  // drain what earlier cases left

@@ -192,14 +192,17 @@ void App::add_routes() {
   }, Dispatch::kInline);
   router_.add("GET", "/metrics", [this](const Request& req, const Params&) {
     // Scrapes come from the operator's network: loopback, private addresses (RFC 1918, ULA)
-    // and trusted proxies; anyone else gets 404, as for a page that does not exist.
+    // and trusted proxies; anyone else gets 404, as for a page that does not exist. The client
+    // is the resolved one: behind a trusted proxy, the address X-Forwarded-For names (the
+    // socket peer is the proxy, which let anyone on the internet read the metrics through it).
     static const std::vector<Cidr> kPrivate = [] {
       std::vector<Cidr> v;
       for (const char* c : {"127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "::1/128", "fc00::/7"}) v.push_back(*parse_cidr(c));
       return v;
     }();
+    const std::string client = client_address(req);
     auto inside = [&](const std::vector<Cidr>& blocks) {
-      return std::any_of(blocks.begin(), blocks.end(), [&](const Cidr& c) { return cidr_contains(c, req.remote); });
+      return std::any_of(blocks.begin(), blocks.end(), [&](const Cidr& c) { return cidr_contains(c, client); });
     };
     if (!req.remote.empty() && !inside(kPrivate) && !inside(trusted_)) return error(req, 404, "There is no page at /metrics.");
     Response r;

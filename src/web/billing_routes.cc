@@ -91,6 +91,8 @@ Response App::webhook(const Request& req) const {
   if (r.reason == "unknown account") {
     log::error("webhook event " + r.event_id.substr(0, 80) + " names no account (" + r.account_id.substr(0, 80) + "); nothing granted");
   }
+  if (r.revoked) log::info("event " + r.event_id.substr(0, 80) + " took back a payment's months (refund or dispute)");
+  if (r.revoked) return routes::json(200, nlohmann::json{{"received", true}, {"revoked", true}});
   if (!r.reason.empty()) return routes::json(200, nlohmann::json{{"received", true}, {"granted", false}, {"reason", r.reason}});
   if (r.granted) log::info("event " + r.event_id.substr(0, 80) + " granted " + std::to_string(options_.billing.months) + " months to account " + r.account_id);
   return routes::json(200, nlohmann::json{{"received", true}, {"granted", r.granted}});

@@ -101,6 +101,11 @@ void Metrics::store_call(const std::string& operation, double seconds, bool ok) 
   it->second->Observe(seconds);
 }
 
+void Metrics::store_operation(const std::string& operation) const {
+  impl_->store.Add({{"operation", operation}, {"outcome", "ok"}}, buckets());
+  impl_->store.Add({{"operation", operation}, {"outcome", "error"}}, buckets());
+}
+
 void Metrics::store_pool(int in_use, int size) const {
   impl_->pool.Add({{"state", "in_use"}}).Set(in_use);
   impl_->pool.Add({{"state", "total"}}).Set(size);

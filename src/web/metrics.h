@@ -22,6 +22,8 @@ class Metrics {
   void queue_depth(double waiting) const;   // worker-pool requests waiting or running
   void signin_refused() const;              // a sign-in answered 429
   void store_call(const std::string& operation, double seconds, bool ok) const;  // by operation and outcome
+  // Registers an operation's two series (ok, error) at zero, so a scrape lists them before the first call.
+  void store_operation(const std::string& operation) const;
   void store_pool(int in_use, int size) const;  // the PostgreSQL pool's connections, at a scrape
   void mail_delivery(bool sent) const;          // a message marked sent, or failed (to be retried)
 

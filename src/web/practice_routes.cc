@@ -398,7 +398,7 @@ Response App::api_note(const Request& req, const Params& p) const {
     Json body = parse_json(req.body);
     if (!body.is_object() || !body["body"].is_string()) return routes::json_error(400, {"body", "", "expected {\"body\": \"...\"}", ""});
     std::string text = body["body"];
-    if (text.size() > 20000) return routes::json_error(413, {"body", "", "a note holds at most 20,000 characters", ""});
+    if (text.size() > 20000) return routes::json_error(413, {"body", "", "a note holds at most 20,000 bytes of UTF-8 (about 20,000 characters of English, fewer of other scripts)", "at most 20,000 bytes"});
     auto r = options_.store->put_note(v.user_id, slug, text, now());
     if (!r.ok()) throw StoreUnavailable("put_note: " + r.error().message);
   }

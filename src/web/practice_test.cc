@@ -573,7 +573,8 @@ TEST_F(Practice, WebhookGrantsOncePerEventAndRefusesBadSignatures) {
   auto user = *store_->find_user_by_email("pay@example.com");
   auto event = [&](const std::string& id) {
     return json{{"id", id}, {"type", "checkout.session.completed"},
-                {"data", {{"object", {{"client_reference_id", user->account_id}, {"payment_status", "paid"}}}}}}.dump();
+                {"data", {{"object", {{"client_reference_id", user->account_id}, {"payment_status", "paid"}, {"mode", "payment"},
+                                     {"currency", "usd"}, {"amount_total", 2500}, {"payment_intent", "pi_" + id}}}}}}.dump();
   };
   auto post = [&](const std::string& body, const std::string& signature) {
     Request req;

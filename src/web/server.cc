@@ -175,8 +175,30 @@ struct Server::Impl {
     if (it != per_client.end() && --it->second <= 0) per_client.erase(it);
   }
 
+  // When a worker last picked up a job (steady clock, nanoseconds).
+  std::atomic<int64_t> last_pickup{std::chrono::steady_clock::now().time_since_epoch().count()};
+
+  // Why the pool cannot take work now, or empty: jobs are waiting or running and none was
+  // picked up within options.ready_pickup.
+  std::string pool_stalled() const {
+    const size_t waiting = queued.load();
+    if (waiting == 0) return {};
+    const auto since = std::chrono::steady_clock::now().time_since_epoch() - std::chrono::steady_clock::duration(last_pickup.load());
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(since);
+    if (ms < options.ready_pickup) return {};
+    return "worker pool stalled: " + std::to_string(waiting) + " jobs waiting or running, none picked up for " +
+           std::to_string(ms.count()) + " ms (bound " + std::to_string(options.ready_pickup.count()) + " ms)\n";
+  }
+
   asio::awaitable<Response> answer(const Request& req) {
     Router::Match match = app.route(req);  // once: the dispatch decision and the handler share it
+    if (req.path == "/readyz") {
+      if (std::string stalled = pool_stalled(); !stalled.empty()) {
+        Response r = app.plain_error(503, stalled);
+        r.set("Retry-After", "1");
+        co_return r;
+      }
+    }
     if (app.runs_inline(req, match)) co_return app.handle(req, match);
     if (queued.fetch_add(1) >= options.max_queue) {
       app.metrics().queue_depth(static_cast<double>(queued.fetch_sub(1) - 1));
@@ -188,7 +210,11 @@ struct Server::Impl {
     // The handler may block (argon2id, a store round trip, a search): it runs on a worker
     // and this connection's I/O thread serves others meanwhile.
     Response res = co_await asio::co_spawn(
-        workers->get_executor(), [this, &req, &match]() -> asio::awaitable<Response> { co_return app.handle(req, match); },
+        workers->get_executor(),
+        [this, &req, &match]() -> asio::awaitable<Response> {
+          last_pickup.store(std::chrono::steady_clock::now().time_since_epoch().count());
+          co_return app.handle(req, match);
+        },
         asio::use_awaitable);
     app.metrics().queue_depth(static_cast<double>(queued.fetch_sub(1) - 1));
     co_return res;

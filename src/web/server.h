@@ -41,6 +41,10 @@ struct ServerOptions {
   // once); at most `max_queue` wait, then 503.
   int workers = 0;
   size_t max_queue = 1024;
+  // /readyz answers 503 at once, on the I/O thread, when work is waiting or running on the pool
+  // and no worker has picked up a job for this long: a load balancer then stops sending traffic
+  // to a server whose workers are all stuck (/healthz, the liveness probe, stays 200).
+  std::chrono::milliseconds ready_pickup{1000};
   // Connections one client address may hold open at once (0: no cap). Not applied to
   // trusted proxies, which carry many clients.
   int max_connections_per_client = 128;

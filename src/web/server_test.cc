@@ -98,11 +98,12 @@ class ServerTest : public ::testing::Test {
     testing::remove_database(path_);
   }
 
-  // Starts the server with one I/O thread; returns its port.
-  unsigned short start() {
+  // Starts the server with one I/O thread (and `workers` workers; 0: the default); returns its port.
+  unsigned short start(int workers = 0) {
     ServerOptions o;
     o.port = 0;
     o.threads = 1;
+    o.workers = workers;
     o.handle_signals = false;
     std::promise<unsigned short> listening;
     o.on_listening = [&listening](unsigned short p) { listening.set_value(p); };
@@ -200,6 +201,28 @@ TEST_F(ServerTest, AStoreCallThatOutwaitsTheBusyTimeoutIsA503NotAHang) {
   auto marks = store_->bookmarks(1);
   ASSERT_TRUE(marks.ok());
   EXPECT_TRUE(marks->empty());
+}
+
+// Issue 28: /healthz is answered on the I/O threads, so it stayed 200 while every worker was
+// stuck. /readyz now fails at once when jobs wait and no worker picked one up within a second,
+// and is 200 again when the pool moves.
+TEST_F(ServerTest, Finding28_ReadyzFailsWhileTheWorkerPoolIsStuck) {
+  std::string bookmark = bookmark_request("stuck@example.com");
+  unsigned short port = start(1);
+  EXPECT_EQ(exchange(port, get("/readyz"), std::chrono::seconds(5)).status, 200);
+  lock_database();
+  auto stuck = std::async(std::launch::async, [&] { return exchange(port, bookmark, std::chrono::seconds(10)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the only worker waits on the lock
+  auto t0 = Clock::now();
+  Answer ready = exchange(port, get("/readyz"), std::chrono::seconds(3));
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  EXPECT_EQ(ready.status, 503) << ready.body;
+  EXPECT_NE(ready.body.find("worker pool stalled"), std::string::npos) << ready.body;
+  EXPECT_LT(ms, 1000) << "answered on the I/O thread, not behind the stuck worker";
+  EXPECT_EQ(exchange(port, get("/healthz"), std::chrono::seconds(1)).status, 200) << "liveness is not readiness";
+  release_database();
+  (void)stuck.get();
+  EXPECT_EQ(exchange(port, get("/readyz"), std::chrono::seconds(5)).status, 200);
 }
 
 }  // namespace

@@ -48,7 +48,8 @@ async function me(client, url = server.url) {
 
 function event(id, accountId) {
   return JSON.stringify({ id, object: "event", type: "checkout.session.completed",
-                          data: { object: { id: "cs_" + id, object: "checkout.session", client_reference_id: accountId, payment_status: "paid" } } });
+                          data: { object: { id: "cs_" + id, object: "checkout.session", client_reference_id: accountId, payment_status: "paid",
+                                            mode: "payment", currency: "usd", amount_total: 2500, payment_intent: "pi_" + id } } });
 }
 
 async function deliver(payload, header) {

@@ -4,10 +4,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+// Every folder a server was given, removed when the test process exits, however its server
+// ended (a test that SIGKILLs a server, or fails before stop(), used to leave ridge-e2e-* behind).
+const folders = new Set();
+process.on("exit", () => { for (const dir of folders) rmSync(dir, { recursive: true, force: true }); });
+
 export async function startServer(options = {}) {
   const bin = process.env.RIDGE_BIN;
   if (!bin) throw new Error("RIDGE_BIN must name the ridge binary");
   const dir = mkdtempSync(join(tmpdir(), "ridge-e2e-"));
+  folders.add(dir);
   const db = options.db || "sqlite:" + join(dir, "ridge.db");
   const args = ["serve", "--port", String(options.port || 0), "--threads", "2", "--db", db,
                 "--mail-dir", options.mailDir || join(dir, "mail"), ...(options.args || [])];
@@ -39,6 +45,7 @@ export async function startServer(options = {}) {
       if (child.exitCode === null) child.kill("SIGTERM");
       const result = await exited;
       rmSync(dir, { recursive: true, force: true });
+      folders.delete(dir);
       return result;
     },
   };

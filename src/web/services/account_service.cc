@@ -13,6 +13,14 @@ namespace {
 
 constexpr const char* kDatabase = "the database is unavailable; try again in a few seconds";
 
+// Password hashing is full (cores running, kHashWaiting waiting): 503 with Retry-After, and
+// the worker goes back to the pool at once.
+Failure hashing_busy() {
+  Failure f = Failure::unavailable("password hashing is busy");
+  f.retry_after = 2;
+  return f;
+}
+
 Failure limited(const std::string& what, double retry) {
   int seconds = std::max(1, static_cast<int>(std::ceil(retry)));
   return Failure::limited({"", "", what + "; try again in " + std::to_string(seconds) + " s", ""}, seconds);
@@ -27,7 +35,35 @@ AccountService::AccountService(store::Store& store, const account::Clock& clock,
   by_pair_ = std::make_unique<account::StoreRateLimiter>(store, clock, 5, 1.0 / 60);
   by_address_ = std::make_unique<account::StoreRateLimiter>(store, clock, 30, 1.0 / 10);
   by_account_ = std::make_unique<account::StoreRateLimiter>(store, clock, 100, 1.0 / 60);
+  // The current password on /settings (change, delete): 5 wrong, then one a minute, per account.
+  by_settings_ = std::make_unique<account::StoreRateLimiter>(store, clock, 5, 1.0 / 60);
 }
+
+// Reserves a token of `limiter` for `key` before a password is hashed, and puts it back unless
+// the attempt is counted: concurrent attempts each hold their token while they hash, so no
+// more than the bucket's capacity of guesses are ever in flight (checking first and charging
+// after let 120 concurrent attempts put 20 guesses through a budget of 5).
+class AccountService::Reservation {
+ public:
+  Reservation(account::StoreRateLimiter& limiter, std::string key) : limiter_(limiter), key_(std::move(key)) {
+    answer_ = limiter_.allow(key_, &retry_);
+  }
+  ~Reservation() {
+    if (answer_ == account::StoreRateLimiter::Answer::kAllowed && !counted_) (void)limiter_.give_back(key_);
+  }
+  Reservation(const Reservation&) = delete;
+  Reservation& operator=(const Reservation&) = delete;
+  account::StoreRateLimiter::Answer answer() const { return answer_; }
+  double retry() const { return retry_; }
+  void count() { counted_ = true; }  // the attempt failed: the token stays taken
+
+ private:
+  account::StoreRateLimiter& limiter_;
+  std::string key_;
+  account::StoreRateLimiter::Answer answer_;
+  double retry_ = 0;
+  bool counted_ = false;
+};
 
 Outcome<SignUp> AccountService::sign_up(const std::string& email, const std::string& password, const std::string& client_address) const {
   if (auto why = account::check_email(email); !why.empty()) return Failure::invalid({"email", email, "email " + why, "an email address"});
@@ -40,7 +76,9 @@ Outcome<SignUp> AccountService::sign_up(const std::string& email, const std::str
   if (signup == Answer::kUnavailable) return Failure::unavailable("sign-up budget unreadable");
   if (signup == Answer::kLimited) return limited("too many attempts", retry);
   // Hashed before the lookup, so a registered address costs the same time as a new one.
-  std::string hash = account::hash_password(password);
+  auto hashed = account::hash_password_bounded(password);
+  if (!hashed) return hashing_busy();
+  std::string hash = std::move(*hashed);
   auto existing = store_.find_user_by_email(email);
   if (!existing.ok()) return Failure::unavailable(existing.error().message);
   if (existing->has_value()) return SignUp{0, (*existing)->id};
@@ -58,15 +96,21 @@ Outcome<int64_t> AccountService::sign_in(const std::string& email, const std::st
   if (verdict == Answer::kAllowed) verdict = by_account_->exhausted(acct, &retry);
   if (verdict == Answer::kUnavailable) return Failure::unavailable("sign-in budget unreadable");
   if (verdict == Answer::kLimited) return limited("too many failed sign-ins", retry);
+  // The pair's token is taken before hashing and given back if the password is right.
+  Reservation reserved(*by_pair_, pair);
+  if (reserved.answer() == Answer::kUnavailable) return Failure::unavailable("sign-in budget unreadable");
+  if (reserved.answer() == Answer::kLimited) return limited("too many failed sign-ins", reserved.retry());
   auto user = store_.find_user_by_email(email);
   if (!user.ok()) return Failure::unavailable(user.error().message);
   // Same message and (argon2id) work whether the email is unknown or the password wrong.
   static const std::string kDummy = account::hash_password("not a real password, only for timing");
-  bool ok = user->has_value() && account::verify_password((*user)->password_hash, password);
-  if (!user->has_value()) account::verify_password(kDummy, password);
+  const account::Verified verified = account::verify_password_bounded(user->has_value() ? (*user)->password_hash : kDummy, password);
+  if (verified == account::Verified::kBusy) return hashing_busy();
+  const bool ok = user->has_value() && verified == account::Verified::kMatch;
   if (!ok) {
     // A failure the store could not count is not answered as one: no uncounted guesses.
-    bool counted = by_pair_->take(pair) != Answer::kUnavailable;
+    reserved.count();
+    bool counted = true;
     counted = by_address_->take(addr) != Answer::kUnavailable && counted;
     counted = by_account_->take(acct) != Answer::kUnavailable && counted;
     if (!counted) return Failure::unavailable("a failed sign-in could not be counted");
@@ -101,6 +145,8 @@ Outcome<int64_t> AccountService::reset_password(const std::string& token, const 
                              "a link from a reset mail, once, within 30 minutes"});
   }
   int64_t id = **user;
+  // Hashed with a wait for a slot (not bounded): the token is spent, so giving up here would
+  // burn the link. A reset is rare and rate-limited by the mail that carries its link.
   if (auto set = store_.set_password(id, account::hash_password(password)); !set.ok()) return Failure::unavailable(set.error().message);
   // Every other session ends here.
   if (auto ended = store_.delete_sessions_of(id); !ended.ok()) return Failure::unavailable(ended.error().message);
@@ -132,15 +178,35 @@ Outcome<int> AccountService::set_new_per_day(int64_t user_id, const std::string&
   return static_cast<int>(n);
 }
 
+// The current password, for a change or a deletion: limited per account (a stolen session
+// cannot guess it at argon2's speed), reserved before hashing, bounded like every hash.
+std::optional<Failure> AccountService::check_current(int64_t user_id, const std::string& hash, const std::string& current,
+                                                      const std::string& wrong) const {
+  using Answer = account::StoreRateLimiter::Answer;
+  Reservation reserved(*by_settings_, "settings:" + std::to_string(user_id));
+  if (reserved.answer() == Answer::kUnavailable) return Failure::unavailable("settings budget unreadable");
+  if (reserved.answer() == Answer::kLimited) return limited("too many wrong passwords", reserved.retry());
+  switch (account::verify_password_bounded(hash, current)) {
+    case account::Verified::kBusy: return hashing_busy();
+    case account::Verified::kMismatch:
+      reserved.count();
+      return Failure::unauthorized({"current", "", wrong, ""});
+    case account::Verified::kMatch: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 Outcome<Done> AccountService::change_password(int64_t user_id, const std::string& current, const std::string& next) const {
   auto user = store_.get_user(user_id);
   if (!user.ok()) return Failure::unavailable(user.error().message);
   if (!user->has_value()) return Failure::internal({"", "", "account not found", ""});
-  if (!account::verify_password((*user)->password_hash, current)) return Failure::unauthorized({"current", "", "The current password is wrong.", ""});
+  if (auto refused = check_current(user_id, (*user)->password_hash, current, "The current password is wrong.")) return *refused;
   if (auto why = account::check_password(next); !why.empty()) {
     return Failure::invalid({"new", "", "The new password " + why + ".", "10 characters or more, not a common password"});
   }
-  if (auto done = store_.set_password(user_id, account::hash_password(next)); !done.ok()) return Failure::unavailable(done.error().message);
+  auto hashed = account::hash_password_bounded(next);
+  if (!hashed) return hashing_busy();
+  if (auto done = store_.set_password(user_id, *hashed); !done.ok()) return Failure::unavailable(done.error().message);
   // The other sessions end with the old password; a failure here leaves them open: say so.
   if (auto done = store_.delete_sessions_of(user_id); !done.ok()) return Failure::unavailable(done.error().message);
   return Done{};
@@ -150,8 +216,8 @@ Outcome<Done> AccountService::delete_account(int64_t user_id, const std::string&
   auto user = store_.get_user(user_id);
   if (!user.ok()) return Failure::unavailable(user.error().message);
   if (!user->has_value()) return Failure::internal({"", "", "account not found", ""});
-  if (!account::verify_password((*user)->password_hash, current)) {
-    return Failure::unauthorized({"current", "", "The password is wrong; nothing was deleted.", ""});
+  if (auto refused = check_current(user_id, (*user)->password_hash, current, "The password is wrong; nothing was deleted.")) {
+    return *refused;
   }
   if (auto done = store_.delete_user(user_id); !done.ok()) return Failure::unavailable(done.error().message);
   return Done{};

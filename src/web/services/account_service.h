@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "account/clock.h"
@@ -38,8 +39,10 @@ class AccountService {
 
   // The user id. Budgets that count failures only (OWASP ASVS 2.2.1): the (address, account)
   // pair 5 then one a minute, the address 30 then one per 10 s, the account 100 then one a
-  // minute. Unauthorized: a wrong email or password (the same message and argon2id work
-  // either way); limited; unavailable (also when a failure could not be counted).
+  // minute. The pair's token is reserved before hashing and given back when the password is
+  // right, so concurrent guesses cannot overrun it. Unauthorized: a wrong email or password
+  // (the same message and argon2id work either way); limited; unavailable (also when a
+  // failure could not be counted, and with retry_after when password hashing is full).
   Outcome<int64_t> sign_in(const std::string& email, const std::string& password, const std::string& client_address) const;
 
   Outcome<NewSession> start_session(int64_t user_id) const;
@@ -60,13 +63,18 @@ class AccountService {
   // session of the account ends (the caller starts a new one for this visitor).
   Outcome<Done> change_password(int64_t user_id, const std::string& current, const std::string& next) const;
   // Deletes the account and all it holds. Unauthorized: the password is wrong.
+  // Both check the current password under a per-account budget (5 wrong, then one a minute;
+  // limited past it) and answer unavailable with retry_after when password hashing is full.
   Outcome<Done> delete_account(int64_t user_id, const std::string& current) const;
 
  private:
   store::Store& store_;
   const account::Clock& clock_;
   RandomSource& random_;
-  std::unique_ptr<account::StoreRateLimiter> by_signup_, by_pair_, by_address_, by_account_;
+  class Reservation;
+  std::optional<Failure> check_current(int64_t user_id, const std::string& hash, const std::string& current,
+                                       const std::string& wrong) const;
+  std::unique_ptr<account::StoreRateLimiter> by_signup_, by_pair_, by_address_, by_account_, by_settings_;
 };
 
 }  // namespace ridge::web::services

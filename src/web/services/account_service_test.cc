@@ -1,6 +1,11 @@
 // AccountService over a real SQLite store, a fake clock and a seeded random source.
 #include "web/services/account_service.h"
 
+#include <atomic>
+#include <latch>
+#include <thread>
+#include <vector>
+
 #include "account/security.h"
 #include "web/services/test_fixture.h"
 
@@ -131,6 +136,75 @@ TEST_F(Accounts, APasswordChangeOrDeletionNeedsTheCurrentPassword) {
   auto gone = store_->get_user(up->user_id);
   ASSERT_TRUE(gone.ok());
   EXPECT_FALSE(gone->has_value());
+}
+
+// Issue 28: the sign-in limiter checked the budget before hashing and charged it after, so 120
+// concurrent attempts put 20 guesses through a pair budget of 5. The token is now reserved
+// before hashing: however many run at once, at most 5 wrong passwords are checked.
+TEST_F(Accounts, Finding28_ConcurrentGuessesCannotOverrunThePairBudget) {
+  ASSERT_TRUE(service_->sign_up("target@example.com", kPassword, "10.0.0.1").ok());
+  std::atomic<int> checked{0}, limited{0}, busy{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 24; ++i) {
+    threads.emplace_back([&, i] {
+      auto r = service_->sign_in("target@example.com", "wrong guess number " + std::to_string(i), "10.0.0.9");
+      ASSERT_FALSE(r.ok());
+      switch (r.error().kind) {
+        case Failure::Kind::kUnauthorized: ++checked; break;
+        case Failure::Kind::kLimited: ++limited; break;
+        case Failure::Kind::kUnavailable: ++busy; break;  // hashing full: answered 503, nothing checked
+        default: ADD_FAILURE() << "unexpected failure kind";
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_LE(checked.load(), 5);
+  EXPECT_EQ(checked + limited + busy, 24);
+  // A correct password from another address is not refused, and gives its reservation back.
+  EXPECT_TRUE(service_->sign_in("target@example.com", kPassword, "10.0.0.2").ok());
+  for (int i = 0; i < 6; ++i) EXPECT_TRUE(service_->sign_in("target@example.com", kPassword, "10.0.0.3").ok()) << i;
+}
+
+// Issue 28: the current password on /settings (change, delete) had no limit: 100 concurrent wrong
+// guesses were all checked. Now 5 per account, then one a minute, reserved before hashing.
+TEST_F(Accounts, Finding28_TheCurrentPasswordOnSettingsIsRateLimited) {
+  auto up = service_->sign_up("settings@example.com", kPassword, "10.0.0.1");
+  ASSERT_TRUE(up.ok());
+  const int64_t id = up->user_id;
+  for (int i = 0; i < 5; ++i) {
+    auto r = service_->change_password(id, "wrong current " + std::to_string(i), "a new long passphrase");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, Failure::Kind::kUnauthorized) << i;
+  }
+  auto sixth = service_->delete_account(id, "wrong again");
+  ASSERT_FALSE(sixth.ok());
+  EXPECT_EQ(sixth.error().kind, Failure::Kind::kLimited);
+  EXPECT_GT(sixth.error().retry_after, 0);
+  clock_.advance(61);
+  EXPECT_TRUE(service_->change_password(id, kPassword, "a new long passphrase").ok());
+}
+
+// Issue 28: argon2 hashing blocked workers on its slots without bound. Past cores + kHashWaiting
+// hashes running or waiting, a check does no work and answers busy (503 with Retry-After).
+TEST(Hashing, Finding28_AFloodOfChecksIsAnsweredBusyNotQueuedWithoutBound) {
+  const std::string hash = account::hash_password(kPassword);
+  constexpr int kThreads = 40;
+  std::latch go(kThreads);
+  std::atomic<int> busy{0}, done{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&] {
+      go.arrive_and_wait();
+      auto v = account::verify_password_bounded(hash, "not the password at all");
+      (v == account::Verified::kBusy ? busy : done)++;
+      EXPECT_NE(v, account::Verified::kMatch);
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_GT(busy.load(), 0) << "40 at once exceed the admission of cores + " << account::kHashWaiting;
+  EXPECT_GE(done.load(), 2);
+  EXPECT_EQ(account::hashes_admitted(), 0);
+  EXPECT_EQ(account::verify_password_bounded(hash, kPassword), account::Verified::kMatch);
 }
 
 }  // namespace

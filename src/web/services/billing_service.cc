@@ -1,6 +1,7 @@
 #include "web/services/billing_service.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace ridge::web::services {
 
@@ -27,35 +28,78 @@ Outcome<WebhookResult> BillingService::webhook(const std::string& signature, con
   if (check != billing::Signature::kOk) {
     return Failure::invalid({"Stripe-Signature", "", billing::to_string(check), "a signature by this site's webhook secret"});
   }
-  auto event = nlohmann::json::parse(body, nullptr, false);
-  if (!event.is_object() || !event["id"].is_string() || !event["type"].is_string()) {
+  // Read through a const reference and find(): operator[] on a const object with a missing key
+  // is undefined behaviour, and on a value of another type it throws (a 500 before).
+  const nlohmann::json event = nlohmann::json::parse(body, nullptr, false);
+  auto text = [](const nlohmann::json& o, const char* key) -> std::optional<std::string> {
+    auto it = o.find(key);
+    if (it == o.end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+  };
+  if (!event.is_object() || !text(event, "id") || !text(event, "type")) {
     return Failure::invalid({"body", "", "expected an event with \"id\" and \"type\"", "a Stripe event"});
   }
   WebhookResult r;
-  r.event_id = event["id"];
-  std::string type = event["type"];
-  if (type != "checkout.session.completed") {
+  r.event_id = *text(event, "id");
+  const std::string type = *text(event, "type");
+  const bool grants = type == "checkout.session.completed" || type == "checkout.session.async_payment_succeeded";
+  const bool takes_back = type == "charge.refunded" || type == "charge.dispute.created";
+  if (!grants && !takes_back) {
     r.ignored_type = type;
     return r;
   }
-  const auto& object = event["data"]["object"];
-  if (!object.is_object() || !object["client_reference_id"].is_string()) {
-    return Failure::invalid({"data.object.client_reference_id", "", "missing", "the account id sent to Checkout"});
+  auto data = event.find("data");
+  if (data == event.end() || !data->is_object() || !data->contains("object") || !(*data)["object"].is_object()) {
+    return Failure::invalid({"data.object", "", "missing or not an object", "the event's object (a Checkout Session, a charge or a dispute)"});
   }
-  if (object.contains("payment_status") && object["payment_status"] != "paid") {
-    // An asynchronous payment method: its own event follows when the money arrives.
+  const nlohmann::json& object = (*data)["object"];
+  if (store_ == nullptr) return Failure::unavailable("no store");
+
+  if (takes_back) {
+    // A refund (charge.refunded, fully: a partial refund keeps access) or a dispute of a
+    // payment takes back the months it bought. Both name the payment by its payment_intent.
+    auto payment = text(object, "payment_intent");
+    if (!payment) return Failure::invalid({"data.object.payment_intent", "", "missing", "the payment the event is about"});
+    if (type == "charge.refunded") {
+      auto refunded = object.find("refunded");
+      if (refunded == object.end() || !refunded->is_boolean() || !refunded->get<bool>()) {
+        r.reason = "partial refund: access kept";
+        return r;
+      }
+    }
+    auto revoked = store_->revoke_for_payment(r.event_id, *payment, clock_.now());
+    if (!revoked.ok()) return Failure::unavailable(revoked.error().message);
+    r.revoked = revoked->has_value();
+    if (!r.revoked) r.reason = "nothing to revoke";
+    return r;
+  }
+
+  auto account = text(object, "client_reference_id");
+  if (!account) return Failure::invalid({"data.object.client_reference_id", "", "missing", "the account id sent to Checkout"});
+  r.account_id = *account;
+  if (auto status = text(object, "payment_status"); status && *status != "paid") {
+    // An asynchronous payment method: checkout.session.async_payment_succeeded follows when the money arrives.
     r.reason = "not paid yet";
     return r;
   }
-  r.account_id = object["client_reference_id"];
-  if (store_ == nullptr) return Failure::unavailable("no store");
+  // What was paid must be what this site sells: a one-time payment of at least the price, in its
+  // currency (a signed 1-cent EUR session once bought six months).
+  auto amount = object.find("amount_total");
+  const auto currency = text(object, "currency");
+  const auto mode = text(object, "mode");
+  if (mode.value_or("") != "payment" || currency.value_or("") != config_.price.currency_lower() ||
+      amount == object.end() || !amount->is_number_integer() || amount->get<int64_t>() < config_.price.minor) {
+    r.reason = "amount, currency or mode is not this site's price (" + config_.price.display() + ", one payment)";
+    return r;
+  }
   auto user = store_->find_user_by_account_id(r.account_id);
   if (!user.ok()) return Failure::unavailable(user.error().message);
   if (!user->has_value()) {
     r.reason = "unknown account";
     return r;
   }
-  auto granted = store_->grant_for_event(r.event_id, (*user)->id, config_.months, clock_.now());
+  auto granted = store_->grant_for_event(r.event_id, (*user)->id, config_.months, clock_.now(),
+                                         text(object, "payment_intent").value_or(""));
   if (!granted.ok()) return Failure::unavailable(granted.error().message);
   r.granted = *granted;
   return r;

@@ -18,6 +18,7 @@ struct WebhookResult {
   std::string event_id;
   std::string ignored_type;  // set: an event type ridge does not act on
   bool granted = false;      // access was extended by this event (false on a replay)
+  bool revoked = false;      // a refund or dispute took back what its payment bought
   std::string reason;        // why nothing was granted: "not paid yet", "unknown account"
   std::string account_id;    // the event's client_reference_id
 };
@@ -36,7 +37,10 @@ class BillingService {
   // not answer (nothing was charged).
   Outcome<std::string> checkout_url(const std::string& account_id, const std::string& email, const std::string& base_url) const;
 
-  // Verifies the Stripe-Signature header over `body` and acts on checkout.session.completed.
+  // Verifies the Stripe-Signature header over `body`. Grants on checkout.session.completed (paid)
+  // and checkout.session.async_payment_succeeded when the session is one payment of at least
+  // the price in its currency; takes the months back on charge.refunded (in full) and
+  // charge.dispute.created. Other types are ignored.
   // Invalid: "Stripe-Signature" (with the reason), "body", "data.object.client_reference_id";
   // unavailable: the store (the provider retries on a 5xx).
   Outcome<WebhookResult> webhook(const std::string& signature, const std::string& body) const;

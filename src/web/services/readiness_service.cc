@@ -3,6 +3,8 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <random>
@@ -104,20 +106,14 @@ Outcome<ScoredCheck> ReadinessService::finish(int64_t user_id, const std::string
   if (fields[2] != std::to_string(user_id)) {
     return Failure::forbidden({"payload", "", "This readiness check was started by another account.", "a check you started"});
   }
-  // Single use: a second submission of the same check is refused, not recorded twice.
-  std::lock_guard<std::mutex> once(finish_mutex_);
-  auto history = store_.readiness_history(user_id);
-  if (!history.ok()) return Failure::unavailable(history.error().message);
-  for (const auto& r : *history) {
-    if (r.detail_json.find("\"nonce\":\"" + nonce + "\"") != std::string::npos) {
-      return Failure::conflict({"payload", "", "This readiness check was already submitted; start a new one.", "a new check"});
-    }
-  }
   const int64_t now = clock_.now();
   ScoredCheck out;
   out.track = fields[0];
   out.late = now > started + kReadinessSeconds + 60;
+  // Grade everything first, writing nothing: a refused answer (a self-grade of "nan") leaves no
+  // drill recorded, so a corrected resubmission does not record them twice.
   std::map<std::string, std::pair<double, int>> per_topic;
+  std::vector<store::DrillResult> drills;
   int n = 0;
   for (size_t pos = 0; pos < items.size();) {
     size_t stop = items.find(';', pos);
@@ -134,15 +130,24 @@ Outcome<ScoredCheck> ReadinessService::finish(int64_t user_id, const std::string
       auto g = practice::grade_drill(*d, given);
       bool correct = !out.late && !given.empty() && g.message.empty() && g.correct;
       score = correct ? 1 : 0;
-      if (auto saved = store_.record_drill(user_id, {d->calculator, d->topic, correct, now}); !saved.ok()) {
-        return Failure::unavailable("readiness drill not recorded: " + saved.error().message);
-      }
+      drills.push_back({d->calculator, d->topic, correct, now});
       out.drills.push_back({n, correct, std::move(*d), given});
     } else {
       const bank::Question* q = bank_.find(item.substr(2));
       if (!q) continue;
       topic = q->topic;
-      score = out.late ? 0 : std::clamp(std::atof(given.c_str()), 0.0, 1.0);
+      // A self-grade is a number from 0 to 1 ("0", "0.5", "1"), or nothing (0). NaN and the
+      // infinities are refused: std::clamp passes NaN through, and it was stored as "NaN%".
+      double self = 0;
+      if (!given.empty()) {
+        char* stop_at = nullptr;
+        self = std::strtod(given.c_str(), &stop_at);
+        if (stop_at == given.c_str() || *stop_at != 0 || !std::isfinite(self) || self < 0 || self > 1) {
+          return Failure::invalid({"a" + std::to_string(n), given.substr(0, 40), "is not a self-grade",
+                                   "a number from 0 to 1 (0, 0.5 or 1)"});
+        }
+      }
+      score = out.late ? 0 : self;
     }
     per_topic[topic].first += score;
     per_topic[topic].second += 1;
@@ -157,8 +162,17 @@ Outcome<ScoredCheck> ReadinessService::finish(int64_t user_id, const std::string
     out.ranked.emplace_back(s.first / s.second, topic);
   }
   out.score = count ? total / count : 0;
-  if (auto saved = store_.save_readiness(user_id, {0, out.track, started, now, out.score, detail.dump()}); !saved.ok()) {
-    return Failure::unavailable("readiness not saved: " + saved.error().message);
+  // Single use across servers: the store keeps one result per (user, nonce); the drills are
+  // recorded only by the submission that saved it.
+  auto saved = store_.save_readiness(user_id, {0, out.track, started, now, out.score, detail.dump(), nonce});
+  if (!saved.ok()) return Failure::unavailable("readiness not saved: " + saved.error().message);
+  if (*saved == 0) {
+    return Failure::conflict({"payload", "", "This readiness check was already submitted; start a new one.", "a new check"});
+  }
+  for (const auto& drill : drills) {
+    if (auto recorded = store_.record_drill(user_id, drill); !recorded.ok()) {
+      return Failure::unavailable("readiness drill not recorded: " + recorded.error().message);
+    }
   }
   std::sort(out.ranked.begin(), out.ranked.end());
   return out;

@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -52,7 +51,7 @@ struct ScoredCheck {
   std::vector<DrillFeedback> drills;
 };
 
-// Thread-safe: finish() checks single use and saves under one mutex. Everything passed in
+// Thread-safe: single use is the store's (one result per user and nonce). Everything passed in
 // must outlive the service. `secret` keys the MAC (RIDGE_SECRET, so every server of a site
 // accepts each other's checks); empty: a random key for this process.
 class ReadinessService {
@@ -82,7 +81,6 @@ class ReadinessService {
   const account::Clock& clock_;
   RandomSource& random_;
   std::vector<unsigned char> key_;
-  mutable std::mutex finish_mutex_;  // one submission checked and saved at a time
 };
 
 }  // namespace ridge::web::services

@@ -1,6 +1,7 @@
 // ReadinessService: the signed, single-use check over a real SQLite store and a fake clock.
 #include "web/services/readiness_service.h"
 
+#include <cmath>
 #include <map>
 
 #include "calc/test_catalog.h"
@@ -107,6 +108,45 @@ TEST_F(Readiness, AnswersAfterTheFifteenMinutesCountAsMissed) {
   ASSERT_TRUE(scored.ok());
   EXPECT_TRUE(scored->late);
   EXPECT_DOUBLE_EQ(scored->score, 0.0);
+}
+
+// Issue 28: a self-grade of "nan" was stored as "NaN%" (PostgreSQL) or failed the save after the
+// drills were recorded (SQLite), recording them again on each retry.
+TEST_F(Readiness, Finding28_ANonFiniteSelfGradeIsRefusedAndRecordsNothing) {
+  auto check = service_->start(user_, "serving");
+  ASSERT_TRUE(check.ok());
+  int question = 0;
+  for (const auto& item : check->items) {
+    if (!item.drill) question = item.number;
+  }
+  ASSERT_GT(question, 0);
+  auto good = perfect(*check);
+  for (const char* bad : {"nan", "inf", "-inf", "1e999", "2", "-0.5", "0.5x", "NaN"}) {
+    auto r = service_->finish(user_, check->payload, check->mac,
+                              [&](int n) { return n == question ? std::string(bad) : good(n); });
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().kind, Failure::Kind::kInvalid) << bad;
+    EXPECT_EQ(r.error().errors.at(0).field, "a" + std::to_string(question)) << bad;
+  }
+  EXPECT_EQ(store_->drills(user_)->size(), 0u) << "a refused submission records no drill";
+  EXPECT_EQ(store_->readiness_history(user_)->size(), 0u);
+  auto fixed = service_->finish(user_, check->payload, check->mac, good);
+  ASSERT_TRUE(fixed.ok());
+  EXPECT_TRUE(std::isfinite(fixed->score));
+  EXPECT_EQ(store_->drills(user_)->size(), 5u) << "recorded once, by the submission that counted";
+}
+
+// Issue 28: single use held per process only; two services (two servers) on one store each
+// accepted the same check. The store now keeps one result per user and nonce.
+TEST_F(Readiness, Finding28_ACheckIsUsedOnceAcrossServersOnOneStore) {
+  auto check = service_->start(user_, "serving");
+  ASSERT_TRUE(check.ok());
+  auto second_server = make("site secret");
+  ASSERT_TRUE(service_->finish(user_, check->payload, check->mac, perfect(*check)).ok());
+  auto elsewhere = second_server->finish(user_, check->payload, check->mac, perfect(*check));
+  ASSERT_FALSE(elsewhere.ok());
+  EXPECT_EQ(elsewhere.error().kind, Failure::Kind::kConflict);
+  EXPECT_EQ(store_->readiness_history(user_)->size(), 1u);
 }
 
 }  // namespace
