@@ -129,7 +129,7 @@ Company parse_company(std::string_view text, const std::string& id, const std::s
       if (!st) continue;
       Reader sr{*st, file, diags};
       CompanySource s{sr.text("id", true), sr.text("title", true), sr.text("url", true), sr.text("read", true),
-                      sr.text("kind", true)};
+                      sr.text("kind", true), line(&node)};
       if (!s.url.empty() && s.url.rfind("https://", 0) != 0 && s.url.rfind("http://", 0) != 0) {
         diags.push_back({file, line(&node), "source '" + s.id + "': url '" + s.url.substr(0, 80) + "' is not an http(s) URL"});
       }

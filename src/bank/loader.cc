@@ -864,6 +864,17 @@ bool parse_document(std::string_view text, const std::string& file, const KnownI
     check_question_structure(q, file, split->body_line, diags);
   }
   check_citations(q, tldr_raw, tldr_line, split->body_line, options, file, diags);
+  if (options.lint) {
+    if (!is_concept) check_flip_cells(q.body_markdown, split->body_line, file, diags);
+    check_retired_names(text, 1, file, known.policy, diags);
+    check_source_kinds(q.sources, file, known.policy, diags);
+    for (const auto& ref : q.companies) {
+      if (const RefusedSource* r = refused_source(ref.source, known.policy)) {
+        diags.push_back({file, 1, "[[companies]] " + ref.id + ": source cites " + r->domain + " (" + r->kind +
+                                      "): cite the company's own page or a first-hand report"});
+      }
+    }
+  }
   return diags.size() == before || !q.title.empty();
 }
 
@@ -889,6 +900,14 @@ LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const
   for (const auto& t : bank.topics) known.topics.insert(t.id);
   for (const auto& t : bank.tracks) known.tracks.insert(t.id);
   known.lab_builds = lab_build_ids(fs::weakly_canonical(root, ec).parent_path() / "lab" / "CMakeLists.txt");
+  if (options.lint) {
+    if (fs::path p = root / "retired-names.toml"; fs::exists(p, ec)) {
+      parse_retired_names(read_file(p), rel(p), known.policy, diags);
+    }
+    if (fs::path p = root / "source-kinds.toml"; fs::exists(p, ec)) {
+      parse_source_kinds(read_file(p), rel(p), known.policy, diags);
+    }
+  }
   // Concepts: ids first (prerequisites refer to each other), bodies after companies.
   std::vector<fs::path> concept_files;
   for (const auto& entry : fs::directory_iterator(root / "concepts", ec)) {
@@ -901,7 +920,10 @@ LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const
     if (entry.path().extension() != ".toml") continue;
     std::string id = entry.path().stem().string();
     std::vector<Diagnostic> local;
-    Company c = parse_company(read_file(entry.path()), id, rel(entry.path()), known, local);
+    std::string company_text = read_file(entry.path());
+    Company c = parse_company(company_text, id, rel(entry.path()), known, local);
+    check_company_sources(c, known.policy, local);
+    check_retired_names(company_text, 1, c.file, known.policy, local);
     if (options.lint) diags.insert(diags.end(), local.begin(), local.end());
     known.companies.insert(id);
     bank.companies.emplace(id, std::move(c));
@@ -1010,8 +1032,10 @@ LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const
   for (const auto& entry : fs::directory_iterator(root / "courses", ec)) {
     if (entry.path().extension() != ".toml") continue;
     std::vector<Diagnostic> local;
-    Course c = parse_course(read_file(entry.path()), entry.path().stem().string(), rel(entry.path()), bank, registry,
+    std::string course_text = read_file(entry.path());
+    Course c = parse_course(course_text, entry.path().stem().string(), rel(entry.path()), bank, registry,
                             catalog, options, local);
+    check_retired_names(course_text, 1, c.file, known.policy, local);
     if (options.lint) diags.insert(diags.end(), local.begin(), local.end());
     bank.courses.emplace(c.id, std::move(c));
   }

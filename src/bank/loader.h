@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bank/bank.h"
+#include "bank/checks.h"
 #include "calc/registry.h"
 
 namespace ridge::bank {
@@ -35,6 +36,9 @@ struct KnownIds {
   // The lab's builds (the lab_build() calls of lab/CMakeLists.txt beside the content root);
   // empty when no lab is there, and then a question's `lab` is not checked against it.
   std::set<std::string, std::less<>> lab_builds;
+  // content/retired-names.toml and content/source-kinds.toml (checks.h); empty lists when
+  // the content root has neither file, and then nothing is refused.
+  ContentPolicy policy;
 };
 
 LoadResult load_bank(const std::filesystem::path& root, const calc::Registry& registry, const calc::Catalog& catalog,

@@ -55,6 +55,7 @@ struct Course {
 // A company's interview loop as publicly reported (content/companies/ID.toml).
 struct CompanySource {
   std::string id, title, url, read, kind;  // kind: company | candidate | guide | posting
+  int line = 0;                             // in the company file
 };
 struct CompanyRound {
   std::string name, format, length, weighs, confidence;

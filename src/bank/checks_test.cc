@@ -1,0 +1,243 @@
+#include "bank/checks.h"
+
+#include <gtest/gtest.h>
+
+#include "bank/loader.h"
+#include "calc/test_catalog.h"
+
+namespace ridge::bank {
+namespace {
+
+std::string all(const std::vector<Diagnostic>& diags) {
+  std::string s;
+  for (const auto& d : diags) s += d.to_string() + "\n";
+  return s;
+}
+
+// ---- (a) the last column of a decision table flips ----
+
+TEST(FlipCells, RefusesNoneNeverNothingDashAndEmpty) {
+  // Body lines counted from 10: the heading is line 10, the header 12, the rule 13, rows 14 on.
+  const std::string body =
+      "## Decision table\n"                                      // 10
+      "\n"                                                       // 11
+      "| option | wins when | flips when |\n"                   // 12
+      "|---|---|---|\n"                                          // 13
+      "| fp8 cache | quality holds | eval drops by 1 point |\n"  // 14: a real flip, kept
+      "| bf16 | always | none |\n"                               // 15
+      "| int4 | never | |\n"                                     // 16: empty
+      "| TP16 | never | **Never**: the fabric is too slow |\n"   // 17: a reason is not a flip
+      "| PP | rarely | - |\n"                                    // 18
+      "| EP | MoE | n/a |\n"                                     // 19
+      "| CP | long context | nonetheless when s > 128k |\n"      // 20: 'nonetheless' is a word of its own
+      "\n"
+      "## Follow-ups\n"
+      "\n"
+      "| a | b |\n"
+      "|---|---|\n"
+      "| x | none |\n";  // 27: not a decision table
+  std::vector<Diagnostic> diags;
+  check_flip_cells(body, 10, "q.md", diags);
+  ASSERT_EQ(diags.size(), 5u) << all(diags);
+  const int expected_lines[] = {15, 16, 17, 18, 19};
+  for (size_t i = 0; i < diags.size(); ++i) {
+    EXPECT_EQ(diags[i].line, expected_lines[i]) << diags[i].to_string();
+    EXPECT_NE(diags[i].message.find("condition that reverses the choice"), std::string::npos);
+  }
+  EXPECT_NE(diags[2].message.find("'never"), std::string::npos) << diags[2].message;
+}
+
+TEST(FlipCells, IgnoresFencedBlocksAndTheHeaderRow) {
+  const std::string body =
+      "## Decision table\n"
+      "\n"
+      "| option | |\n"  // a header may end blank: only rows below the rule are choices
+      "|---|---|\n"
+      "| a | b > 3 |\n"
+      "\n"
+      "```text\n"
+      "| not | a table | |\n"
+      "```\n";
+  std::vector<Diagnostic> diags;
+  check_flip_cells(body, 1, "q.md", diags);
+  EXPECT_TRUE(diags.empty()) << all(diags);
+}
+
+// ---- (b) retired names ----
+
+ContentPolicy retired_policy() {
+  ContentPolicy p;
+  std::vector<Diagnostic> diags;
+  parse_retired_names(R"toml(
+[[retired]]
+name = "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS"
+replacement = "DCGM_FI_DEV_CLOCKS_EVENT_REASONS"
+since = "DCGM 3.3, 2023"
+source = "https://github.com/NVIDIA/DCGM/blob/master/dcgmlib/dcgm_fields.h"
+
+[[retired]]
+name = "--enable-chunked-prefill"
+replacement = "chunked prefill on by default (V1)"
+since = "vLLM 0.8, 2025"
+source = "https://docs.vllm.ai/en/latest/configuration/engine_args.html"
+)toml",
+                      "retired-names.toml", p, diags);
+  EXPECT_TRUE(diags.empty()) << all(diags);
+  return p;
+}
+
+TEST(RetiredNames, AnOldNameInProseIsAnErrorNamingItsReplacement) {
+  ContentPolicy p = retired_policy();
+  ASSERT_EQ(p.retired.size(), 2u);
+  const std::string text =
+      "Read `DCGM_FI_DEV_CLOCK_THROTTLE_REASONS` every second.\n"  // 1: refused
+      "\n"
+      "DCGM 3.3 renamed DCGM_FI_DEV_CLOCK_THROTTLE_REASONS; dashboards still use it.\n"  // 3: about the rename
+      "\n"
+      "| field | healthy |\n"
+      "|---|---|\n"
+      "| DCGM_FI_DEV_CLOCK_THROTTLE_REASONS_X | 0 |\n"  // 7: another identifier
+      "| DCGM_FI_DEV_CLOCK_THROTTLE_REASONS | 0 |\n"    // 8: refused
+      "\n"
+      "```sh\n"
+      "vllm serve m --enable-chunked-prefill-size 4 --enable-chunked-prefill\n"  // 11: only the second
+      "```\n"
+      "See https://example.com/DCGM_FI_DEV_CLOCK_THROTTLE_REASONS for the list.\n";  // 13: a URL
+  std::vector<Diagnostic> diags;
+  check_retired_names(text, 1, "q.md", p, diags);
+  ASSERT_EQ(diags.size(), 3u) << all(diags);
+  EXPECT_EQ(diags[0].line, 1);
+  EXPECT_EQ(diags[1].line, 8);
+  EXPECT_NE(diags[0].message.find("write 'DCGM_FI_DEV_CLOCKS_EVENT_REASONS'"), std::string::npos) << diags[0].message;
+  EXPECT_NE(diags[0].message.find("DCGM 3.3"), std::string::npos);
+  EXPECT_EQ(diags[2].line, 11);
+  EXPECT_NE(diags[2].message.find("--enable-chunked-prefill"), std::string::npos);
+}
+
+TEST(RetiredNames, AnEntryWithoutItsSourceIsRefused) {
+  ContentPolicy p;
+  std::vector<Diagnostic> diags;
+  parse_retired_names("[[retired]]\nname = \"A\"\nreplacement = \"B\"\nsince = \"2025\"\nsource = \"\"\n",
+                      "retired-names.toml", p, diags);
+  ASSERT_FALSE(diags.empty());
+  EXPECT_NE(diags[0].message.find("'source'"), std::string::npos) << all(diags);
+}
+
+// ---- (c) refused source kinds ----
+
+ContentPolicy source_policy() {
+  ContentPolicy p;
+  std::vector<Diagnostic> diags;
+  parse_source_kinds(R"toml(
+[[refused]]
+domain = "hardforum.com"
+kind = "forum"
+why = "a forum thread"
+
+[[refused]]
+domain = "reddit.com"
+kind = "forum"
+why = "a forum thread"
+candidate_reports = true
+
+[[refused]]
+domain = "huggingface.co"
+path = "/community-user/"
+kind = "model card"
+why = "a community upload, not the model's authors"
+)toml",
+                     "source-kinds.toml", p, diags);
+  EXPECT_TRUE(diags.empty()) << all(diags);
+  return p;
+}
+
+TEST(SourceKinds, AForumFootnoteIsRefusedUnlessItIsTheSubject) {
+  ContentPolicy p = source_policy();
+  std::vector<SourceEntry> sources = {
+      {"hbm", "HBM3E speeds, a forum thread, 2024. https://hardforum.com/threads/hbm3e.1/", 40},
+      {"sub", "HBM3E speeds, a forum thread, cited as the subject: what buyers claimed. https://www.hardforum.com/t/2", 41},
+      {"jedec", "JESD238 HBM3, JEDEC, 2022. https://www.jedec.org/standards-documents/docs/jesd238a", 42},
+      {"card", "A model card, 2025. https://huggingface.co/community-user/eagle3", 43},
+      {"meta", "Llama 3.1 model card, Meta, 2024. https://huggingface.co/meta-llama/Llama-3.1-8B", 44},
+      {"look", "notahardforum.com is another host. https://notahardforum.com/x", 45},
+  };
+  std::vector<Diagnostic> diags;
+  check_source_kinds(sources, "q.md", p, diags);
+  ASSERT_EQ(diags.size(), 2u) << all(diags);
+  EXPECT_EQ(diags[0].line, 40);
+  EXPECT_NE(diags[0].message.find("[^hbm] cites hardforum.com (forum"), std::string::npos) << diags[0].message;
+  EXPECT_EQ(diags[1].line, 43);
+  EXPECT_NE(diags[1].message.find("model card"), std::string::npos);
+}
+
+TEST(SourceKinds, ACompanyPageMayCiteAForumOnlyAsACandidateReport) {
+  ContentPolicy p = source_policy();
+  Company c;
+  c.file = "companies/x.toml";
+  c.sources = {{"r1", "a loop report", "https://old.reddit.com/r/x/1", "2026-11-01", "candidate", 10},
+               {"r2", "a prep guide", "https://www.reddit.com/r/x/2", "2026-11-01", "guide", 16},
+               {"h", "specs", "https://hardforum.com/t/3", "2026-11-01", "candidate", 22}};
+  std::vector<Diagnostic> diags;
+  check_company_sources(c, p, diags);
+  ASSERT_EQ(diags.size(), 2u) << all(diags);
+  EXPECT_EQ(diags[0].line, 16);
+  EXPECT_NE(diags[0].message.find("only as a first-hand candidate report"), std::string::npos);
+  EXPECT_EQ(diags[1].line, 22);
+}
+
+// The three checks run in `ridge check`'s load: a question with each violation planted.
+TEST(Checks, ParseQuestionAppliesAllThree) {
+  KnownIds known;
+  known.topics = {"napkin-math"};
+  known.tracks = {"serving"};
+  known.concepts = {"kv-cache"};
+  known.policy = retired_policy();
+  known.policy.refused = source_policy().refused;
+  const std::string text = R"(+++
+title = "Which field shows throttling?"
+topic = "napkin-math"
+difficulty = "easy"
+tracks = ["serving"]
+concepts = ["kv-cache"]
+free = true
+tldr = "Read the clock event reasons."
+updated = 2026-12-01
++++
+
+## Answer
+
+Watch `DCGM_FI_DEV_CLOCK_THROTTLE_REASONS` on every node.
+
+## Decision table
+
+| signal | act | flips when |
+|---|---|---|
+| power cap | raise it | never |
+
+## Follow-ups
+
+### One?
+
+Yes[^f].
+
+### Two?
+
+No.
+
+## Sources
+
+[^f]: A forum thread, 2024. https://hardforum.com/threads/1
+)";
+  Question q;
+  std::vector<Diagnostic> diags;
+  parse_question(text, "questions/napkin-math/q.md", known, calc::testing::registry(), calc::testing::real_catalog(), {},
+                 q, diags);
+  std::string got = all(diags);
+  EXPECT_NE(got.find("q.md:14: 'DCGM_FI_DEV_CLOCK_THROTTLE_REASONS' is retired"), std::string::npos) << got;
+  EXPECT_NE(got.find("q.md:20: decision table: the last cell 'never'"), std::string::npos) << got;
+  EXPECT_NE(got.find("q.md:34: source [^f] cites hardforum.com"), std::string::npos) << got;
+  EXPECT_EQ(diags.size(), 3u) << got;
+}
+
+}  // namespace
+}  // namespace ridge::bank
