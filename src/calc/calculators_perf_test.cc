@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "calc/test_catalog.h"
+#include "calc/training.h"
 
 namespace ridge::calc {
 namespace {
@@ -16,7 +17,8 @@ Given korthikanti_22b() {
   // Korthikanti et al. 2022, Table 3: 22B on 8 A100s, TP 8, batch 4 = one micro-batch of 4.
   return {{"model", "megatron-gpt-22b"}, {"gpu", "a100-80gb-sxm"}, {"gpus", "8"}, {"tp", "8"},
           {"seq", "2048"}, {"micro-batch", "4"}, {"global-batch", "4"}, {"recompute", "selective"},
-          {"gemm-efficiency-max", "0.5"}, {"gemm-half-intensity", "0"}, {"link-efficiency", "1"}};
+          {"gemm-efficiency-max", "0.5"}, {"gemm-half-intensity", "0"}, {"link-efficiency", "1"},
+          {"collective-latency", "0"}};
 }
 
 TEST(Step, Korthikanti22BOnEightA100s) {
@@ -117,6 +119,96 @@ TEST(Step, LayoutErrorsAreNamed) {
   g = korthikanti_22b();
   g["ep"] = "2";
   EXPECT_NE(to_string(errors_of("step", g)).find("--ep"), std::string::npos);
+}
+
+// Issue 31: any layout the frameworks accept. Megatron-LM's rules (transformer_config.py).
+TEST(PipelineSplit, AccountingForEmbeddingAndLossMakesLlama405BOnPp8Vp8Valid) {
+  // 126 layers on pp 8 × vp 8 = 64 slots: refused evenly, and the refusal names the option:
+  // (126 + 2) ÷ 64 = 2 slots per virtual stage.
+  detail::PipelineRequest r;
+  r.layers = 126;
+  r.pp = 8;
+  r.vp = 8;
+  auto even = detail::pipeline_split(r);
+  ASSERT_FALSE(even.ok());
+  EXPECT_EQ(even.errors()[0].field, "pp");
+  EXPECT_NE(even.errors()[0].accepted.find("--account-for-embedding on --account-for-loss on"), std::string::npos);
+  EXPECT_NE(even.errors()[0].accepted.find("(126 + 2) ÷ (8 × 8) = 2"), std::string::npos) << even.errors()[0].accepted;
+  r.account_embedding = r.account_loss = true;
+  auto split = detail::pipeline_split(r);
+  ASSERT_TRUE(split.ok());
+  // 128 slots ÷ 8 ranks = 16 per rank; the first gives one to the embedding, the last to the loss.
+  EXPECT_EQ(split->first, 15);
+  EXPECT_EQ(split->middle, 16);
+  EXPECT_EQ(split->last, 15);
+}
+
+TEST(PipelineSplit, ExplicitFirstAndLastStagesAsTheLlama3Paper) {
+  // Llama 3 405B on PP 16 with one layer fewer on the first and the last stage: 7 + 14 × 8 + 7.
+  detail::PipelineRequest r;
+  r.layers = 126;
+  r.pp = 16;
+  auto even = detail::pipeline_split(r);
+  ASSERT_FALSE(even.ok());
+  EXPECT_NE(even.errors()[0].accepted.find("--first-stage-layers 7 --last-stage-layers 7"), std::string::npos)
+      << even.errors()[0].accepted;
+  r.first_layers = r.last_layers = 7;
+  auto split = detail::pipeline_split(r);
+  ASSERT_TRUE(split.ok());
+  EXPECT_EQ(split->middle, 8);
+  // With vp 2 the first stage's 7 layers are not a whole number of virtual stages.
+  r.vp = 2;
+  auto odd = detail::pipeline_split(r);
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.errors()[0].field, "first-stage-layers");
+  // Counts and accounting together are refused rather than one silently dropped.
+  r.vp = 1;
+  r.account_loss = true;
+  EXPECT_EQ(detail::pipeline_split(r).errors()[0].field, "first-stage-layers");
+}
+
+TEST(Step, TheHeaviestStageSetsThePace) {
+  // 22B (48 layers, V·h = 51,200 × 6,144 = 314,572,800) on pp 2, no recomputation. Per layer per
+  // token the FLOPs are 6 × (453,052,416 + 2·s·h = 25,165,824) (attention 12·s²·h·b over 6·s·b
+  // tokens), so the output layer weighs 314,572,800 ÷ 478,218,240 = 0.65780 of a layer. Evenly
+  // split, the last stage runs 24 + 0.6578 layers' worth; with 25 layers on the first stage and
+  // 23 on the last, the first runs 25. Compute is proportional: 25 ÷ 24.6578 = 1.013878.
+  Given g = korthikanti_22b();
+  g["gpus"] = "16";
+  g["pp"] = "2";
+  g["recompute"] = "none";
+  g["collective-latency"] = "0";
+  double even = result(run("step", g), "compute_seconds");
+  g["first-stage-layers"] = "25";
+  g["last-stage-layers"] = "23";
+  double uneven = result(run("step", g), "compute_seconds");
+  EXPECT_NEAR(uneven / even, 25 / (24 + 314572800.0 / 478218240.0), 1e-5);
+}
+
+TEST(Step, Fp8RunsAttentionInBf16AndPaysForTheCasts) {
+  // Llama 3.1 8B on one H100, seq 8192, micro-batch 1. In fp8 the GEMMs run at the fp8 peak
+  // (2 × bf16) but attention stays at the bf16 peak, and the casts add memory traffic:
+  // per token per layer 4h + P_layer ÷ h elements, P_layer = (N_active − 2·V·h) ÷ L.
+  Given g{{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm"}, {"gpus", "1"}, {"seq", "8192"}, {"global-batch", "1"},
+          {"recompute", "none"}, {"gemm-efficiency-max", "0.5"}, {"gemm-half-intensity", "0"},
+          {"collective-latency", "0"}};
+  Derivation bf16 = run("step", g);
+  g["dtype"] = "fp8";
+  g["fp8-recipe"] = "delayed";
+  Derivation delayed = run("step", g);
+  g["fp8-recipe"] = "current";
+  Derivation current = run("step", g);
+  const double t16 = result(bf16, "compute_seconds"), t8 = result(delayed, "compute_seconds");
+  // Attention (12·L·s²·h·b = 12 × 32 × 8,192² × 4,096 = 105,553,116,266,496 FLOP) takes the same
+  // time in both; the GEMMs halve. So t8 − attention = (t16 − attention) ÷ 2 + casts.
+  const double attn = 12.0 * 32 * 8192.0 * 8192 * 4096 / (989.4e12 * 0.5);
+  const double casts = t8 - attn - (t16 - attn) / 2;
+  // Casts at 4 B per element: 8,192 tokens × 32 layers × (4 × 4,096 + P_layer ÷ 4,096) × 4 B ÷
+  // (3.35 TB/s × 0.87), P_layer = 218,103,808 (Llama 3.1 8B: 4,096 × (2 × 32 + 2 × 8) × 128
+  // attention + 3 × 4,096 × 14,336 MLP): 8,192 × 32 × 69,632 × 4 ÷ 2.9145e12 = 25.05 ms.
+  EXPECT_NEAR(casts, 8192.0 * 32 * (4 * 4096 + 218103808.0 / 4096) * 4 / (3.35e12 * 0.87), 1e-4);
+  // Current scaling reads each tensor once more for its amax: 6 B instead of 4.
+  EXPECT_NEAR(result(current, "compute_seconds") - t8, casts / 2, 1e-4);
 }
 
 Given llama7b_h100(const char* batch, const char* input, const char* output) {
