@@ -282,7 +282,7 @@ int run_validate(const ValidateFlags& f, const calc::Registry& registry, const c
     err << "ridge validate: " << calc::to_string(runs.errors());
     return 2;
   }
-  for (Run& r : *runs) r.regime = regime_of(r, catalog);
+  for (Run& r : runs.value()) r.regime = regime_of(r, catalog);
   if (do_fit) {
     fit(*runs, registry, catalog, overrides, out);
     return 0;
