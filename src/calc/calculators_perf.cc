@@ -22,6 +22,9 @@ using namespace detail;
 // the 20%. Result: 0.62 and 25 (mean 6.9%, worst 19.9% on the fit half).
 constexpr const char* kGemmEfficiencyMax = "0.62";
 constexpr const char* kGemmHalfIntensity = "25";
+// Host time per local expert per MoE layer (forward + backward), fitted on the fit half's MoE
+// runs with the GEMM constants above (see the MoE host step in `step`).
+constexpr const char* kMoeHostPerExpert = "500us";
 // Serving, fitted together on the 6 "fit" serving runs (grid: bandwidth 0.50-0.90 by 0.025,
 // matmul 0.30-0.85 by 0.025, per-layer cost 0-300 us by 10 us; mean 8.9% on the fit half):
 // the share of HBM bandwidth the decode kernels reach (0.90 is the grid's ceiling, set where
@@ -109,6 +112,10 @@ std::vector<ParamSpec> step_params() {
                    "load imbalance of the routed experts: the busiest expert rank's tokens ÷ the mean − 1 (stated; "
                    "0 = perfectly balanced)",
                    10, "0"),
+      zero_or_more("moe-host-per-expert", Unit::kSeconds,
+                   "host (CPU) time per local expert per MoE layer, forward and backward: the launches after the "
+                   "dispatcher's device-to-host sync (fitted, see ridge validate; 0 for CUDA graphs)",
+                   1, kMoeHostPerExpert),
       number("grouped-gemm-efficiency", Unit::kRatio,
              "the experts' grouped GEMM as a share of a plain GEMM of the same shape (stated; 1 = no loss)", 0, 1, "1"),
       zero_or_more("collective-latency", Unit::kSeconds,
@@ -356,6 +363,47 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
                           num(eff_e) + ")",
                       expert_gpu * (1 + imbalance) / (*peak * eff_e), Unit::kSeconds);
   }
+  // The routed tokens' own memory traffic, which no GEMM efficiency covers: Megatron-Core's
+  // all-to-all token dispatcher (megatron/core/transformer/moe/token_dispatcher.py,
+  // MoEAlltoAllTokenDispatcher) permutes each token's k routed copies into expert order, sends
+  // them (the all-to-all reads the send buffer and writes the receive buffer in HBM), sorts the
+  // received chunks by local expert (sort_chunks_by_idxs, when a rank holds more than one
+  // expert), and undoes the three after the experts (unsort, all-to-all, unpermute with the
+  // routing weights). Each pass reads and writes the k·h elements of a token's copies:
+  // forward 2 × (permute + all-to-all + sort) × 2 k·h = 12 k·h elements (8 without the sort),
+  // the backward mirrors it (×2). The experts' gated activation (SwiGLU) reads 2·k·f and
+  // writes k·f forward, reads 3·k·f and writes 2·k·f backward (8 k·f). The router's logits,
+  // softmax, top-k and load-balancing loss pass over tokens × E fp32 scores about ten times
+  // forward and backward (40·E bytes). All 16-bit, at the streaming share of HBM bandwidth.
+  double t_moe_mem = 0, t_host = 0;
+  const double local_experts = m.is_moe() ? static_cast<double>(m.routed_experts) / ep : 0;
+  const double moe_layers_on_stage = static_cast<double>(m.moe_layers) * layers_stage / layers;
+  if (m.is_moe() && moe_layers_on_stage > 0) {
+    const double k = static_cast<double>(m.experts_per_token), e = static_cast<double>(m.routed_experts);
+    const double shuffles = local_experts > 1 ? 24 : 16;
+    const double bytes_token = kActivationBytes * (shuffles * k * h + 8 * k * width) + 40 * e;
+    const double tokens = tokens_mb / cp;
+    const double bw = gpu.memory_bandwidth * kStreamEfficiency;
+    t_moe_mem = d.step("MoE token shuffling, activation and router (memory-bound)",
+                       "MoE layers × tokens × (2 B × (" + num(shuffles) + "·k·h + 8·k·f) + 40·E B) ÷ (HBM × " +
+                           num(kStreamEfficiency) + ")",
+                       num(moe_layers_on_stage) + " × " + num(tokens) + " × (2 × (" + num(shuffles) + " × " + num(k) +
+                           " × " + num(h) + " + 8 × " + num(k) + " × " + num(width) + ") + 40 × " + num(e) + ") ÷ " +
+                           q(bw, Unit::kBytesPerSecond),
+                       moe_layers_on_stage * tokens * bytes_token / bw, Unit::kSeconds);
+    // The host: the dispatcher copies the tokens-per-expert counts to the CPU once per MoE
+    // layer (the all-to-all's split sizes and the grouped GEMM's m_splits are host lists),
+    // which drains the launch queue, so a layer takes at least the CPU time to launch its
+    // kernels; Transformer Engine's GroupedLinear launches each local expert's GEMMs, casts
+    // and transposes one by one (forward, data and weight gradients). The Megatron-Core MoE
+    // guide names this host overhead and its cures (CUDA graphs, --moe-pad-expert-input-to-
+    // capacity). Counted as a cost per local expert per MoE layer (fitted on the fit half).
+    const double per_expert = in.number("moe-host-per-expert");
+    t_host = d.step("MoE host time per micro-batch (launch-bound after each sync)",
+                    "MoE layers on the stage × local experts (E ÷ ep) × host time per expert",
+                    num(moe_layers_on_stage) + " × " + num(local_experts) + " × " + q(per_expert, Unit::kSeconds),
+                    moe_layers_on_stage * local_experts * per_expert, Unit::kSeconds);
+  }
   double t_quant = 0;
   if (dt == Dtype::kFp8) {
     // Every FP8 GEMM's inputs are quantized by a memory-bound kernel: per token per layer, the
@@ -379,10 +427,12 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
                          num(per_elem) + " ÷ " + q(bw, Unit::kBytesPerSecond),
                      bytes / bw, Unit::kSeconds);
   }
-  double t_compute = d.step("Compute per micro-batch on the stage", "dense GEMMs + attention + experts + quantization",
+  double t_compute = d.step("Compute per micro-batch on the stage",
+                            "dense GEMMs + attention + experts + MoE memory-bound + quantization",
                             q(t_gemm, Unit::kSeconds) + " + " + q(t_attn, Unit::kSeconds) + " + " +
-                                q(t_expert, Unit::kSeconds) + " + " + q(t_quant, Unit::kSeconds),
-                            t_gemm + t_attn + t_expert + t_quant, Unit::kSeconds);
+                                q(t_expert, Unit::kSeconds) + " + " + q(t_moe_mem, Unit::kSeconds) + " + " +
+                                q(t_quant, Unit::kSeconds),
+                            t_gemm + t_attn + t_expert + t_moe_mem + t_quant, Unit::kSeconds);
 
   const double act_mb = tokens_mb / cp * h * kActivationBytes;  // one micro-batch's hidden states on a CP rank
   double t_tp = 0;
@@ -432,10 +482,18 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
                       q(link, Unit::kBytesPerSecond) + ")",
                   2 * vp * (alpha + bytes / link), Unit::kSeconds);
   }
-  const double t_mb = d.step("Per micro-batch on the stage", "compute + TP + CP + EP + PP",
-                             q(t_compute, Unit::kSeconds) + " + " + q(t_tp, Unit::kSeconds) + " + " +
-                                 q(t_cp, Unit::kSeconds) + " + " + q(t_ep, Unit::kSeconds) + " + " + q(t_pp, Unit::kSeconds),
-                             t_compute + t_tp + t_cp + t_ep + t_pp, Unit::kSeconds);
+  const double t_gpu = t_compute + t_tp + t_cp + t_ep + t_pp;
+  const double t_mb = t_host > 0
+                          ? d.step("Per micro-batch on the stage", "max(compute + TP + CP + EP + PP, MoE host time)",
+                                   "max(" + q(t_compute, Unit::kSeconds) + " + " + q(t_tp, Unit::kSeconds) + " + " +
+                                       q(t_cp, Unit::kSeconds) + " + " + q(t_ep, Unit::kSeconds) + " + " +
+                                       q(t_pp, Unit::kSeconds) + ", " + q(t_host, Unit::kSeconds) + ")",
+                                   std::max(t_gpu, t_host), Unit::kSeconds)
+                          : d.step("Per micro-batch on the stage", "compute + TP + CP + EP + PP",
+                                   q(t_compute, Unit::kSeconds) + " + " + q(t_tp, Unit::kSeconds) + " + " +
+                                       q(t_cp, Unit::kSeconds) + " + " + q(t_ep, Unit::kSeconds) + " + " +
+                                       q(t_pp, Unit::kSeconds),
+                                   t_gpu, Unit::kSeconds);
   double t_bubble = d.step("Pipeline bubble time", "(pp − 1) ÷ vp × per-micro-batch time  (1F1B; Narayanan et al. 2021 §2.2)",
                            "(" + num(pp) + " − 1) ÷ " + num(vp) + " × " + q(t_mb, Unit::kSeconds),
                            (pp - 1) / vp * t_mb, Unit::kSeconds);
@@ -467,15 +525,39 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
              "; an all-reduce (reduce-scatter + all-gather of the same bytes); " +
              (in.number("dp-overlap") > 0 ? num(in.number("dp-overlap")) + " of it hidden behind backward (given)"
                                           : "none of it overlapped (Megatron-LM's --overlap-grad-reduce is off by default)"));
-    const double bytes = params_gpu * grad_bytes;
-    const CollectiveEstimate c = collective("all_reduce", ranks, tp, bytes);
+    // The routed experts' gradients reduce over the expert-data-parallel group only: the
+    // DP × CP ranks holding the same experts, dp·cp ÷ ep of them at a stride of tp × ep
+    // (Megatron-Core's parallel_state: the expert-model-parallel group is cut from the
+    // data-parallel ranks, the expert-data-parallel group strides over it). With ep filling a
+    // node that group has one GPU per node, so its ring runs on one NIC per GPU.
+    const double expert_gpu_params =
+        m.is_moe() ? pc.expert * static_cast<double>(m.routed_experts) * moe_layers_on_stage / ep / tp : 0;
+    const double dense_gpu_params = params_gpu - expert_gpu_params;
+    const CollectiveEstimate c = collective("all_reduce", ranks, tp, dense_gpu_params * grad_bytes);
     d.assume("DP collectives: " + c.explanation);
-    const double raw = c.seconds;
+    double raw = c.seconds;
+    if (expert_gpu_params > 0 && ranks / ep > 1) {
+      const CollectiveEstimate ce = collective("all_reduce", ranks / ep, tp * ep, expert_gpu_params * grad_bytes);
+      d.assume("expert-DP collectives (" + num(ranks / ep) + " ranks at a stride of " + num(tp * ep) +
+               "): " + ce.explanation);
+      raw = d.step("DP gradient all-reduces, dense and expert", "dense (DP × CP ranks) + experts (DP × CP ÷ ep ranks)",
+                   q(c.seconds, Unit::kSeconds) + " + " + q(ce.seconds, Unit::kSeconds) + "  (" +
+                       num(dense_gpu_params) + " and " + num(expert_gpu_params) + " params × " + num(grad_bytes) +
+                       " B; busbw " + q(c.busbw, Unit::kBytesPerSecond) + " and " + q(ce.busbw, Unit::kBytesPerSecond) + ")",
+                   c.seconds + ce.seconds, Unit::kSeconds);
+    }
+    // Overlap has a window: Megatron-LM's --overlap-grad-reduce starts each bucket's
+    // reduce-scatter during the backward of the LAST micro-batch only (the others run under
+    // no_sync), and --overlap-param-gather hides the all-gather behind the first micro-batch's
+    // forward (megatron/core/distributed/distributed_data_parallel.py). The window is one
+    // micro-batch's time on the stage; what does not fit in it is exposed.
+    const double overlap = in.number("dp-overlap");
     t_dp = d.step("DP gradient all-reduce (exposed)",
-                  "(alpha + 2(d−1)/d × params per GPU × " + num(grad_bytes) + " B ÷ busbw) × (1 − overlap)",
-                  "(" + q(c.alpha, Unit::kSeconds) + " + " + num(2 * (ranks - 1) / ranks) + " × " + num(bytes) + " ÷ " +
-                      q(c.busbw, Unit::kBytesPerSecond) + ") × (1 − " + num(in.number("dp-overlap")) + ")",
-                  raw * (1 - in.number("dp-overlap")), Unit::kSeconds);
+                  "collective − min(overlap × collective, one micro-batch),  collective = alpha + 2(d−1)/d × params "
+                  "per GPU × " + num(grad_bytes) + " B ÷ busbw",
+                  q(raw, Unit::kSeconds) + " − min(" + num(overlap) + " × " + q(raw, Unit::kSeconds) + ", " +
+                      q(t_mb, Unit::kSeconds) + ")",
+                  raw - std::min(overlap * raw, t_mb), Unit::kSeconds);
   }
   double t_opt = d.step("Optimizer step", "params per GPU × 32 B ÷ HBM bandwidth  (Adam, fp32 master and moments)",
                         num(params_gpu) + " × 32 ÷ " + q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
