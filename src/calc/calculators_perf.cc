@@ -13,27 +13,38 @@ namespace {
 
 using namespace detail;
 
-// ---- fitted constants (`ridge validate --fit --set kv-group-reuse=0` reproduces them) ----
+// ---- fitted constants (`ridge validate --fit` reproduces them) ----
+// Every constant here is fitted on the "fit" half of data/published-runs.toml only (the split
+// rule at the top of that file; no run ever moves), by the grid search in
+// src/cli/validate_command.cc. Refit of issue 31's second pass (43 training, 16 serving runs),
+// with each refit's effect on the HELD-OUT half (mean |error|), so a constant that only helps
+// the fitted half shows:
 // GEMM efficiency = e_max · I / (I + I_half), where I = 1 / (1/M + 1/K + 1/N) is the per-GPU
 // MLP-up GEMM's intensity in FLOP per element moved (M = tokens of a micro-batch on the GPU,
-// K = hidden size, N = MLP width / tp). Fitted on the 11 "fit" training runs in
-// data/published-runs.toml by grid search (e_max in steps of 0.005, I_half over 0-500): the
-// lowest mean absolute error among the constants whose worst error on the fit half is within
-// the issue's 20%. Result: 0.62 and 25 (mean 6.9%, worst 19.9% on the fit half).
-constexpr const char* kGemmEfficiencyMax = "0.62";
-constexpr const char* kGemmHalfIntensity = "25";
-// Host time per local expert per MoE layer (forward + backward), fitted on the fit half's MoE
-// runs with the GEMM constants above (see the MoE host step in `step`).
-constexpr const char* kMoeHostPerExpert = "500us";
-// Serving, fitted together on the 6 "fit" serving runs (grid: bandwidth 0.50-0.90 by 0.025,
-// matmul 0.30-0.85 by 0.025, per-layer cost 0-300 us by 10 us; mean 8.9% on the fit half):
-// the share of HBM bandwidth the decode kernels reach (0.90 is the grid's ceiling, set where
-// a streaming kernel on H100 tops out; the fit sits on it), the share of the dense peak the
-// GEMMs and attention reach, and a fixed cost per layer per forward pass (the launches and
-// the small kernels between the GEMMs: norms, RoPE, the KV write, quantisation).
+// K = hidden size, N = MLP width / tp). Fitted on the 12 dense "fit" training runs (e_max in
+// steps of 0.005, I_half over 0-500): the lowest mean absolute error among the constants whose
+// worst error there is within the issue's 20%. Was 0.62 and 25 (fitted on 11 runs, before
+// uneven stages and the fabric model); now 0.605 and 0 (fit half: mean 9.3%, worst 19.3%; the
+// shape term drops out). Held-out: dense bf16 10.8% -> 11.1%, dense fp8 6.3% -> 6.6% (it helps
+// the fitted half only, and is kept because the rule, not the held-out figure, picks it).
+constexpr const char* kGemmEfficiencyMax = "0.605";
+constexpr const char* kGemmHalfIntensity = "0";
+// Host time per local expert per MoE layer (forward + backward), fitted on the 7 MoE "fit" runs
+// with the GEMM constants above fixed (0-2 ms by 25 us): 875 us (fit half mean 18.4%).
+// Held-out MoE fp8 44.8% (500 us, a first guess) -> 43.1%.
+constexpr const char* kMoeHostPerExpert = "875us";
+// Serving, fitted together on the 8 "fit" serving runs (grid: bandwidth 0.50-0.90 by 0.025,
+// matmul 0.30-0.85 by 0.025, per-layer cost 0-300 us by 10 us): the share of HBM bandwidth
+// the decode kernels reach (0.90 is the grid's ceiling, set where a streaming kernel on H100
+// tops out; the fit sits on it), the share of the dense peak the GEMMs and attention reach,
+// and a fixed cost per layer per forward pass (the launches and the small kernels between the
+// GEMMs: norms, RoPE, the KV write, quantisation). Was 0.90, 0.525, 150 us (fitted on 6 runs,
+// before the NIM 1.8 latency table joined); now 0.90, 0.50, 70 us (fit half mean 10.3%).
+// Held-out serving 15.8% -> 12.1% (decode 42.4% -> 7.9%, end-to-end 11.3% -> 6.9%, prefill
+// 12.8% -> 20.4%: the cheaper layer cost underprices the 128-token prefills).
 constexpr const char* kServeBandwidthEfficiency = "0.90";
-constexpr const char* kServePrefillEfficiency = "0.525";
-constexpr const char* kServeLayerOverhead = "150us";
+constexpr const char* kServePrefillEfficiency = "0.50";
+constexpr const char* kServeLayerOverhead = "70us";
 // Not fitted: the share of a grouped-query KV head's reads that its query heads share. The
 // published TensorRT-LLM runs (v0.5-v0.6.1, 2023) decode with the masked multi-head attention
 // kernel, one thread block per query head, so each KV head is read once per query head: 0.
