@@ -104,7 +104,7 @@ refused "drill bad seed" "--seed 'x' is not a whole number; accepted: 0 to" dril
 refused "drill bad count" "--count '0' is out of range; accepted: 1 to 10000" drill --count 0
 
 # --- validate ---
-help "validate" "--max-training-mean FLOAT:(0, 1000]=10" validate
+help "validate" "--max-training-mean FLOAT:(0, 1000]=0" validate
 refused "validate bad flag" "ridge validate: '--chek' is not expected; accepted: --help, --json, --check" validate --chek
 refused "validate bad threshold" "--max-serving-mean 'lots' is not accepted; give a number above 0 and at most 1000" \
   validate --max-serving-mean lots
