@@ -218,6 +218,101 @@ Given llama7b_h100(const char* batch, const char* input, const char* output) {
           {"kv-group-reuse", "1"}, {"allreduce-latency", "0"}};
 }
 
+// The value of the derivation step whose label begins with `label` (-1 when there is none).
+double step_value(const Derivation& d, std::string_view label) {
+  for (const auto& st : d.steps()) {
+    if (st.label.rfind(label, 0) == 0) return st.value;
+  }
+  ADD_FAILURE() << "no step " << label;
+  return -1;
+}
+
+const Step* find_step(const Derivation& d, std::string_view label) {
+  for (const auto& st : d.steps()) {
+    if (st.label.rfind(label, 0) == 0) return &st;
+  }
+  return nullptr;
+}
+
+TEST(Step, UnfusedAttentionPassesTheScoresThroughHbm) {
+  // Korthikanti's 22B (64 heads, TP 8, micro-batch 4, seq 2,048, selective recomputation)
+  // without FlashAttention: per GPU 48 layers × 4 × 64 ÷ 8 heads × 2,048² = 6,442,450,944
+  // score elements, 5.5 + 9.5 + 5.5 = 20.5 passes of 2 B: 264,140,488,704 B at 2,039 GB/s ×
+  // 0.87 = 1.77393 TB/s: 0.148903 s more compute than with FlashAttention.
+  Given g = korthikanti_22b();
+  const double flash = result(run("step", g), "compute_seconds");
+  g["attention-kernel"] = "unfused";
+  const double unfused = result(run("step", g), "compute_seconds");
+  EXPECT_NEAR(unfused - flash, 264140488704.0 / (2.039e12 * 0.87), 1e-4);
+  // Without recomputation the forward's 5.5 passes are not repeated: 15 passes.
+  g["recompute"] = "none";
+  const double none_unfused = result(run("step", g), "compute_seconds");
+  g["attention-kernel"] = "flash";
+  EXPECT_NEAR(none_unfused - result(run("step", g), "compute_seconds"), 264140488704.0 * 15 / 20.5 / (2.039e12 * 0.87),
+              1e-4);
+}
+
+Given qwen3_30b_on_b200() {
+  // Megatron-Bridge 25.11's Qwen3 30B-A3B row on DGX-B200 (8 GPUs, EP 8, micro-batch 1, seq 4,096).
+  return {{"model", "qwen3-30b-a3b"}, {"gpu", "b200"}, {"gpus", "8"}, {"ep", "8"}, {"seq", "4096"},
+          {"micro-batch", "1"}, {"global-batch", "512"}, {"sequence-parallel", "off"}, {"dp-overlap", "1"},
+          {"gemm-efficiency-max", "0.5"}, {"gemm-half-intensity", "0"}, {"collective-latency", "0"},
+          {"moe-host-per-expert", "0"}};
+}
+
+TEST(Step, MoeTokenShufflingIsMemoryBound) {
+  // Qwen3 30B-A3B: h 2,048, 128 experts, top-8, expert width 768, 48 MoE layers; EP 8 leaves 16
+  // experts per GPU, so the received chunks are sorted too: 24·k·h + 8·k·f elements of 2 B plus
+  // 40·E B per token per layer = 2 × (24 × 8 × 2,048 + 8 × 8 × 768) + 40 × 128 = 889,856 B;
+  // × 48 layers × 4,096 tokens = 174,950,350,848 B at 8 TB/s × 0.87: 25.137 ms.
+  Derivation d = run("step", qwen3_30b_on_b200());
+  EXPECT_NEAR(step_value(d, "MoE token shuffling"), 174950350848.0 / (8e12 * 0.87), 1e-5);
+  // With one expert per GPU (EP 128 would need 128 GPUs; ep = E keeps the sort away) the sort
+  // and unsort go: 16·k·h: 2 × (16 × 8 × 2,048 + 8 × 8 × 768) + 5,120 = 627,712 B per token.
+  Given g = qwen3_30b_on_b200();
+  g["gpus"] = "128";
+  g["ep"] = "128";
+  g["global-batch"] = "128";
+  EXPECT_NEAR(step_value(run("step", g), "MoE token shuffling"), 627712.0 * 48 * 4096 / (8e12 * 0.87), 1e-5);
+}
+
+TEST(Step, MoeHostTimeIsAFloorPerMicroBatch) {
+  // 10 ms of host time per local expert per MoE layer: 48 layers × 16 experts × 10 ms = 7.68 s,
+  // far above the GPU's work, so it is the micro-batch's time; at 0 the GPU's work is.
+  Given g = qwen3_30b_on_b200();
+  g["moe-host-per-expert"] = "10ms";
+  EXPECT_NEAR(step_value(run("step", g), "Per micro-batch on the stage"), 7.68, 1e-9);
+  g["moe-host-per-expert"] = "0";
+  EXPECT_LT(step_value(run("step", g), "Per micro-batch on the stage"), 1.0);
+}
+
+TEST(Step, ExpertGradientsReduceOverTheExpertDataParallelGroup) {
+  // 16 GPUs (two DGX B200), EP 8: the experts' DP group is 2 ranks, one per node, so its ring
+  // has one 400 Gb/s NIC per GPU: 50 GB/s × 0.7 = 35 GB/s. Its bytes: one expert is 3 × 2,048 ×
+  // 768 = 4,718,592 params; 128 × 48 ÷ 8 of them per GPU = 3,623,878,656, fp32 gradients
+  // 14,495,514,624 B; 2(d−1)/d = 1: 0.414158 s, on top of the dense parameters' all-reduce.
+  Given g = qwen3_30b_on_b200();
+  g["gpus"] = "16";
+  g["dp-overlap"] = "0";
+  const Step* st = find_step(run("step", g), "DP gradient all-reduces, dense and expert");
+  ASSERT_NE(st, nullptr);
+  EXPECT_NE(st->substituted.find("and 35 GB/s"), std::string::npos) << st->substituted;
+  EXPECT_GT(st->value, 14495514624.0 / 35e9);
+  EXPECT_LT(st->value, 14495514624.0 / 35e9 + 0.1);  // the dense ~1.9B params ride all 8 NICs
+}
+
+TEST(Step, DpOverlapHidesAtMostOneMicroBatch) {
+  // Same 16 GPUs with overlap 1: the exposed DP time is the collective less one micro-batch.
+  Given g = qwen3_30b_on_b200();
+  g["gpus"] = "16";
+  g["dp-overlap"] = "1";
+  Derivation d = run("step", g);
+  const double raw = step_value(d, "DP gradient all-reduces, dense and expert");
+  const double mb = step_value(d, "Per micro-batch on the stage");
+  EXPECT_NEAR(step_value(d, "DP gradient all-reduce (exposed)"), std::max(0.0, raw - mb), 1e-9);
+  EXPECT_GT(raw, mb);  // so the bound binds here and the test can fail
+}
+
 TEST(Serve, Llama7BBatchOneIsWeightBound) {
   // Llama 2 7B: N = 2 × 32,000 × 4,096 + 32 × (4·4,096² + 3·4,096·11,008 + 2·4,096) + 4,096
   //   = 6,738,415,616; matmul params (no input embedding) 6,607,343,616.
