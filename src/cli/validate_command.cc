@@ -386,6 +386,20 @@ int run_validate(const ValidateFlags& f, const calc::Registry& registry, const c
         }
       }
     }
+    j["gates"] = nlohmann::json::array();
+    for (const Gate& g : *gates) {
+      const Stats st = stats(rows, g.group, g.half == "all" ? "" : g.half, g.regime);
+      j["gates"].push_back({{"group", g.group},
+                            {"regime", g.regime},
+                            {"half", g.half},
+                            {"n", st.n},
+                            {"mean_abs_error", st.mean},
+                            {"worst_abs_error", st.worst},
+                            {"max_mean_percent", g.max_mean},
+                            {"max_worst_percent", g.max_worst},
+                            {"issue_bound", g.issue_bound},
+                            {"why", g.why}});
+    }
     out << j.dump(2) << "\n";
   } else {
     size_t w = 2;
