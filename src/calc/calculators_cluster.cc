@@ -16,16 +16,41 @@ std::vector<ParamSpec> allreduce_params() {
   return {
       number("bytes", Unit::kBytes, "message size, such as the gradients (16GB, 1.4e10)", 0, 1e18, "", true, "16GB"),
       count("ranks", Unit::kCount, "GPUs in the ring", 2, 1e7, "", true, "8"),
-      number("bus-bandwidth", Unit::kBytesPerSecond, "NCCL bus bandwidth per rank (busbw), such as 400GB/s", 0, 1e15, "",
-             true, "400GB/s"),
+      number("bus-bandwidth", Unit::kBytesPerSecond,
+             "NCCL bus bandwidth per rank (busbw), such as 400GB/s; or leave it out and give --gpu to read it from the "
+             "catalog's fabric model",
+             0, 1e15, "", false, "400GB/s"),
       optional_zero("latency", Unit::kSeconds, "fixed cost of each of the 2 × (N − 1) ring steps (accepts us); 0 ignores it", 1),
+      gpu_param(false),
+      count("ranks-per-node", Unit::kCount,
+            "ranks of the ring inside one scale-up domain, with --gpu (default: all of them up to the domain's size; 1 "
+            "for a data-parallel ring with tensor parallelism filling each node)",
+            1, 1e7, "", false, "8"),
   };
 }
 
 Result<Derivation> allreduce(const Inputs& in, const Catalog&) {
-  const double bytes = in.number("bytes"), ranks = in.number("ranks"), busbw = in.number("bus-bandwidth");
+  const double bytes = in.number("bytes"), ranks = in.number("ranks");
+  double busbw = in.number("bus-bandwidth");
+  if (!in.has("bus-bandwidth") && in.gpu() == nullptr) {
+    return FieldError{"bus-bandwidth", "", "is missing", "a bus bandwidth such as 400GB/s, or --gpu to read it from the catalog"};
+  }
   Derivation d("allreduce", "Ring all-reduce time");
   describe_inputs(d, in, allreduce_params());
+  if (!in.has("bus-bandwidth")) {
+    // The fabric model (hardware.h): the measured busbw at this size inside the scale-up domain,
+    // the group's share of the NICs across domains (a ring spanning whole nodes uses all of each
+    // node's NICs; one GPU per node uses one NIC).
+    const Accelerator& gpu = *in.gpu();
+    const double domain = gpu.has_system() ? gpu.system.scale_up_domain : 8;
+    const double per_node = in.has("ranks-per-node") ? std::min(in.number("ranks-per-node"), ranks) : std::min(ranks, domain);
+    CollectiveEstimate c = estimate_collective(gpu, "all_reduce", ranks, per_node, bytes, 0.7,
+                                               in.number("latency") > 0 ? 2 * (ranks - 1) * in.number("latency") : 0);
+    d.assume("fabric model for " + gpu.id + ": " + c.explanation +
+             (c.measured ? "" : "; 0.7 of the link where nothing is measured (assumed)"));
+    busbw = d.step("Bus bandwidth (fabric model)", c.measured ? "measured busbw at this message size" : "link × 0.7",
+                   c.explanation.substr(0, 60), c.busbw, Unit::kBytesPerSecond);
+  }
   d.assume("ring algorithm: reduce-scatter then all-gather, each N − 1 steps of S/N bytes");
   d.assume(in.number("latency") > 0 ? "bus bandwidth as NCCL's tests report busbw, plus a fixed latency per ring step"
                                     : "bus bandwidth as NCCL's tests report busbw; latency terms ignored (large messages)");

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "calc/test_catalog.h"
+#include "calc/training.h"
 
 namespace ridge::calc {
 namespace {
@@ -16,7 +17,8 @@ Given korthikanti_22b() {
   // Korthikanti et al. 2022, Table 3: 22B on 8 A100s, TP 8, batch 4 = one micro-batch of 4.
   return {{"model", "megatron-gpt-22b"}, {"gpu", "a100-80gb-sxm"}, {"gpus", "8"}, {"tp", "8"},
           {"seq", "2048"}, {"micro-batch", "4"}, {"global-batch", "4"}, {"recompute", "selective"},
-          {"gemm-efficiency-max", "0.5"}, {"gemm-half-intensity", "0"}, {"link-efficiency", "1"}};
+          {"gemm-efficiency-max", "0.5"}, {"gemm-half-intensity", "0"}, {"link-efficiency", "1"},
+          {"collective-latency", "0"}};
 }
 
 TEST(Step, Korthikanti22BOnEightA100s) {
@@ -119,11 +121,196 @@ TEST(Step, LayoutErrorsAreNamed) {
   EXPECT_NE(to_string(errors_of("step", g)).find("--ep"), std::string::npos);
 }
 
+// Issue 31: any layout the frameworks accept. Megatron-LM's rules (transformer_config.py).
+TEST(PipelineSplit, AccountingForEmbeddingAndLossMakesLlama405BOnPp8Vp8Valid) {
+  // 126 layers on pp 8 × vp 8 = 64 slots: refused evenly, and the refusal names the option:
+  // (126 + 2) ÷ 64 = 2 slots per virtual stage.
+  detail::PipelineRequest r;
+  r.layers = 126;
+  r.pp = 8;
+  r.vp = 8;
+  auto even = detail::pipeline_split(r);
+  ASSERT_FALSE(even.ok());
+  EXPECT_EQ(even.errors()[0].field, "pp");
+  EXPECT_NE(even.errors()[0].accepted.find("--account-for-embedding on --account-for-loss on"), std::string::npos);
+  EXPECT_NE(even.errors()[0].accepted.find("(126 + 2) ÷ (8 × 8) = 2"), std::string::npos) << even.errors()[0].accepted;
+  r.account_embedding = r.account_loss = true;
+  auto split = detail::pipeline_split(r);
+  ASSERT_TRUE(split.ok());
+  // 128 slots ÷ 8 ranks = 16 per rank; the first gives one to the embedding, the last to the loss.
+  EXPECT_EQ(split->first, 15);
+  EXPECT_EQ(split->middle, 16);
+  EXPECT_EQ(split->last, 15);
+}
+
+TEST(PipelineSplit, ExplicitFirstAndLastStagesAsTheLlama3Paper) {
+  // Llama 3 405B on PP 16 with one layer fewer on the first and the last stage: 7 + 14 × 8 + 7.
+  detail::PipelineRequest r;
+  r.layers = 126;
+  r.pp = 16;
+  auto even = detail::pipeline_split(r);
+  ASSERT_FALSE(even.ok());
+  EXPECT_NE(even.errors()[0].accepted.find("--first-stage-layers 7 --last-stage-layers 7"), std::string::npos)
+      << even.errors()[0].accepted;
+  r.first_layers = r.last_layers = 7;
+  auto split = detail::pipeline_split(r);
+  ASSERT_TRUE(split.ok());
+  EXPECT_EQ(split->middle, 8);
+  // With vp 2 the first stage's 7 layers are not a whole number of virtual stages.
+  r.vp = 2;
+  auto odd = detail::pipeline_split(r);
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.errors()[0].field, "first-stage-layers");
+  // Counts and accounting together are refused rather than one silently dropped.
+  r.vp = 1;
+  r.account_loss = true;
+  EXPECT_EQ(detail::pipeline_split(r).errors()[0].field, "first-stage-layers");
+}
+
+TEST(Step, TheHeaviestStageSetsThePace) {
+  // 22B (48 layers, V·h = 51,200 × 6,144 = 314,572,800) on pp 2, no recomputation. Per layer per
+  // token the FLOPs are 6 × (453,052,416 + 2·s·h = 25,165,824) (attention 12·s²·h·b over 6·s·b
+  // tokens), so the output layer weighs 314,572,800 ÷ 478,218,240 = 0.65780 of a layer. Evenly
+  // split, the last stage runs 24 + 0.6578 layers' worth; with 25 layers on the first stage and
+  // 23 on the last, the first runs 25. Compute is proportional: 25 ÷ 24.6578 = 1.013878.
+  Given g = korthikanti_22b();
+  g["gpus"] = "16";
+  g["pp"] = "2";
+  g["recompute"] = "none";
+  g["collective-latency"] = "0";
+  double even = result(run("step", g), "compute_seconds");
+  g["first-stage-layers"] = "25";
+  g["last-stage-layers"] = "23";
+  double uneven = result(run("step", g), "compute_seconds");
+  EXPECT_NEAR(uneven / even, 25 / (24 + 314572800.0 / 478218240.0), 1e-5);
+}
+
+TEST(Step, Fp8RunsAttentionInBf16AndPaysForTheCasts) {
+  // Llama 3.1 8B on one H100, seq 8192, micro-batch 1. In fp8 the GEMMs run at the fp8 peak
+  // (2 × bf16) but attention stays at the bf16 peak, and the casts add memory traffic:
+  // per token per layer 4h + P_layer ÷ h elements, P_layer = (N_active − 2·V·h) ÷ L.
+  Given g{{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm"}, {"gpus", "1"}, {"seq", "8192"}, {"global-batch", "1"},
+          {"recompute", "none"}, {"gemm-efficiency-max", "0.5"}, {"gemm-half-intensity", "0"},
+          {"collective-latency", "0"}};
+  Derivation bf16 = run("step", g);
+  g["dtype"] = "fp8";
+  g["fp8-recipe"] = "delayed";
+  Derivation delayed = run("step", g);
+  g["fp8-recipe"] = "current";
+  Derivation current = run("step", g);
+  const double t16 = result(bf16, "compute_seconds"), t8 = result(delayed, "compute_seconds");
+  // Attention (12·L·s²·h·b = 12 × 32 × 8,192² × 4,096 = 105,553,116,266,496 FLOP) takes the same
+  // time in both; the GEMMs halve. So t8 − attention = (t16 − attention) ÷ 2 + casts.
+  const double attn = 12.0 * 32 * 8192.0 * 8192 * 4096 / (989.4e12 * 0.5);
+  const double casts = t8 - attn - (t16 - attn) / 2;
+  // Casts at 4 B per element: 8,192 tokens × 32 layers × (4 × 4,096 + P_layer ÷ 4,096) × 4 B ÷
+  // (3.35 TB/s × 0.87), P_layer = 218,103,808 (Llama 3.1 8B: 4,096 × (2 × 32 + 2 × 8) × 128
+  // attention + 3 × 4,096 × 14,336 MLP): 8,192 × 32 × 69,632 × 4 ÷ 2.9145e12 = 25.05 ms.
+  EXPECT_NEAR(casts, 8192.0 * 32 * (4 * 4096 + 218103808.0 / 4096) * 4 / (3.35e12 * 0.87), 1e-4);
+  // Current scaling reads each tensor once more for its amax: 6 B instead of 4.
+  EXPECT_NEAR(result(current, "compute_seconds") - t8, casts / 2, 1e-4);
+}
+
 Given llama7b_h100(const char* batch, const char* input, const char* output) {
   return {{"model", "llama-2-7b"}, {"gpu", "h100-sxm"}, {"batch", batch}, {"input-tokens", input},
           {"output-tokens", output}, {"weights-dtype", "fp8"}, {"kv-dtype", "fp8"},
           {"bandwidth-efficiency", "1"}, {"prefill-efficiency", "1"}, {"layer-overhead", "0"},
           {"kv-group-reuse", "1"}, {"allreduce-latency", "0"}};
+}
+
+// The value of the derivation step whose label begins with `label` (-1 when there is none).
+double step_value(const Derivation& d, std::string_view label) {
+  for (const auto& st : d.steps()) {
+    if (st.label.rfind(label, 0) == 0) return st.value;
+  }
+  ADD_FAILURE() << "no step " << label;
+  return -1;
+}
+
+const Step* find_step(const Derivation& d, std::string_view label) {
+  for (const auto& st : d.steps()) {
+    if (st.label.rfind(label, 0) == 0) return &st;
+  }
+  return nullptr;
+}
+
+TEST(Step, UnfusedAttentionPassesTheScoresThroughHbm) {
+  // Korthikanti's 22B (64 heads, TP 8, micro-batch 4, seq 2,048, selective recomputation)
+  // without FlashAttention: per GPU 48 layers × 4 × 64 ÷ 8 heads × 2,048² = 6,442,450,944
+  // score elements, 5.5 + 9.5 + 5.5 = 20.5 passes of 2 B: 264,140,488,704 B at 2,039 GB/s ×
+  // 0.87 = 1.77393 TB/s: 0.148903 s more compute than with FlashAttention.
+  Given g = korthikanti_22b();
+  const double flash = result(run("step", g), "compute_seconds");
+  g["attention-kernel"] = "unfused";
+  const double unfused = result(run("step", g), "compute_seconds");
+  EXPECT_NEAR(unfused - flash, 264140488704.0 / (2.039e12 * 0.87), 1e-4);
+  // Without recomputation the forward's 5.5 passes are not repeated: 15 passes.
+  g["recompute"] = "none";
+  const double none_unfused = result(run("step", g), "compute_seconds");
+  g["attention-kernel"] = "flash";
+  EXPECT_NEAR(none_unfused - result(run("step", g), "compute_seconds"), 264140488704.0 * 15 / 20.5 / (2.039e12 * 0.87),
+              1e-4);
+}
+
+Given qwen3_30b_on_b200() {
+  // Megatron-Bridge 25.11's Qwen3 30B-A3B row on DGX-B200 (8 GPUs, EP 8, micro-batch 1, seq 4,096).
+  return {{"model", "qwen3-30b-a3b"}, {"gpu", "b200"}, {"gpus", "8"}, {"ep", "8"}, {"seq", "4096"},
+          {"micro-batch", "1"}, {"global-batch", "512"}, {"sequence-parallel", "off"}, {"dp-overlap", "1"},
+          {"gemm-efficiency-max", "0.5"}, {"gemm-half-intensity", "0"}, {"collective-latency", "0"},
+          {"moe-host-per-expert", "0"}};
+}
+
+TEST(Step, MoeTokenShufflingIsMemoryBound) {
+  // Qwen3 30B-A3B: h 2,048, 128 experts, top-8, expert width 768, 48 MoE layers; EP 8 leaves 16
+  // experts per GPU, so the received chunks are sorted too: 24·k·h + 8·k·f elements of 2 B plus
+  // 40·E B per token per layer = 2 × (24 × 8 × 2,048 + 8 × 8 × 768) + 40 × 128 = 889,856 B;
+  // × 48 layers × 4,096 tokens = 174,950,350,848 B at 8 TB/s × 0.87: 25.137 ms.
+  Derivation d = run("step", qwen3_30b_on_b200());
+  EXPECT_NEAR(step_value(d, "MoE token shuffling"), 174950350848.0 / (8e12 * 0.87), 1e-5);
+  // With one expert per GPU (EP 128 would need 128 GPUs; ep = E keeps the sort away) the sort
+  // and unsort go: 16·k·h: 2 × (16 × 8 × 2,048 + 8 × 8 × 768) + 5,120 = 627,712 B per token.
+  Given g = qwen3_30b_on_b200();
+  g["gpus"] = "128";
+  g["ep"] = "128";
+  g["global-batch"] = "128";
+  EXPECT_NEAR(step_value(run("step", g), "MoE token shuffling"), 627712.0 * 48 * 4096 / (8e12 * 0.87), 1e-5);
+}
+
+TEST(Step, MoeHostTimeIsAFloorPerMicroBatch) {
+  // 10 ms of host time per local expert per MoE layer: 48 layers × 16 experts × 10 ms = 7.68 s,
+  // far above the GPU's work, so it is the micro-batch's time; at 0 the GPU's work is.
+  Given g = qwen3_30b_on_b200();
+  g["moe-host-per-expert"] = "10ms";
+  EXPECT_NEAR(step_value(run("step", g), "Per micro-batch on the stage"), 7.68, 1e-9);
+  g["moe-host-per-expert"] = "0";
+  EXPECT_LT(step_value(run("step", g), "Per micro-batch on the stage"), 1.0);
+}
+
+TEST(Step, ExpertGradientsReduceOverTheExpertDataParallelGroup) {
+  // 16 GPUs (two DGX B200), EP 8: the experts' DP group is 2 ranks, one per node, so its ring
+  // has one 400 Gb/s NIC per GPU: 50 GB/s × 0.7 = 35 GB/s. Its bytes: one expert is 3 × 2,048 ×
+  // 768 = 4,718,592 params; 128 × 48 ÷ 8 of them per GPU = 3,623,878,656, fp32 gradients
+  // 14,495,514,624 B; 2(d−1)/d = 1: 0.414158 s, on top of the dense parameters' all-reduce.
+  Given g = qwen3_30b_on_b200();
+  g["gpus"] = "16";
+  g["dp-overlap"] = "0";
+  const Step* st = find_step(run("step", g), "DP gradient all-reduces, dense and expert");
+  ASSERT_NE(st, nullptr);
+  EXPECT_NE(st->substituted.find("and 35 GB/s"), std::string::npos) << st->substituted;
+  EXPECT_GT(st->value, 14495514624.0 / 35e9);
+  EXPECT_LT(st->value, 14495514624.0 / 35e9 + 0.1);  // the dense ~1.9B params ride all 8 NICs
+}
+
+TEST(Step, DpOverlapHidesAtMostOneMicroBatch) {
+  // Same 16 GPUs with overlap 1: the exposed DP time is the collective less one micro-batch.
+  Given g = qwen3_30b_on_b200();
+  g["gpus"] = "16";
+  g["dp-overlap"] = "1";
+  Derivation d = run("step", g);
+  const double raw = step_value(d, "DP gradient all-reduces, dense and expert");
+  const double mb = step_value(d, "Per micro-batch on the stage");
+  EXPECT_NEAR(step_value(d, "DP gradient all-reduce (exposed)"), std::max(0.0, raw - mb), 1e-9);
+  EXPECT_GT(raw, mb);  // so the bound binds here and the test can fail
 }
 
 TEST(Serve, Llama7BBatchOneIsWeightBound) {

@@ -291,6 +291,19 @@ std::vector<ParamSpec> layout_params() {
       count("gpus", Unit::kCount, "GPUs in the job", 1, 1e7, "", true, "1024"),
       count("tp", Unit::kCount, "tensor-parallel degree", 1, 1024, "1"),
       count("pp", Unit::kCount, "pipeline stages", 1, 1024, "1"),
+      count("vp", Unit::kCount, "virtual stages per pipeline rank (interleaved 1F1B)", 1, 256, "1"),
+      choice("account-for-embedding", {"off", "on"}, "off",
+             "the embedding takes one layer's slot on the first stage (Megatron-LM "
+             "--account-for-embedding-in-pipeline-split)"),
+      choice("account-for-loss", {"off", "on"}, "off",
+             "the output layer and loss take one layer's slot on the last stage (Megatron-LM "
+             "--account-for-loss-in-pipeline-split)"),
+      count("first-stage-layers", Unit::kCount,
+            "transformer layers on the first stage; 0 splits evenly (Megatron-LM --decoder-first-pipeline-num-layers)", 0,
+            1e6, "0"),
+      count("last-stage-layers", Unit::kCount,
+            "transformer layers on the last stage; 0 splits evenly (Megatron-LM --decoder-last-pipeline-num-layers)", 0,
+            1e6, "0"),
       count("dp", Unit::kCount, "data-parallel replicas (default: gpus ÷ (tp × pp × cp))", 1, 1e7),
       count("cp", Unit::kCount, "context-parallel degree (splits each sequence)", 1, 1024, "1"),
       count("ep", Unit::kCount, "expert-parallel degree, carved out of dp × cp (MoE only)", 1, 1e5, "1"),
@@ -348,10 +361,23 @@ Result<Derivation> layout(const Inputs& in, const Catalog& catalog) {
                       "neither divides nor is a multiple of the " + std::to_string(m.kv_heads) + " KV heads",
                       divisors(m.kv_heads) + ", or a multiple of " + std::to_string(m.kv_heads)});
   }
-  if (m.layers % i64(pp) != 0) {
-    errors.push_back({"pp", raw_or(in, "pp", pp), "does not divide the " + std::to_string(m.layers) + " layers",
-                      divisors(m.layers)});
+  const double vp = in.number("vp");
+  PipelineRequest preq;
+  preq.layers = m.layers;
+  preq.pp = i64(pp);
+  preq.vp = i64(vp);
+  preq.account_embedding = in.text("account-for-embedding") == "on";
+  preq.account_loss = in.text("account-for-loss") == "on";
+  preq.first_layers = i64(in.number("first-stage-layers"));
+  preq.last_layers = i64(in.number("last-stage-layers"));
+  auto split = pipeline_split(preq);
+  if (!split) {
+    for (FieldError e : split.errors()) {
+      if (e.field == "pp") e.value = raw_or(in, "pp", pp);
+      errors.push_back(std::move(e));
+    }
   }
+  if (pp == 1 && vp > 1) errors.push_back({"vp", in.raw().at("vp"), "needs pipeline parallelism", "1 when --pp is 1"});
   if (cp > 1 && i64(seq) % i64(2 * cp) != 0) {
     errors.push_back({"seq", in.raw().at("seq"),
                       "is not divisible by 2 × cp = " + num(2 * cp) + " (context parallelism splits each sequence into "
@@ -389,16 +415,18 @@ Result<Derivation> layout(const Inputs& in, const Catalog& catalog) {
   describe_model(d, m, in.has("config") ? "config" : "model");
   if (in.gpu()) describe_gpu(d, *in.gpu());
   describe_inputs(d, in, layout_params());
-  d.assume("every divisibility holds: tp divides the heads, pp the layers, 2 × cp the sequence, ep the experts and "
-           "dp × cp, dp × micro-batch the global batch");
-  d.assume("1F1B schedule, no interleaving; the first stage is the fullest (it holds min(pp, microbatches) "
-           "microbatches of activations)");
+  d.assume("every divisibility holds: tp divides the heads, the pipeline split places the layers, 2 × cp the "
+           "sequence, ep the experts and dp × cp, dp × micro-batch the global batch");
+  d.assume("pipeline split: " + split->rule);
+  d.assume(vp > 1 ? "interleaved 1F1B: stage i holds min(pp − i, microbatches) microbatches of activations, the first "
+                    "stage (1 + (pp − 1) ÷ (pp × vp)) times that (Korthikanti et al. 2022 §4.2.3)"
+                  : "1F1B schedule: stage i holds min(pp − i, microbatches) microbatches of activations");
   d.step("Data-parallel replicas", in.has("dp") ? "as given" : "gpus ÷ (tp × pp × cp)",
          in.has("dp") ? num(dp) : num(gpus) + " ÷ (" + num(tp) + " × " + num(pp) + " × " + num(cp) + ")", dp,
          Unit::kCount);
   double micro = d.step("Microbatches per replica", "global batch ÷ (dp × micro-batch)",
                         num(gb) + " ÷ (" + num(dp) + " × " + num(mb) + ")", gb / (dp * mb), Unit::kCount);
-  double bubble = bubble_fraction(pp, micro, 1, d);
+  double bubble = bubble_fraction(pp, micro, vp, d);
 
   // Weights and optimizer state: dense parameters split by tp × pp and sharded over dp × cp;
   // routed experts split by ep × tp × pp and sharded over the expert-data-parallel ranks.
@@ -408,24 +436,6 @@ Result<Derivation> layout(const Inputs& in, const Catalog& catalog) {
   ParamCount p = count_params(m);
   const double expert_params = m.is_moe() ? p.expert * static_cast<double>(m.routed_experts * m.moe_layers) : 0;
   const double dense_params = p.total - expert_params;
-  d.assume("weights split evenly over the tensor-parallel ranks and pipeline stages (embeddings and the output layer "
-           "count as if spread, though they sit on the first and last stage)");
-  double dense_per_rank = d.step("Parameters per model-parallel rank", m.is_moe() ? "non-expert params ÷ (tp × pp)"
-                                                                                  : "params ÷ (tp × pp)",
-                                 num(dense_params) + " ÷ (" + num(tp) + " × " + num(pp) + ")", dense_params / (tp * pp),
-                                 Unit::kCount);
-  double state = training_state(dense_per_rank, dp * cp, stage, adam, d, m.is_moe() ? "non-expert" : "").per_gpu_bytes;
-  if (m.is_moe()) {
-    d.assume("expert weights split over ep × tp × pp (expert tensor parallelism equal to tp, the Megatron default) and "
-             "their state sharded over the dp × cp ÷ ep expert-data-parallel ranks");
-    double expert_per_rank = d.step("Expert parameters per rank", "expert params ÷ (ep × tp × pp)",
-                                    num(expert_params) + " ÷ (" + num(ep) + " × " + num(tp) + " × " + num(pp) + ")",
-                                    expert_params / (ep * tp * pp), Unit::kCount);
-    double expert_state = training_state(expert_per_rank, dp * cp / ep, stage, adam, d, "experts").per_gpu_bytes;
-    state = d.step("State per GPU", "non-expert + experts",
-                   q(state, Unit::kBytes) + " + " + q(expert_state, Unit::kBytes), state + expert_state, Unit::kBytes);
-  }
-
   // Activations: the activation-memory chain on this rank's share of the sequence.
   ActivationShape a;
   a.seq = seq / cp;
@@ -439,13 +449,81 @@ Result<Derivation> layout(const Inputs& in, const Catalog& catalog) {
   assume_activation_model(a, d);
   if (cp > 1) d.assume("context parallelism: each rank stores the activations of seq ÷ cp = " + num(seq / cp) + " tokens");
   double per_layer = activation_bytes_per_layer(a, d);
-  double in_flight = d.step("Microbatches in flight", "min(pp, microbatches)", "min(" + num(pp) + ", " + num(micro) + ")",
-                            std::min(pp, micro), Unit::kCount);
-  double layers_per_stage = static_cast<double>(m.layers) / pp;
-  double activations = d.step("Activations per GPU", "per layer × layers ÷ pp × in flight",
-                              q(per_layer, Unit::kBytes) + " × " + num(static_cast<double>(m.layers)) + " ÷ " + num(pp) +
-                                  " × " + num(in_flight),
-                              per_layer * layers_per_stage * in_flight, Unit::kBytes);
+
+  // Each stage's memory: its layers' weights (the embedding on the first stage, the output layer
+  // on the last; a tied embedding keeps a copy there, as Megatron-LM does for pp > 1) and its
+  // microbatches in flight. The stage with the most sets the memory per GPU.
+  const PipelineSplit& ps = *split;
+  const double embed = static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
+  const double dense_layer = (dense_params - (pp > 1 ? embed * (m.tied_embeddings ? 1 : 2) : 0)) /
+                             static_cast<double>(m.layers);
+  const double interleave = vp > 1 ? 1 + (pp - 1) / (pp * vp) : 1;
+  struct Stage {
+    const char* name;
+    double layers, dense, in_flight;
+    std::string dense_formula, flight_formula;
+  };
+  std::vector<Stage> stages;
+  if (pp == 1) {
+    stages.push_back({"the one stage", ps.first, dense_params, std::min(1.0, micro), "params", "1"});
+  } else {
+    stages.push_back({"first stage", ps.first, ps.first * dense_layer + embed, std::min(pp, micro) * interleave,
+                      "layers × per layer + embedding V·h",
+                      vp > 1 ? "min(pp, microbatches) × (1 + (pp − 1) ÷ (pp × vp))" : "min(pp, microbatches)"});
+    if (pp > 2) {
+      stages.push_back({"second stage", ps.middle, ps.middle * dense_layer, std::min(pp - 1, micro), "layers × per layer",
+                        "min(pp − 1, microbatches)"});
+    }
+    stages.push_back({"last stage", ps.last, ps.last * dense_layer + embed, 1, "layers × per layer + output layer V·h",
+                      "1"});
+  }
+  const int zero = stage;
+  auto stage_state = [&](const Stage& st, Derivation& dd) {
+    double st_bytes =
+        training_state(st.dense / tp, dp * cp, zero, adam, dd, m.is_moe() ? "non-expert" : "").per_gpu_bytes;
+    if (m.is_moe()) {
+      const double experts = expert_params * st.layers / static_cast<double>(m.layers) / (ep * tp);
+      st_bytes += training_state(experts, dp * cp / ep, zero, adam, dd, "experts").per_gpu_bytes;
+    }
+    return st_bytes;
+  };
+  const Stage* heavy = &stages.front();
+  double heavy_total = -1;
+  for (const Stage& st : stages) {
+    Derivation scratch("layout", "");
+    double total = stage_state(st, scratch) + per_layer * st.layers * st.in_flight;
+    if (total > heavy_total) heavy_total = total, heavy = &st;
+  }
+  if (pp > 1) d.assume("the " + std::string(heavy->name) + " holds the most memory; its figures follow");
+  d.assume("the output layer's fp32 logits for the loss (s × b × V ÷ tp × 4 B on the last stage) are not counted");
+  double dense_per_rank = d.step(
+      "Parameters per rank on the " + std::string(heavy->name), "(" + heavy->dense_formula + ") ÷ tp",
+      pp == 1 ? num(dense_params) + " ÷ " + num(tp)
+              : "(" + num(heavy->layers) + " × " + num(dense_layer) +
+                    (heavy->dense_formula.find("V·h") != std::string::npos ? " + " + num(embed) : std::string()) +
+                    ") ÷ " + num(tp),
+      heavy->dense / tp, Unit::kCount);
+  double state = training_state(dense_per_rank, dp * cp, stage, adam, d, m.is_moe() ? "non-expert" : "").per_gpu_bytes;
+  if (m.is_moe()) {
+    d.assume("expert weights split over ep × tp and the stage's share of the layers (expert tensor parallelism equal to "
+             "tp, the Megatron default); their state sharded over the dp × cp ÷ ep expert-data-parallel ranks");
+    double expert_per_rank = d.step("Expert parameters per rank", "expert params × stage layers ÷ L ÷ (ep × tp)",
+                                    num(expert_params) + " × " + num(heavy->layers) + " ÷ " +
+                                        num(static_cast<double>(m.layers)) + " ÷ (" + num(ep) + " × " + num(tp) + ")",
+                                    expert_params * heavy->layers / static_cast<double>(m.layers) / (ep * tp),
+                                    Unit::kCount);
+    double expert_state = training_state(expert_per_rank, dp * cp / ep, stage, adam, d, "experts").per_gpu_bytes;
+    state = d.step("State per GPU", "non-expert + experts",
+                   q(state, Unit::kBytes) + " + " + q(expert_state, Unit::kBytes), state + expert_state, Unit::kBytes);
+  }
+  double in_flight = d.step("Microbatches in flight", heavy->flight_formula,
+                            pp == 1 ? "1"
+                                    : heavy->flight_formula + " with pp = " + num(pp) + ", vp = " + num(vp) +
+                                          ", microbatches = " + num(micro),
+                            heavy->in_flight, Unit::kCount);
+  double activations = d.step("Activations per GPU", "per layer × layers on the stage × in flight",
+                              q(per_layer, Unit::kBytes) + " × " + num(heavy->layers) + " × " + num(in_flight),
+                              per_layer * heavy->layers * in_flight, Unit::kBytes);
   double total = d.step("Memory per GPU", "state + activations",
                         q(state, Unit::kBytes) + " + " + q(activations, Unit::kBytes), state + activations, Unit::kBytes);
   d.result("dp", dp, Unit::kCount);

@@ -77,9 +77,67 @@ struct Reader {
   }
 };
 
+void read_measured(const toml::table& t, const std::string& prefix, Errors& errors, MeasuredCollective& m) {
+  Reader r{t, prefix, errors, static_cast<int>(t.source().begin.line)};
+  r.only({"collective", "algorithm", "gpus", "nodes", "bytes", "busbw", "source", "source_url", "as_of"});
+  m.collective = r.text("collective");
+  if (m.collective != "all_reduce" && m.collective != "all_gather" && m.collective != "reduce_scatter" &&
+      m.collective != "alltoall") {
+    errors.push_back({r.where("collective"), m.collective, "is not a known collective",
+                      "all_reduce, all_gather, reduce_scatter, alltoall"});
+  }
+  m.algorithm = r.text("algorithm");
+  m.gpus = r.number("gpus");
+  if (t.contains("nodes")) m.nodes = r.number("nodes");
+  for (auto [key, out] : {std::pair<const char*, std::vector<double>*>{"bytes", &m.bytes},
+                          std::pair<const char*, std::vector<double>*>{"busbw", &m.busbw}}) {
+    const toml::array* a = t.get_as<toml::array>(key);
+    if (a == nullptr) {
+      errors.push_back({r.where(key), "", "is missing", "an array of positive numbers"});
+      continue;
+    }
+    for (const auto& v : *a) out->push_back(r.positive(&v, key));
+  }
+  if (m.bytes.size() != m.busbw.size() || m.bytes.empty()) {
+    errors.push_back({r.where("busbw"), "", "must have one figure per message size", "as many entries as bytes"});
+  }
+  for (size_t i = 1; i < m.bytes.size(); ++i) {
+    if (m.bytes[i] <= m.bytes[i - 1]) {
+      errors.push_back({r.where("bytes"), "", "must ascend", "message sizes in increasing order"});
+      break;
+    }
+  }
+  m.source = r.text("source");
+  m.source_url = r.text("source_url", false);
+  m.as_of = r.text("as_of");
+}
+
 void read_system(const toml::table& t, const std::string& prefix, Errors& errors, SystemSpec& s) {
   Reader r{t, prefix, errors, static_cast<int>(t.source().begin.line)};
-  r.only({"name", "gpus", "power_watts", "nics", "nic_bandwidth", "source", "source_url", "as_of", "notes"});
+  r.only({"name", "gpus", "power_watts", "nics", "nic_bandwidth", "source", "source_url", "as_of", "notes",
+          "scale_up_domain", "rail_optimized", "measured"});
+  if (t.contains("scale_up_domain")) s.scale_up_domain = r.number("scale_up_domain");
+  if (const toml::node* rail = t.get("rail_optimized")) {
+    if (auto b = rail->value<bool>()) {
+      s.rail_optimized = *b;
+    } else {
+      errors.push_back({r.where("rail_optimized"), "", "must be true or false", "a boolean"});
+    }
+  }
+  if (const toml::array* list = t.get_as<toml::array>("measured")) {
+    int i = 0;
+    for (const auto& node : *list) {
+      const toml::table* mt = node.as_table();
+      std::string where = prefix + ".measured[" + std::to_string(i++) + "]";
+      if (mt == nullptr) {
+        errors.push_back({where, "", "must be a table ([[<id>.system.measured]])", ""});
+        continue;
+      }
+      MeasuredCollective m;
+      read_measured(*mt, where, errors, m);
+      s.measured.push_back(std::move(m));
+    }
+  }
   s.name = r.text("name");
   s.gpus = r.number("gpus");
   if (s.gpus != std::floor(s.gpus)) {
@@ -92,9 +150,109 @@ void read_system(const toml::table& t, const std::string& prefix, Errors& errors
   s.source_url = r.text("source_url", false);
   s.as_of = r.text("as_of");
   s.notes = r.text("notes", false);
+  if (s.scale_up_domain == 0) s.scale_up_domain = s.gpus;
+}
+
+// nccl-tests' bus bandwidth factors (doc/PERFORMANCE.md): the bytes each rank moves for a
+// buffer of S bytes are factor × S.
+double busbw_factor(const std::string& collective, double n) {
+  if (n <= 1) return 0;
+  if (collective == "all_reduce") return 2 * (n - 1) / n;
+  return (n - 1) / n;  // all_gather, reduce_scatter, alltoall
+}
+
+// busbw at `bytes`, log-linear between the measured sizes, clamped at the ends.
+double interpolate(const MeasuredCollective& m, double bytes) {
+  if (bytes <= m.bytes.front()) return m.busbw.front() * bytes / m.bytes.front();  // latency-bound below
+  if (bytes >= m.bytes.back()) return m.busbw.back();
+  for (size_t i = 1; i < m.bytes.size(); ++i) {
+    if (bytes <= m.bytes[i]) {
+      const double f = std::log(bytes / m.bytes[i - 1]) / std::log(m.bytes[i] / m.bytes[i - 1]);
+      return m.busbw[i - 1] + f * (m.busbw[i] - m.busbw[i - 1]);
+    }
+  }
+  return m.busbw.back();
+}
+
+std::string gbps(double v) {
+  std::ostringstream os;
+  os.precision(4);
+  os << v / 1e9 << " GB/s";
+  return os.str();
 }
 
 }  // namespace
+
+double ranks_per_domain(double group, double stride, double domain) {
+  if (domain <= 0) return 1;
+  if (stride >= domain) return 1;
+  return std::max(1.0, std::min(group, std::floor(domain / stride)));
+}
+
+CollectiveEstimate estimate_collective(const Accelerator& gpu, const std::string& collective, double group,
+                                       double per_domain, double bytes, double efficiency, double alpha,
+                                       double nic_bandwidth) {
+  CollectiveEstimate e;
+  const SystemSpec& sys = gpu.system;
+  const double domain = gpu.has_system() ? sys.scale_up_domain : 8;
+  const double nvlink = gpu.scale_up_bandwidth / 2;  // the catalog states it bidirectional
+  const double factor = busbw_factor(collective, group);
+  if (group <= 1 || factor == 0) {
+    e.explanation = "one rank: nothing to exchange";
+    return e;
+  }
+  e.scale_out = group > per_domain;
+  // A measured figure for the same collective inside the domain (the nearest rank count).
+  const MeasuredCollective* best = nullptr;
+  for (const auto& m : sys.measured) {
+    if (m.collective != collective || m.nodes > 1) continue;
+    if (best == nullptr || std::abs(std::log(m.gpus / per_domain)) < std::abs(std::log(best->gpus / per_domain))) {
+      best = &m;
+    }
+  }
+  if (!e.scale_out) {
+    if (best != nullptr) {
+      e.measured = true;
+      e.busbw = interpolate(*best, bytes);
+      e.alpha = best->bytes.front() * busbw_factor(collective, best->gpus) / best->busbw.front();
+      e.explanation = "inside the scale-up domain (" + std::to_string(static_cast<int64_t>(group)) + " of " +
+                      std::to_string(static_cast<int64_t>(domain)) + " GPUs): measured " + collective + " busbw " +
+                      gbps(e.busbw) + " at this size (" + best->algorithm + ", " +
+                      std::to_string(static_cast<int64_t>(best->gpus)) + " GPUs; " + best->source +
+                      "); alpha = the smallest measured message's time";
+      // The interpolated busbw already carries the latency at small sizes: alpha is a floor.
+      e.seconds = std::max(e.alpha, factor * bytes / e.busbw);
+      return e;
+    }
+    e.busbw = nvlink * efficiency;
+    e.alpha = alpha;
+    e.explanation = "inside the scale-up domain: NVLink " + gbps(nvlink) + " per direction × " +
+                    std::to_string(efficiency).substr(0, 4) + " (no measured figure in the catalog)";
+  } else {
+    const bool catalog = gpu.has_system() && nic_bandwidth == 0;
+    const double nics_per_domain = catalog ? sys.nics * domain / sys.gpus : domain;
+    const double nic = catalog ? sys.nic_bandwidth : (nic_bandwidth > 0 ? nic_bandwidth : 50e9);
+    const double used = std::min(per_domain, nics_per_domain);
+    e.busbw = std::min(used * nic, nvlink) * efficiency;
+    if (collective == "alltoall") {
+      // Each rank sends (n − 1)/n of its buffer: (k − 1)/n to the k − 1 ranks of its domain over
+      // NVLink, (n − k)/n off the domain through the domain's share of NICs (used ÷ k per rank).
+      // The slower of the two sets the time; busbw is what that time makes of (n − 1)/n.
+      const double k = per_domain, n = group;
+      const double intra = (k - 1) / n / (nvlink * efficiency);
+      const double inter = (n - k) / n / (used * nic / k * efficiency);
+      e.busbw = (n - 1) / n / std::max(intra, inter);
+    }
+    e.alpha = alpha;
+    e.explanation = "across scale-up domains: " + std::to_string(static_cast<int64_t>(per_domain)) +
+                    " rank(s) per domain use " + std::to_string(static_cast<int64_t>(used)) + " of its " +
+                    std::to_string(static_cast<int64_t>(nics_per_domain)) + " NICs × " + gbps(nic) + " × " +
+                    std::to_string(efficiency).substr(0, 4) + " (no measured multi-node figure in the catalog" +
+                    (sys.rail_optimized ? "; rail-optimized" : "") + ")";
+  }
+  e.seconds = e.alpha + factor * bytes / e.busbw;
+  return e;
+}
 
 Result<HardwareCatalog> HardwareCatalog::parse(std::string_view toml_text, std::string_view origin) {
   // toml++ reports syntax errors by exception; this is the one place they are caught.

@@ -1,5 +1,8 @@
 #include "calc/training.h"
 
+#include <utility>
+#include <vector>
+
 #include "calc/common.h"
 
 namespace ridge::calc::detail {
@@ -100,6 +103,137 @@ double bubble_fraction(double stages, double microbatches, double virtual_stages
   return d.step("Bubble fraction", "idle / (m + idle)",
                 format_significant(idle, 4) + " / (" + num(microbatches) + " + " + format_significant(idle, 4) + ")",
                 idle / (microbatches + idle), Unit::kRatio);
+}
+
+
+namespace {
+
+std::string i(int64_t v) { return num(static_cast<double>(v)); }
+
+// The framework options that would make an even split that fails valid, for the refusal's
+// "accepted": the accounting of the embedding and the loss, explicit first/last stage counts,
+// and the pp × vp that divide the layers. Tries at most three middle-stage sizes.
+std::string uneven_options(int64_t layers, int64_t pp, int64_t vp) {
+  std::vector<std::string> out;
+  const int64_t slots = pp * vp;
+  if ((layers + 2) % slots == 0) {
+    out.push_back("--account-for-embedding on --account-for-loss on (Megatron-LM's "
+                  "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split: (" +
+                  i(layers) + " + 2) ÷ (" + i(pp) + " × " + i(vp) + ") = " + i((layers + 2) / slots) +
+                  " slots per virtual stage)");
+  }
+  if ((layers + 1) % slots == 0) {
+    out.push_back("--account-for-loss on, or --account-for-embedding on (Megatron-LM's "
+                  "--account-for-loss-in-pipeline-split: (" + i(layers) + " + 1) ÷ (" + i(pp) + " × " + i(vp) +
+                  ") = " + i((layers + 1) / slots) + ")");
+  }
+  if (pp >= 2) {
+    // k layers on each of the pp − 2 middle stages (a multiple of vp); the rest split between the
+    // first and the last stage, each a positive multiple of vp and at most k (balanced).
+    const int64_t base = layers / slots * vp;
+    for (int64_t k : {base + vp, base}) {
+      if (k < vp) continue;
+      const int64_t rest = layers - (pp - 2) * k;
+      if (rest < 2 * vp || rest % vp != 0) continue;
+      const int64_t first = rest / 2 / vp * vp, last = rest - first;
+      if (first < vp || last > k || first > k) continue;
+      out.push_back("--first-stage-layers " + i(first) + " --last-stage-layers " + i(last) +
+                    " (Megatron-LM's --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers; " +
+                    i(k) + " layers on each middle stage)");
+      break;
+    }
+  }
+  out.push_back("pp × vp dividing " + i(layers) + " (" + divisors(layers) + ")");
+  std::string text;
+  for (const auto& o : out) text += (text.empty() ? "" : "; or ") + o;
+  return text;
+}
+
+}  // namespace
+
+Result<PipelineSplit> pipeline_split(const PipelineRequest& r) {
+  PipelineSplit s;
+  const int64_t L = r.layers, pp = r.pp, vp = r.vp;
+  const bool explicit_counts = r.first_layers > 0 || r.last_layers > 0;
+  const bool accounting = r.account_embedding || r.account_loss;
+  if (pp == 1) {
+    if (explicit_counts) {
+      return FieldError{r.first_layers > 0 ? "first-stage-layers" : "last-stage-layers",
+                        i(r.first_layers > 0 ? r.first_layers : r.last_layers), "needs pipeline parallelism",
+                        "0 (not set) when --pp is 1"};
+    }
+    s.first = s.middle = s.last = static_cast<double>(L);
+    s.rule = "one stage holds all " + i(L) + " layers";
+    return s;
+  }
+  if (explicit_counts && accounting) {
+    return FieldError{"first-stage-layers", i(r.first_layers > 0 ? r.first_layers : r.last_layers),
+                      "is set together with --account-for-embedding/--account-for-loss; Megatron-Core takes the "
+                      "explicit counts and ignores the accounting",
+                      "either explicit first/last stage layers or the accounting, not both"};
+  }
+  if (explicit_counts) {
+    Errors errors;
+    int64_t rest = L, middle_stages = pp;
+    for (auto [field, n] : {std::pair<const char*, int64_t>{"first-stage-layers", r.first_layers},
+                            std::pair<const char*, int64_t>{"last-stage-layers", r.last_layers}}) {
+      if (n == 0) continue;
+      if (n % vp != 0) {
+        errors.push_back({field, i(n), "is not a multiple of vp = " + i(vp) +
+                                           " (Megatron-LM: \"number of layers at first/last stage must be divisible "
+                                           "by virtual pipeline parallel degree\")",
+                          "a multiple of " + i(vp)});
+      }
+      rest -= n;
+      middle_stages -= 1;
+    }
+    if (rest < 0 || (middle_stages == 0 && rest != 0)) {
+      errors.push_back({"first-stage-layers", i(r.first_layers),
+                        "and --last-stage-layers " + i(r.last_layers) + " leave " + i(rest) + " of the " + i(L) +
+                            " layers for " + i(middle_stages) + " middle stages",
+                        "first + last at most " + i(L) + (middle_stages == 0 ? ", and equal to it with pp = 2" : "")});
+    } else if (middle_stages > 0 && (rest % middle_stages != 0 || (rest / middle_stages) % vp != 0)) {
+      errors.push_back({"pp", i(pp),
+                        "leaves " + i(rest) + " layers for " + i(middle_stages) +
+                            " middle stages, not a whole multiple of vp = " + i(vp) + " each",
+                        "first and last stage layers that leave the middle stages k × " + i(vp) + " layers each"});
+    }
+    if (!errors.empty()) return errors;
+    s.middle = middle_stages > 0 ? static_cast<double>(rest / middle_stages) : 0;
+    s.first = r.first_layers > 0 ? static_cast<double>(r.first_layers) : s.middle;
+    s.last = r.last_layers > 0 ? static_cast<double>(r.last_layers) : s.middle;
+    s.rule = "first stage " + num(s.first) + " layers, last " + num(s.last) + ", each of the " + i(pp - 2) +
+             " middle stages " + num(s.middle) +
+             " (Megatron-LM --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers)";
+    return s;
+  }
+  if (accounting) {
+    const int64_t n = L + (r.account_embedding ? 1 : 0) + (r.account_loss ? 1 : 0);
+    if (n % pp != 0 || (n / pp) % vp != 0) {
+      return FieldError{"pp", i(pp),
+                        "× vp (" + i(vp) + ") does not divide the " + i(L) + " layers plus the " +
+                            i(n - L) + " slot(s) of the embedding and the loss (" + i(n) + ")",
+                        uneven_options(L, pp, vp)};
+    }
+    s.embedding_slot = r.account_embedding;
+    s.loss_slot = r.account_loss;
+    s.middle = static_cast<double>(n / pp);
+    s.first = s.middle - (r.account_embedding ? 1 : 0);
+    s.last = s.middle - (r.account_loss ? 1 : 0);
+    s.rule = "(" + i(L) + " layers + " + i(n - L) + " slot(s)) ÷ " + i(pp) + " stages = " + i(n / pp) +
+             " slots per stage; the " + std::string(r.account_embedding ? "embedding takes one on the first stage" : "") +
+             (r.account_embedding && r.account_loss ? " and the " : "") +
+             (r.account_loss ? "loss one on the last" : "") +
+             " (Megatron-LM --account-for-embedding/loss-in-pipeline-split)";
+    return s;
+  }
+  if (L % (pp * vp) != 0) {
+    return FieldError{"pp", i(pp), "× vp (" + i(vp) + ") does not divide the " + i(L) + " layers",
+                      uneven_options(L, pp, vp)};
+  }
+  s.first = s.middle = s.last = static_cast<double>(L / pp);
+  s.rule = i(L) + " layers ÷ " + i(pp) + " stages = " + i(L / pp) + " each";
+  return s;
 }
 
 }  // namespace ridge::calc::detail

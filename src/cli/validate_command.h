@@ -1,7 +1,10 @@
 // `ridge validate`: runs the performance model (`step`, `serve`) over every published run in
 // data/published-runs.toml and prints predicted, measured and signed error, then the mean and
 // worst absolute error per group (training, serving) on all runs, the fit half and the
-// held-out half. `--json` prints the same as JSON; `--check` fails (exit 1) above thresholds;
+// held-out half, then mean, median, p90 and worst per regime (dense/MoE × bf16/fp8 training;
+// prefill/decode/end-to-end × aggregated/disaggregated serving) on the held-out half and on all. `--json` prints the same as JSON; `--check` fails (exit 1) when a [[gate]] of the runs file
+// (a regime's threshold) or a --max-* flag is exceeded; every gate prints as the issue's bound or
+// as "not yet within the issue's bound" with its reason;
 // `--fit` grid-searches the fitted constants on the fit half and prints them.
 #pragma once
 
@@ -17,10 +20,14 @@ class App;
 
 namespace ridge::cli {
 
-// The flags of `ridge validate`; thresholds in percent (the defaults are the issue's goals).
+// The flags of `ridge validate`; thresholds in percent. The thresholds that CI holds are the
+// [[gate]] tables of data/published-runs.toml (per regime, on the held-out half); these flags
+// add bounds on all runs, 0 = not checked.
 struct ValidateFlags {
   bool json = false, check = false, fit = false;
-  double max_training_mean = 10, max_training_worst = 20, max_serving_mean = 20;
+  double max_training_mean = 0, max_training_worst = 0, max_serving_mean = 0;
+  // On the held-out half (issue 31: training mean 8, worst 20; serving mean 12); 0 = not checked.
+  double max_held_out_training_mean = 0, max_held_out_training_worst = 0, max_held_out_serving_mean = 0;
   std::vector<std::string> set;  // NAME=VALUE, each checked to have a name and an '='
 };
 

@@ -104,11 +104,20 @@ refused "drill bad seed" "--seed 'x' is not a whole number; accepted: 0 to" dril
 refused "drill bad count" "--count '0' is out of range; accepted: 1 to 10000" drill --count 0
 
 # --- validate ---
-help "validate" "--max-training-mean FLOAT:(0, 1000]=10" validate
+help "validate" "--max-training-mean FLOAT:(0, 1000]=0" validate
 refused "validate bad flag" "ridge validate: '--chek' is not expected; accepted: --help, --json, --check" validate --chek
 refused "validate bad threshold" "--max-serving-mean 'lots' is not accepted; give a number above 0 and at most 1000" \
   validate --max-serving-mean lots
 refused "validate bad setting" "--set 'gemm' is not a setting; accepted: NAME=VALUE" validate --set gemm
+# The gates of the runs file: one above what the model reaches fails --check (exit 1) and is
+# printed with its reason; a looser gate without a reason is refused (exit 2, naming the gate).
+cp -r "$(dirname "$0")/../../data" "$tmp/data"
+printf '\n[[gate]]\ngroup = "training"\nregime = "dense fp8"\nhalf = "held-out"\nmax_mean = 0.001\nissue_bound = false\nwhy = "a test gate"\n' \
+  >> "$tmp/data/published-runs.toml"
+run --data "$tmp/data" validate --check; check "validate failing gate exit" "1" "$rc"
+check "validate failing gate printed" "FAIL; not yet within the issue's bound (a test gate)" "$out"
+printf '\n[[gate]]\ngroup = "training"\nregime = "dense fp8"\nmax_mean = 5\n' >> "$tmp/data/published-runs.toml"
+refused "validate gate without a reason" "gate: 'training dense fp8' needs" --data "$tmp/data" validate --check
 
 # --- mail ---
 help "mail" "weekly" mail
