@@ -59,7 +59,7 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
     d.assume("MoE routing taken as uniform: a batch of B tokens touches E × (1 − (1 − k/E)^B) experts per layer");
     touched = d.step("Experts read per MoE layer", "E × (1 − (1 − k/E)^batch)",
                      num(e) + " × (1 − (1 − " + num(k) + "/" + num(e) + ")^" + num(batch) + ")", touched, Unit::kCount);
-    read_params = p.total - p.expert * m.moe_layers * (e - touched);
+    read_params = params_read_per_decode_step(m, batch);
     d.step("Parameters read per step", "total − untouched experts",
            num(p.total) + " − " + num(p.expert) + " × " + num(m.moe_layers) + " × " + num(e - touched),
            read_params, Unit::kCount);
@@ -72,8 +72,8 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
                            Unit::kBytes);
   const double replication = kv_replication(m, tp, in.text("attention"), d);
   double kv_s;
-  if (m.has_sliding_window() && context > static_cast<double>(m.sliding_window)) {
-    double kv_seq = kv_per_sequence_step(m, kv_token, context, d);
+  if (!m.cache_is_per_token_times_context() && (kv_elements_per_sequence(m, context) != kv_elements_per_token(m) * context || m.has_state())) {
+    double kv_seq = kv_per_sequence_step(m, kv_token, context, d, kb);
     kv_s = d.step("KV read time", "batch × KV per sequence × copies ÷ tp ÷ bandwidth",
                   num(batch) + " × " + q(kv_seq, Unit::kBytes) + " × " + num(replication) + " ÷ " + num(tp) + " ÷ " +
                       q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
