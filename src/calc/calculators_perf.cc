@@ -398,9 +398,10 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
   const double allreduce_bw = gpu.scale_up_bandwidth / 2 * link;
 
   const double ar_latency = in.number("allreduce-latency");
+  const double blocks = static_cast<double>(residual_blocks(m));  // 2 × L for a transformer
   // One TP all-reduce of `tokens` hidden states: its latency plus the ring's 2(t−1)/t bytes.
   auto allreduces = [&](double tokens) {
-    return tp > 1 ? 2 * layers * (ar_latency + 2 * (tp - 1) / tp * tokens * h * 2 / allreduce_bw) : 0.0;
+    return tp > 1 ? blocks * (ar_latency + 2 * (tp - 1) / tp * tokens * h * 2 / allreduce_bw) : 0.0;
   };
 
   // Prefill: the GEMMs at the roofline, attention on top (a separate kernel), the TP all-reduces
@@ -423,8 +424,8 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
                           pf_attn_flops / rate, Unit::kSeconds);
   double pf_comm = 0;
   if (tp > 1) {
-    pf_comm = d.step("Prefill TP all-reduces", "2 × L × (latency + 2(t−1)/t × batch·input·h·2 B ÷ link)",
-                     "2 × " + num(layers) + " × (" + q(ar_latency, Unit::kSeconds) + " + " + num(2 * (tp - 1) / tp) +
+    pf_comm = d.step("Prefill TP all-reduces", "residual blocks (2 × L) × (latency + 2(t−1)/t × batch·input·h·2 B ÷ link)",
+                     num(blocks) + " × (" + q(ar_latency, Unit::kSeconds) + " + " + num(2 * (tp - 1) / tp) +
                          " × " + num(pf_tokens * h * 2) + " ÷ " + q(allreduce_bw, Unit::kBytesPerSecond) + ")",
                      allreduces(pf_tokens), Unit::kSeconds);
   }
@@ -456,8 +457,8 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
                            std::max(kv_traffic / bw, dec_attn_flops / rate), Unit::kSeconds);
   double dec_comm = 0;
   if (tp > 1) {
-    dec_comm = d.step("Decode TP all-reduces", "2 × L × (latency + 2(t−1)/t × batch·h·2 B ÷ link)",
-                      "2 × " + num(layers) + " × (" + q(ar_latency, Unit::kSeconds) + " + " + num(2 * (tp - 1) / tp) +
+    dec_comm = d.step("Decode TP all-reduces", "residual blocks (2 × L) × (latency + 2(t−1)/t × batch·h·2 B ÷ link)",
+                      num(blocks) + " × (" + q(ar_latency, Unit::kSeconds) + " + " + num(2 * (tp - 1) / tp) +
                           " × " + num(batch * h * 2) + " ÷ " + q(allreduce_bw, Unit::kBytesPerSecond) + ")",
                       allreduces(batch), Unit::kSeconds);
   }

@@ -100,9 +100,11 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
   }
   double tps = d.step("Tokens per second", "batch ÷ step", num(batch) + " ÷ " + q(step, Unit::kSeconds), batch / step,
                       Unit::kTokensPerSecond);
-  double allreduces = tp > 1 ? 2.0 * m.layers : 0.0;
-  d.step("All-reduces per step", tp > 1 ? "2 per layer (after attention, after the MLP)" : "none at tp = 1",
-         tp > 1 ? "2 × " + num(m.layers) : "0", allreduces, Unit::kCount);
+  const double blocks = static_cast<double>(residual_blocks(m));
+  double allreduces = tp > 1 ? blocks : 0.0;
+  d.step("All-reduces per step", tp > 1 ? "one per residual block (after attention, after the MLP)" : "none at tp = 1",
+         tp > 1 ? (blocks == 2.0 * m.layers ? "2 × " + num(m.layers) : num(blocks) + " blocks over " + num(m.layers) + " layers") : "0",
+         allreduces, Unit::kCount);
   d.result("weight_bytes_per_gpu", resident, Unit::kBytes);
   d.result("weight_read_seconds", weight_s, Unit::kSeconds);
   d.result("kv_read_seconds", kv_s, Unit::kSeconds);

@@ -652,10 +652,11 @@ Result<ModelArch> parse_model_config(std::string_view json_text, std::string_vie
   }
   // Python's json module writes Infinity and NaN (Nemotron-H's time_step_limit [0.0, Infinity]);
   // they are not JSON, and no size ridge reads can be one: read them as null.
-  std::string cleaned = python_literals_as_null(json_text);
+  const bool python_literals =
+      json_text.find("Infinity") != std::string_view::npos || json_text.find("NaN") != std::string_view::npos;
   json root;
   try {
-    root = json::parse(cleaned);
+    root = python_literals ? json::parse(python_literals_as_null(json_text)) : json::parse(json_text);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e400
     std::string why = e.what();
     if (size_t p = why.find("parse error"); p != std::string::npos) why = why.substr(p);
@@ -1011,8 +1012,11 @@ Result<ModelArch> parse_model_config(std::string_view json_text, std::string_vie
     // 1 group, conv 4 with bias, no projection bias, no gated norm (mamba_rms_norm false).
     Mamba2Shape ms;
     ms.heads = r.integer({"mamba_n_heads"}, false, 128);
-    const int64_t d_ssm = r.integer({"mamba_d_ssm"}, false, 0) > 0 ? r.integer({"mamba_d_ssm"}, false, 0)
-                                                                    : r.integer({"mamba_expand"}, false, 2) * h;
+    // mamba_d_ssm absent: 1024, the class default; null: mamba_expand × hidden_size.
+    const json* ssm = r.find("mamba_d_ssm");
+    const int64_t d_ssm = ssm == nullptr ? 1024
+                          : ssm->is_null() ? r.integer({"mamba_expand"}, false, 2) * h
+                                           : r.integer({"mamba_d_ssm"}, false, 1024);
     const json* dh = r.find("mamba_d_head");
     ms.head_dim = dh != nullptr && dh->is_number_integer() ? r.integer({"mamba_d_head"}, false, 0) : d_ssm / std::max<int64_t>(ms.heads, 1);
     ms.state = r.integer({"mamba_d_state"}, false, 256);
@@ -1375,6 +1379,14 @@ double attention_flops_per_decode_token(const ModelArch& m, double context) {
     }
   }
   return total;
+}
+
+int64_t residual_blocks(const ModelArch& m) {
+  int64_t blocks = 0;
+  for (const auto& run : m.runs) {
+    blocks += run.count * ((run.mixers.empty() ? 0 : 1) + (run.mlp.kind == MlpKind::kNone ? 0 : 1));
+  }
+  return blocks;
 }
 
 double params_read_per_decode_step(const ModelArch& m, double batch) {

@@ -173,14 +173,16 @@ Result<ModelArch> parse_model_config(std::string_view json_text, std::string_vie
 
 ParamCount count_params(const ModelArch& m);
 
-// KV-cache elements per token over all layers: 2 × layers × kv_heads × head_dim, or
-// layers × (kv_lora_rank + qk_rope_head_dim) for latent attention. Multiply by the
-// cache dtype's bytes.
+// KV-cache elements per token, summed over the layers that keep a cache (linear-attention and
+// SSM layers keep none): 2 × layers × kv_heads × head_dim for uniform attention, layers ×
+// (kv_lora_rank + qk_rope_head_dim) for latent attention. Window and chunk layers count in full
+// here; kv_elements_per_sequence applies their bounds. Multiply by the cache dtype's bytes.
 double kv_elements_per_token(const ModelArch& m);
 
-// KV-cache elements one sequence of `context` tokens holds: full-attention layers keep
-// every token, sliding-window layers at most `sliding_window` of them. Equals
-// kv_elements_per_token × context when the model has no window or the context fits it.
+// KV-cache elements one sequence of `context` tokens holds, a sum over the runs: full-attention
+// layers keep every token, sliding-window layers at most their window, chunked layers at most
+// one chunk. Equals kv_elements_per_token × context when every layer is full attention or the
+// context fits every bound. Fixed recurrent state is apart: state_elements_per_sequence.
 double kv_elements_per_sequence(const ModelArch& m, double context);
 
 // Fixed cache elements per sequence whatever its length: the recurrent state of linear
@@ -199,6 +201,11 @@ double attention_flops_per_decode_token(const ModelArch& m, double context);
 // experts no token of the batch picks, with uniform routing E × (1 − (1 − k/E)^batch) experts
 // touched per MoE layer (each MoE run with its own E and k).
 double params_read_per_decode_step(const ModelArch& m, double batch);
+
+// Residual blocks over all layers, each ending in a tensor-parallel all-reduce: a mixer (or two
+// in parallel) and an MLP per layer, 2 × layers for a transformer; one per layer for Nemotron-H,
+// whose layers are a mixer or an MLP.
+int64_t residual_blocks(const ModelArch& m);
 
 // One line per run kind for a derivation ("36 Gated DeltaNet layers: no KV, 1.0 MB of state
 // each at 2 B; 12 full-attention layers: 2 × 2 × 256 per token each").

@@ -440,6 +440,28 @@ TEST(Model, FamilyDefaultsFillAbsentKeys) {
   EXPECT_DOUBLE_EQ(kv_elements_per_token(*mla), 2.0 * (16 + 8));
 }
 
+TEST(Model, FalconH1RunsAttentionAndMamba2InParallel) {
+  auto m = parse_model_config(tiny("falcon_h1", R"(, "mamba_d_ssm": 512, "mamba_n_heads": 8, "mamba_d_head": "auto",
+    "mamba_d_state": 16, "mamba_n_groups": 1, "mamba_d_conv": 4)"), "falcon");
+  ASSERT_TRUE(m.ok()) << to_string(m.errors());
+  ASSERT_EQ(m->runs.size(), 1u);
+  EXPECT_EQ(m->runs[0].mixers.size(), 2u);
+  // Mamba-2 (d_inner 512, 8 heads of 64, state 16, 1 group, conv 4 with bias): in_proj
+  // 256 × (512 + 544 + 8) = 272,384; conv 544 × 4 + 544 = 2,720; A_log, D, dt_bias 24; out_proj
+  // 131,072: 406,200. Attention 256 × 256 × 2 + 256 × 128 × 2 = 196,608. MLP 3 × 256 × 512 =
+  // 393,216. Norms 2 × 256. Per layer 996,536; × 4 + untied embedding and head 2 × 256,000 +
+  // final norm 256 = 4,498,400.
+  EXPECT_DOUBLE_EQ(count_params(*m).total, 4498400.0);
+  // State per layer 512 × 16 + 544 × 3 = 9,824; KV 2 × 2 × 64 = 256 per token per layer.
+  EXPECT_DOUBLE_EQ(state_elements_per_sequence(*m), 4 * 9824.0);
+  EXPECT_DOUBLE_EQ(kv_elements_per_token(*m), 4 * 256.0);
+  // Each layer ends in two residual blocks (the parallel mixers, then the MLP).
+  EXPECT_EQ(residual_blocks(*m), 8);
+  // Nemotron-H's layers are one block each (54 Mamba-2, 10 attention, 54 MLP); Llama's two.
+  EXPECT_EQ(residual_blocks(model("nemotron-h-56b")), 118);
+  EXPECT_EQ(residual_blocks(model("llama-3.1-8b")), 64);
+}
+
 TEST(Model, PythonInfinityInAConfigIsReadAsNull) {
   // Nemotron-H ships "time_step_limit": [0.0, Infinity], which Python's json writes.
   auto m = parse_model_config(tiny("llama", R"(, "time_step_limit": [0.0, Infinity], "x": "NaN in a string")"), "inf");
