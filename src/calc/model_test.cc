@@ -462,6 +462,41 @@ TEST(Model, FalconH1RunsAttentionAndMamba2InParallel) {
   EXPECT_EQ(residual_blocks(model("llama-3.1-8b")), 64);
 }
 
+TEST(Model, QkNormWidthsFollowTheFamily) {
+  // tiny(): hidden 256, 4 heads and 2 KV heads of 64. Attention without norms: q and o
+  // 2 × 256 × 256 = 131,072; k and v 2 × 256 × 128 = 65,536: 196,608.
+  auto attention = [](const std::string& type, const std::string& extra = "") {
+    auto m = parse_model_config(tiny(type, extra), type);
+    EXPECT_TRUE(m.ok()) << to_string(m.errors());
+    return m.ok() ? count_params(*m).attention_per_layer : 0.0;
+  };
+  // OLMo 2 (modeling_olmo2.py) and MiniMax-M2 normalize the whole projections: q_norm over
+  // 4 × 64 = 256, k_norm over 2 × 64 = 128.
+  EXPECT_DOUBLE_EQ(attention("olmo2"), 196608.0 + 384);
+  EXPECT_DOUBLE_EQ(attention("minimax_m2", R"(, "use_qk_norm": true)"), 196608.0 + 384);
+  // Qwen3 and Gemma 3: one head_dim-wide norm each for q and k.
+  EXPECT_DOUBLE_EQ(attention("qwen3"), 196608.0 + 128);
+  // Llama 4's qk norm is an L2 norm without weights.
+  EXPECT_DOUBLE_EQ(attention("llama4_text"), 196608.0);
+}
+
+TEST(Model, Gemma3DefaultsAndFourNormsPerLayer) {
+  // 12 layers, no sliding_window, no layer_types: Gemma3TextConfig's window 4,096 and pattern 6
+  // (every 6th layer global): 10 sliding, 2 full; 4 RMSNorms of 256 per layer.
+  std::string cfg = R"({"model_type": "gemma3_text", "hidden_size": 256, "num_hidden_layers": 12,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 512, "vocab_size": 1000,
+    "max_position_embeddings": 32768})";
+  auto m = parse_model_config(cfg, "gemma3");
+  ASSERT_TRUE(m.ok()) << to_string(m.errors());
+  EXPECT_EQ(m->head_dim, 256);  // Gemma3TextConfig's head_dim default
+  EXPECT_EQ(m->sliding_window, 4096);
+  EXPECT_EQ(m->sliding_layers, 10);
+  // Norms: 12 × 4 × 256 + the final 256 = 12,544.
+  EXPECT_DOUBLE_EQ(count_params(*m).norms, 12544.0);
+  // KV at 8,192 tokens: 2 full layers × 8,192 + 10 sliding × 4,096, each 2 × 2 × 256 per token.
+  EXPECT_DOUBLE_EQ(kv_elements_per_sequence(*m, 8192), 1024.0 * (2 * 8192 + 10 * 4096));
+}
+
 TEST(Model, PythonInfinityInAConfigIsReadAsNull) {
   // Nemotron-H ships "time_step_limit": [0.0, Infinity], which Python's json writes.
   auto m = parse_model_config(tiny("llama", R"(, "time_step_limit": [0.0, Infinity], "x": "NaN in a string")"), "inf");
