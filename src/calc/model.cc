@@ -1412,8 +1412,8 @@ std::vector<std::string> describe_runs(const ModelArch& m, double bytes) {
         if (x.bound == CacheBound::kWindow) line += ", at most the window";
         if (x.bound == CacheBound::kChunk) line += ", at most one chunk";
       } else {
-        line += ": no KV, " + format_quantity(x.state * bytes, Unit::kBytes, 3) + " of state each (" + x.state_text +
-                " × " + b + ")";
+        line += ": no KV, " + format_quantity(x.state * bytes, Unit::kBytes, 3) + " of state each ((" + x.state_text +
+                ") × " + b + ")";
       }
       lines.push_back(line);
     }
