@@ -915,6 +915,18 @@ Result<ModelArch> parse_model_config(std::string_view json_text, std::string_vie
     plan.mixer_kinds = {{latent_mixer(h, {m.heads, m.q_lora_rank, m.kv_lora_rank, m.qk_rope_head_dim,
                                           m.qk_nope_head_dim, m.v_head_dim})},
                         {kimi_delta_mixer(h, heads, dim, kernel)}};
+    // The two lists together name every layer once: check their lengths before allocating one
+    // entry per layer, so the work stays bounded by what the config lists.
+    size_t listed = 0;
+    for (const char* key : {"full_attn_layers", "kda_layers"}) {
+      auto it = lin->find(key);
+      if (it != lin->end() && it->is_array()) listed += it->size();
+    }
+    if (static_cast<int64_t>(listed) != m.layers) {
+      return FieldError{"config.json:linear_attn_config", std::to_string(listed) + " layers listed",
+                        "does not name every layer once in kda_layers and full_attn_layers",
+                        n(m.layers) + " layers (num_hidden_layers)"};
+    }
     plan.mixer_list.assign(static_cast<size_t>(m.layers), -1);
     for (const auto& [key, kind] : {std::pair<const char*, int>{"full_attn_layers", 0}, {"kda_layers", 1}}) {
       auto it = lin->find(key);

@@ -497,6 +497,15 @@ TEST(Model, Gemma3DefaultsAndFourNormsPerLayer) {
   EXPECT_DOUBLE_EQ(kv_elements_per_sequence(*m, 8192), 1024.0 * (2 * 8192 + 10 * 4096));
 }
 
+TEST(Model, KimiLinearListsMustNameEveryLayerBeforeAnythingIsAllocated) {
+  // 2^24 layers claimed, two layers listed: refused on the lists' length, not scanned per layer.
+  auto m = parse_model_config(R"({"model_type": "kimi_linear", "hidden_size": 256, "num_hidden_layers": 16777216,
+    "num_attention_heads": 4, "vocab_size": 100, "kv_lora_rank": 16, "qk_rope_head_dim": 8, "qk_nope_head_dim": 8,
+    "linear_attn_config": {"full_attn_layers": [2], "kda_layers": [1], "num_heads": 4, "head_dim": 64}})", "k");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.errors()[0].field, "config.json:linear_attn_config");
+}
+
 TEST(Model, PythonInfinityInAConfigIsReadAsNull) {
   // Nemotron-H ships "time_step_limit": [0.0, Infinity], which Python's json writes.
   auto m = parse_model_config(tiny("llama", R"(, "time_step_limit": [0.0, Infinity], "x": "NaN in a string")"), "inf");
