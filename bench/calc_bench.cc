@@ -64,6 +64,10 @@ BENCHMARK_CAPTURE(BM_Calculator, speculative, "speculative", {{"acceptance", "0.
 BENCHMARK_CAPTURE(BM_Calculator, lora, "lora", {{"model", "llama-3.1-8b"}, {"rank", "16"}, {"modules", "q,k,v,o,gate,up,down"}, {"gpu", "h100-sxm"}});
 BENCHMARK_CAPTURE(BM_Calculator, tco, "tco", {{"server-price", "300000"}, {"gpu", "h100-sxm"}, {"rent", "2.50"}});
 BENCHMARK_CAPTURE(BM_Calculator, cluster_power_budget, "cluster-power", {{"gpu", "h100-sxm"}, {"power-budget", "20MW"}});
+// Hybrid models (issue 29): a sum over layer runs with a fixed state.
+BENCHMARK_CAPTURE(BM_Calculator, fit_hybrid, "fit", {{"model", "qwen3-next-80b-a3b"}, {"gpu", "h100-sxm"}, {"gpus", "4"}, {"context", "131072"}, {"sequences", "16"}});
+BENCHMARK_CAPTURE(BM_Calculator, decode_hybrid, "decode", {{"model", "nemotron-h-56b"}, {"gpu", "h200"}, {"tp", "4"}, {"batch", "64"}, {"context", "8192"}});
+BENCHMARK_CAPTURE(BM_Calculator, prefill_chunked, "prefill", {{"model", "llama-4-scout-17b-16e"}, {"gpu", "h100-sxm"}, {"gpus", "8"}, {"prompt", "65536"}});
 BENCHMARK(BM_RenderText);
 BENCHMARK(BM_RenderJson);
 BENCHMARK(BM_ParseDeepSeekConfig);

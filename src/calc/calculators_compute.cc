@@ -256,12 +256,24 @@ Result<Derivation> prefill(const Inputs& in, const Catalog& catalog) {
   d.assume("communication between the GPUs is hidden or ignored");
   double linear = d.step("Matmul FLOPs", "2 × active params × prompt", "2 × " + num(p.active) + " × " + num(prompt),
                          2 * p.active * prompt, Unit::kFlop);
-  double qk_dim = m.is_mla() ? static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim) : static_cast<double>(m.head_dim);
-  double v_dim = m.is_mla() ? static_cast<double>(m.v_head_dim) : static_cast<double>(m.head_dim);
-  // QK^T and AV: 2 FLOP per multiply-add over prompt^2 / 2 causal pairs per head.
-  double attn = d.step("Attention FLOPs", "layers × heads × prompt² × (qk_dim + v_dim)  (causal half of 2 × 2)",
-                       num(m.layers) + " × " + num(m.heads) + " × " + num(prompt) + "² × (" + num(qk_dim) + " + " + num(v_dim) + ")",
-                       m.layers * m.heads * prompt * prompt * (qk_dim + v_dim), Unit::kFlop);
+  // QK^T and AV: 2 FLOP per multiply-add over the causal pairs of each layer (prompt² / 2 for
+  // full attention, fewer under a window, a chunk or a sparse top-k; a fixed state update for
+  // linear and SSM layers): model.h attention_flops_per_sequence.
+  double attn;
+  if (m.is_hybrid() || m.has_state() || m.has_sliding_window() || m.runs.size() > 2 ||
+      std::any_of(m.runs.begin(), m.runs.end(), [](const LayerRun& r) {
+        return r.mixers.size() != 1 || r.mixers[0].bound != CacheBound::kFull || r.mixers[0].sparse_topk > 0;
+      })) {
+    for (const auto& line : describe_runs(m, 2)) d.assume(line);
+    attn = d.step("Attention FLOPs", "Σ over layers: 2 × heads × (qk_dim + v_dim) × causal pairs within each layer's bound",
+                  "prompt " + num(prompt), attention_flops_per_sequence(m, prompt), Unit::kFlop);
+  } else {
+    const Mixer& x = m.runs.front().mixers.front();
+    double qk_dim = static_cast<double>(x.qk_dim), v_dim = static_cast<double>(x.v_dim);
+    attn = d.step("Attention FLOPs", "layers × heads × prompt² × (qk_dim + v_dim)  (causal half of 2 × 2)",
+                  num(m.layers) + " × " + num(m.heads) + " × " + num(prompt) + "² × (" + num(qk_dim) + " + " + num(v_dim) + ")",
+                  attention_flops_per_sequence(m, prompt), Unit::kFlop);
+  }
   double flops = d.step("Prefill FLOPs", "matmul + attention", num(linear) + " + " + num(attn), linear + attn, Unit::kFlop);
   double seconds = d.step("Time", "FLOPs ÷ (gpus × peak × efficiency)",
                           num(flops) + " ÷ (" + num(gpus) + " × " + q(*peak, Unit::kFlopPerSecond) + " × " + num(eff) + ")",

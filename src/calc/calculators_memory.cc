@@ -56,7 +56,7 @@ Result<Derivation> fit(const Inputs& in, const Catalog& catalog) {
   const double wbytes = dtype_bytes(wd);
   const double kvbytes = dtype_bytes(kvd);
   d.step("Parameters", m.is_moe() ? "every expert resident: shared + experts × moe_layers" : "from config.json",
-         m.is_moe() ? num(p.total - p.expert * m.routed_experts * m.moe_layers) + " + " +
+         m.is_moe() ? num(p.total - p.experts_total) + " + " +
                           num(p.expert) + " × " + num(m.routed_experts) + " × " + num(m.moe_layers)
                     : num(p.total),
          p.total, Unit::kCount);
@@ -64,7 +64,7 @@ Result<Derivation> fit(const Inputs& in, const Catalog& catalog) {
                           num(p.total) + " × " + num(wbytes) + " B", p.total * wbytes, Unit::kBytes);
   double kv_token = d.step("KV per token", kv_formula(m), kv_substituted(m, kvbytes),
                            kv_elements_per_token(m) * kvbytes, Unit::kBytes);
-  double kv_seq = kv_per_sequence_step(m, kv_token, context, d);
+  double kv_seq = kv_per_sequence_step(m, kv_token, context, d, kvbytes);
   const double replication = kv_replication(m, gpus, in.text("attention"), d);
   double kv_held = kv_seq;
   if (replication > 1) {

@@ -260,7 +260,6 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
 
   const ParamCount pc = count_params(m);
   const double h = static_cast<double>(m.hidden), layers = static_cast<double>(m.layers);
-  const double attn_width = static_cast<double>(m.heads * m.head_dim);
   const double logit_params = static_cast<double>(m.vocab) * h;
   // Matmul parameters per token: the active ones, less an untied input embedding (a lookup).
   const double matmul_params = pc.active - (m.tied_embeddings ? 0 : pc.embedding);
@@ -274,9 +273,13 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
   double dense_flops = d.step("Matmul FLOPs per micro-batch", "6 × N × tokens",
                               "6 × " + num(matmul_params) + " × " + num(tokens_mb), 6 * matmul_params * tokens_mb,
                               Unit::kFlop);
-  double attn_flops = d.step("Attention FLOPs per micro-batch", "12 × L × s² × h × b",
-                             "12 × " + num(layers) + " × " + num(s) + "² × " + num(attn_width) + " × " + num(b),
-                             12 * layers * s * s * attn_width * b, Unit::kFlop);
+  // Forward attention core of one sequence, summed over the layers with each one's bound
+  // (model.h); for uniform full attention 2 × L × s² × heads·d, so 3 passes × 2 (Megatron counts
+  // the full square) give the 12 × L × s² × h × b of Narayanan et al. 2021.
+  const double attn_forward = attention_flops_per_sequence(m, s);
+  double attn_flops = d.step("Attention FLOPs per micro-batch", "6 × attention forward per sequence × b  (= 12 × L × s² × h × b for full attention)",
+                             "6 × " + num(attn_forward) + " × " + num(b),
+                             6 * attn_forward * b, Unit::kFlop);
   const double model_flops_mb = dense_flops + attn_flops;
   double extra = 0;
   std::string extra_formula = "0 (no recomputation)", extra_subst = "0";
@@ -285,9 +288,9 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
     extra_formula = "one more forward of every layer: (6 × (N − V·h) × tokens + attention) ÷ 3";
     extra_subst = "(6 × " + num(matmul_params - logit_params) + " × " + num(tokens_mb) + " + " + num(attn_flops) + ") ÷ 3";
   } else if (recompute == "selective") {
-    extra = 4 * layers * s * s * attn_width * b;
-    extra_formula = "one more forward of the attention core: 4 × L × s² × h × b";
-    extra_subst = "4 × " + num(layers) + " × " + num(s) + "² × " + num(attn_width) + " × " + num(b);
+    extra = 2 * attn_forward * b;
+    extra_formula = "one more forward of the attention core: 2 × attention forward × b  (4 × L × s² × h × b for full attention)";
+    extra_subst = "2 × " + num(attn_forward) + " × " + num(b);
   }
   extra = d.step("Recomputation FLOPs", extra_formula, extra_subst, extra, Unit::kFlop);
   const double hw_flops_mb = model_flops_mb + extra;
@@ -678,14 +681,12 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
 
   const ParamCount pc = count_params(m);
   const double layers = static_cast<double>(m.layers), h = static_cast<double>(m.hidden);
-  const double attn_width = static_cast<double>(m.heads * m.head_dim);
   const double matmul_params = pc.active - (m.tied_embeddings ? 0 : pc.embedding);
   const double e_bw = in.number("bandwidth-efficiency"), e_pf = in.number("prefill-efficiency");
   const double overhead = in.number("layer-overhead"), link = in.number("link-efficiency");
   const double bw = gpu.memory_bandwidth * e_bw;
   const double rate = tp * *peak * e_pf;
   const double weight_bytes = pc.total * dtype_bytes(dtypes->weights);
-  const double kv_token = kv_elements_per_token(m) * dtype_bytes(dtypes->kv);
   const double kv_copies = std::max(1.0, tp / static_cast<double>(m.kv_heads));
   const double group = static_cast<double>(m.heads / m.kv_heads);
   const double reuse = in.number("kv-group-reuse");
@@ -693,9 +694,10 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
   const double allreduce_bw = gpu.scale_up_bandwidth / 2 * link;
 
   const double ar_latency = in.number("allreduce-latency");
+  const double blocks = static_cast<double>(residual_blocks(m));  // 2 × L for a transformer
   // One TP all-reduce of `tokens` hidden states: its latency plus the ring's 2(t−1)/t bytes.
   auto allreduces = [&](double tokens) {
-    return tp > 1 ? 2 * layers * (ar_latency + 2 * (tp - 1) / tp * tokens * h * 2 / allreduce_bw) : 0.0;
+    return tp > 1 ? blocks * (ar_latency + 2 * (tp - 1) / tp * tokens * h * 2 / allreduce_bw) : 0.0;
   };
 
   // Prefill: the GEMMs at the roofline, attention on top (a separate kernel), the TP all-reduces
@@ -709,17 +711,17 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
                               " × " + num(e_pf) + "), " + num(weight_bytes) + " ÷ " + num(tp) + " ÷ " +
                               q(bw, Unit::kBytesPerSecond) + ")",
                           std::max(pf_gemm_flops / rate, weight_bytes / tp / bw), Unit::kSeconds);
-  double pf_attn_flops = d.step("Prefill attention FLOPs", "2 × L × batch × input² × heads·d  (causal: half of 4·s²·h)",
-                                "2 × " + num(layers) + " × " + num(batch) + " × " + num(isl) + "² × " + num(attn_width),
-                                2 * layers * batch * isl * isl * attn_width, Unit::kFlop);
+  const double pf_attn_seq = attention_flops_per_sequence(m, isl);
+  double pf_attn_flops = d.step("Prefill attention FLOPs", "batch × attention per sequence  (causal; 2 × L × input² × heads·d for full attention)",
+                                num(batch) + " × " + num(pf_attn_seq), batch * pf_attn_seq, Unit::kFlop);
   double pf_attn = d.step("Prefill attention", "FLOPs ÷ (tp × peak × e_mm)",
                           num(pf_attn_flops) + " ÷ (" + num(tp) + " × " + q(*peak, Unit::kFlopPerSecond) + " × " +
                               num(e_pf) + ")",
                           pf_attn_flops / rate, Unit::kSeconds);
   double pf_comm = 0;
   if (tp > 1) {
-    pf_comm = d.step("Prefill TP all-reduces", "2 × L × (latency + 2(t−1)/t × batch·input·h·2 B ÷ link)",
-                     "2 × " + num(layers) + " × (" + q(ar_latency, Unit::kSeconds) + " + " + num(2 * (tp - 1) / tp) +
+    pf_comm = d.step("Prefill TP all-reduces", "residual blocks (2 × L) × (latency + 2(t−1)/t × batch·input·h·2 B ÷ link)",
+                     num(blocks) + " × (" + q(ar_latency, Unit::kSeconds) + " + " + num(2 * (tp - 1) / tp) +
                          " × " + num(pf_tokens * h * 2) + " ÷ " + q(allreduce_bw, Unit::kBytesPerSecond) + ")",
                      allreduces(pf_tokens), Unit::kSeconds);
   }
@@ -735,21 +737,24 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
                            "max(" + num(weight_bytes) + " ÷ " + num(tp) + " ÷ " + q(bw, Unit::kBytesPerSecond) + ", 2 × " +
                                num(matmul_params) + " × " + num(batch) + " ÷ " + q(rate, Unit::kFlopPerSecond) + ")",
                            std::max(weight_bytes / tp / bw, 2 * matmul_params * batch / rate), Unit::kSeconds);
-  double kv_bytes = d.step("KV read per step per GPU", "batch × (input + output/2) × KV/token × copies ÷ tp",
-                           num(batch) + " × " + num(ctx) + " × " + num(kv_token) + " × " + num(kv_copies) + " ÷ " + num(tp),
-                           batch * ctx * kv_token * kv_copies / tp, Unit::kBytes);
+  // Cache read per sequence at the average context: every layer's KV within its bound plus any
+  // recurrent state (model.h); KV per token × context for full attention.
+  const double cache_seq = (kv_elements_per_sequence(m, ctx) + state_elements_per_sequence(m)) * dtype_bytes(dtypes->kv);
+  double kv_bytes = d.step("KV read per step per GPU", "batch × cache per sequence at (input + output/2) × copies ÷ tp",
+                           num(batch) + " × " + num(cache_seq) + " × " + num(kv_copies) + " ÷ " + num(tp),
+                           batch * cache_seq * kv_copies / tp, Unit::kBytes);
   double kv_traffic = d.step("KV traffic per step per GPU", "KV read × (1 + (heads per KV head − 1) × (1 − reuse))",
                              num(kv_bytes) + " × (1 + " + num(group - 1) + " × (1 − " + num(reuse) + "))",
                              kv_bytes * kv_reads, Unit::kBytes);
-  const double dec_attn_flops = 4 * layers * batch * ctx * attn_width;
+  const double dec_attn_flops = batch * attention_flops_per_decode_token(m, ctx);
   double dec_attn = d.step("Decode attention per step", "max(KV traffic ÷ (HBM × e_bw), 4 × L × batch × context × heads·d ÷ rate)",
                            "max(" + num(kv_traffic) + " ÷ " + q(bw, Unit::kBytesPerSecond) + ", " + num(dec_attn_flops) +
                                " ÷ " + q(rate, Unit::kFlopPerSecond) + ")",
                            std::max(kv_traffic / bw, dec_attn_flops / rate), Unit::kSeconds);
   double dec_comm = 0;
   if (tp > 1) {
-    dec_comm = d.step("Decode TP all-reduces", "2 × L × (latency + 2(t−1)/t × batch·h·2 B ÷ link)",
-                      "2 × " + num(layers) + " × (" + q(ar_latency, Unit::kSeconds) + " + " + num(2 * (tp - 1) / tp) +
+    dec_comm = d.step("Decode TP all-reduces", "residual blocks (2 × L) × (latency + 2(t−1)/t × batch·h·2 B ÷ link)",
+                      num(blocks) + " × (" + q(ar_latency, Unit::kSeconds) + " + " + num(2 * (tp - 1) / tp) +
                           " × " + num(batch * h * 2) + " ÷ " + q(allreduce_bw, Unit::kBytesPerSecond) + ")",
                       allreduces(batch), Unit::kSeconds);
   }

@@ -59,7 +59,7 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
     d.assume("MoE routing taken as uniform: a batch of B tokens touches E × (1 − (1 − k/E)^B) experts per layer");
     touched = d.step("Experts read per MoE layer", "E × (1 − (1 − k/E)^batch)",
                      num(e) + " × (1 − (1 − " + num(k) + "/" + num(e) + ")^" + num(batch) + ")", touched, Unit::kCount);
-    read_params = p.total - p.expert * m.moe_layers * (e - touched);
+    read_params = params_read_per_decode_step(m, batch);
     d.step("Parameters read per step", "total − untouched experts",
            num(p.total) + " − " + num(p.expert) + " × " + num(m.moe_layers) + " × " + num(e - touched),
            read_params, Unit::kCount);
@@ -72,8 +72,8 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
                            Unit::kBytes);
   const double replication = kv_replication(m, tp, in.text("attention"), d);
   double kv_s;
-  if (m.has_sliding_window() && context > static_cast<double>(m.sliding_window)) {
-    double kv_seq = kv_per_sequence_step(m, kv_token, context, d);
+  if (!m.cache_is_per_token_times_context() && (kv_elements_per_sequence(m, context) != kv_elements_per_token(m) * context || m.has_state())) {
+    double kv_seq = kv_per_sequence_step(m, kv_token, context, d, kb);
     kv_s = d.step("KV read time", "batch × KV per sequence × copies ÷ tp ÷ bandwidth",
                   num(batch) + " × " + q(kv_seq, Unit::kBytes) + " × " + num(replication) + " ÷ " + num(tp) + " ÷ " +
                       q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
@@ -100,9 +100,11 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
   }
   double tps = d.step("Tokens per second", "batch ÷ step", num(batch) + " ÷ " + q(step, Unit::kSeconds), batch / step,
                       Unit::kTokensPerSecond);
-  double allreduces = tp > 1 ? 2.0 * m.layers : 0.0;
-  d.step("All-reduces per step", tp > 1 ? "2 per layer (after attention, after the MLP)" : "none at tp = 1",
-         tp > 1 ? "2 × " + num(m.layers) : "0", allreduces, Unit::kCount);
+  const double blocks = static_cast<double>(residual_blocks(m));
+  double allreduces = tp > 1 ? blocks : 0.0;
+  d.step("All-reduces per step", tp > 1 ? "one per residual block (after attention, after the MLP)" : "none at tp = 1",
+         tp > 1 ? (blocks == 2.0 * m.layers ? "2 × " + num(m.layers) : num(blocks) + " blocks over " + num(m.layers) + " layers") : "0",
+         allreduces, Unit::kCount);
   d.result("weight_bytes_per_gpu", resident, Unit::kBytes);
   d.result("weight_read_seconds", weight_s, Unit::kSeconds);
   d.result("kv_read_seconds", kv_s, Unit::kSeconds);

@@ -36,6 +36,13 @@ Result<Shape> resolve_shape(const Inputs& in, const Catalog& catalog, Derivation
     s.layers = static_cast<double>(m.layers);
     s.heads = static_cast<double>(m.heads);
     s.model = &m;
+    if (m.is_hybrid() || m.has_state()) {
+      // Not silent: the per-layer activation formula is a transformer block's (Korthikanti et al.
+      // 2022); linear-attention, SSM and MLP-only layers store other tensors.
+      d.assume("this model mixes layer kinds (see the layer list): the per-layer activation figure is a transformer "
+               "block's (Korthikanti et al. 2022) applied to every layer, an estimate for its " +
+               std::to_string(m.layers - m.cache_layers()) + " layers without softmax attention");
+    }
     return s;
   }
   Errors errors;

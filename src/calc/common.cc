@@ -169,6 +169,9 @@ double kv_replication(const ModelArch& m, double tp, const std::string& attentio
 void describe_model(Derivation& d, const ModelArch& m, const std::string& raw_name) {
   std::string shape = std::to_string(m.layers) + " layers, hidden " + num(m.hidden) + ", " +
                       std::to_string(m.heads) + " heads";
+  if (m.is_hybrid()) {
+    shape += ", " + std::to_string(m.runs.size()) + " kinds of layer (listed below)";
+  }
   if (m.is_mla()) {
     shape += ", latent attention (kv_lora_rank " + std::to_string(m.kv_lora_rank) + ")";
   } else {
@@ -213,7 +216,53 @@ std::string divisors(int64_t n) {
   return out;
 }
 
-double kv_per_sequence_step(const ModelArch& m, double kv_token, double context, Derivation& d) {
+double kv_per_sequence_step(const ModelArch& m, double kv_token, double context, Derivation& d, double bytes) {
+  const bool bounded_or_fixed = m.is_hybrid() || m.has_state() ||
+                                std::any_of(m.runs.begin(), m.runs.end(), [](const LayerRun& run) {
+                                  return std::any_of(run.mixers.begin(), run.mixers.end(), [](const Mixer& x) {
+                                    return x.bound == CacheBound::kChunk || x.sparse_topk > 0;
+                                  });
+                                });
+  if (bounded_or_fixed) {
+    // A sum over the runs, each layer kind with its own bound (issue 29): full layers keep every
+    // token, window and chunk layers at most their span, linear-attention and SSM layers a
+    // fixed state whatever the context.
+    for (const auto& line : describe_runs(m, bytes)) d.assume(line);
+    std::string formula, sub;
+    for (const auto& run : m.runs) {
+      for (const auto& x : run.mixers) {
+        if (x.kv_per_token <= 0) continue;
+        const double reach = x.bound == CacheBound::kFull || x.span <= 0 ? context : std::min(context, static_cast<double>(x.span));
+        formula += std::string(formula.empty() ? "" : " + ") + "layers × per token × " +
+                   (x.bound == CacheBound::kFull ? "context" : x.bound == CacheBound::kWindow ? "min(context, window)" : "min(context, chunk)");
+        sub += (sub.empty() ? "" : " + ") + num(static_cast<double>(run.count)) + " × " + num(x.kv_per_token * bytes) + " B × " + num(reach);
+      }
+    }
+    const double kv = kv_elements_per_sequence(m, context) * bytes;
+    double total = kv;
+    if (formula.empty()) {
+      d.step("KV per sequence", "no layer keeps a KV cache", "0", 0, Unit::kBytes);
+    } else {
+      d.step("KV per sequence", formula, sub, kv, Unit::kBytes);
+    }
+    if (m.has_state()) {
+      std::string sformula, ssub;
+      for (const auto& run : m.runs) {
+        for (const auto& x : run.mixers) {
+          if (x.state <= 0) continue;
+          sformula += std::string(sformula.empty() ? "" : " + ") + x.name + " layers × state";
+          ssub += (ssub.empty() ? "" : " + ") + num(static_cast<double>(run.count)) + " × (" + x.state_text + ") × " + num(bytes) + " B";
+        }
+      }
+      d.assume("recurrent state (linear attention, SSM) held in the KV dtype, one copy per sequence whatever its length; "
+               "engines that keep it in fp32 need twice this");
+      const double state = d.step("Recurrent state per sequence", sformula, ssub,
+                                  state_elements_per_sequence(m) * bytes, Unit::kBytes);
+      total = d.step("Cache per sequence", "KV + recurrent state", q(kv, Unit::kBytes) + " + " + q(state, Unit::kBytes),
+                     kv + state, Unit::kBytes);
+    }
+    return total;
+  }
   if (!m.has_sliding_window() || context <= static_cast<double>(m.sliding_window)) {
     return d.step("KV per sequence", "KV per token × context", num(kv_token) + " B × " + num(context),
                   kv_token * context, Unit::kBytes);

@@ -57,8 +57,9 @@ std::string divisors(int64_t n);
 
 // The "KV per sequence" step: KV per token × context, or, for a model with sliding-window
 // layers and a context longer than the window, per layer × (full layers × context +
-// window layers × window). Returns the bytes.
-double kv_per_sequence_step(const ModelArch& m, double kv_token, double context, Derivation& d);
+// window layers × window). Hybrid, chunked and stateful models get a step per layer kind (each
+// within its bound) plus their fixed recurrent state. Returns the bytes of the whole cache.
+double kv_per_sequence_step(const ModelArch& m, double kv_token, double context, Derivation& d, double bytes_per_element);
 // States an assumption when the context exceeds the model's max_position_embeddings.
 void check_context(const ModelArch& m, double context, Derivation& d);
 

@@ -1,7 +1,12 @@
 // A model's architecture read from its own config.json, and what follows from it:
-// total and active parameters, and KV-cache elements per token. Handles dense models,
-// GQA and MQA, tied and untied embeddings, mixture-of-experts (routed and shared experts,
-// dense first layers) and multi-head latent attention (DeepSeek's kv_lora_rank).
+// total and active parameters, KV-cache elements per token and per sequence, the fixed
+// recurrent state of linear-attention and state-space layers, attention FLOPs.
+//
+// A model is a list of layer runs: each run is `count` identical layers, described by its
+// token mixer(s) and its MLP. Runs group identical layers wherever they sit, so a config
+// that claims 2^24 layers still reads into a handful of runs (never one entry per layer).
+// Every figure below is a sum over the runs. The flat fields of ModelArch stay as the
+// summary the calculators quote (the attention layers' head shape, the MoE block's widths).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +17,68 @@
 #include "calc/result.h"
 
 namespace ridge::calc {
+
+enum class MixerKind {
+  kAttention,        // softmax attention over a KV cache (MHA, GQA, MQA)
+  kLatentAttention,  // multi-head latent attention (DeepSeek): a compressed KV cache
+  kLinearAttention,  // Gated DeltaNet, Lightning, Kimi Delta Attention: a fixed state
+  kStateSpace,       // Mamba-1 / Mamba-2: a fixed SSM state and a conv state
+};
+
+// How far back an attention layer's cache reaches.
+enum class CacheBound { kFull, kWindow, kChunk };
+
+struct Mixer {
+  MixerKind kind = MixerKind::kAttention;
+  std::string name;                    // "full attention", "Gated DeltaNet", "Mamba-2", ...
+  CacheBound bound = CacheBound::kFull;
+  int64_t span = 0;                    // window or chunk size in tokens; 0 when full
+  // Attention heads: query heads, KV heads, the query/key head width and the value width.
+  // Latent attention: the decompressed heads (qk_nope + qk_rope, v_head_dim). Linear and
+  // state-space mixers: their heads and key/value (or head/state) widths, for FLOPs.
+  int64_t heads = 0;
+  int64_t kv_heads = 0;
+  int64_t qk_dim = 0;
+  int64_t v_dim = 0;
+  int64_t sparse_topk = 0;             // DeepSeek sparse attention: tokens each query reads
+  double params = 0;                   // weights of one layer's mixer
+  double kv_per_token = 0;             // cache elements per token per layer (0: no growth)
+  double state = 0;                    // fixed cache elements per sequence per layer
+  std::string kv_text;                 // kv_per_token as a product: "2 × 8 × 128"
+  std::string state_text;              // state as a sum of products
+  bool operator==(const Mixer& o) const {
+    return kind == o.kind && name == o.name && bound == o.bound && span == o.span && heads == o.heads &&
+           kv_heads == o.kv_heads && qk_dim == o.qk_dim && v_dim == o.v_dim && params == o.params &&
+           kv_per_token == o.kv_per_token && state == o.state;
+  }
+};
+
+enum class MlpKind { kNone, kDense, kMoe };
+
+struct Mlp {
+  MlpKind kind = MlpKind::kNone;
+  int64_t width = 0;              // dense width
+  int64_t experts = 0;            // routed experts
+  int64_t experts_per_token = 0;
+  int64_t expert_width = 0;
+  int64_t shared_width = 0;       // total width of the shared expert(s)
+  double params = 0;              // dense: all of it; MoE: shared expert(s) + router
+  double expert_params = 0;       // one routed expert
+  bool operator==(const Mlp& o) const {
+    return kind == o.kind && width == o.width && experts == o.experts && experts_per_token == o.experts_per_token &&
+           expert_width == o.expert_width && shared_width == o.shared_width && params == o.params &&
+           expert_params == o.expert_params;
+  }
+};
+
+struct LayerRun {
+  int64_t count = 0;
+  int64_t first = 0;              // index of the first layer of this kind (for the order shown)
+  std::vector<Mixer> mixers;      // none (an MLP-only layer), one, or two in parallel (Falcon-H1)
+  Mlp mlp;
+  double norm_params = 0;         // one layer's norms
+  std::string describe() const;   // "Gated DeltaNet + MoE (512 experts, 10 per token)"
+};
 
 struct ModelArch {
   std::string id;          // catalog id or the config's path
@@ -55,11 +122,28 @@ struct ModelArch {
 
   // Choices made while reading, stated as assumptions in every derivation.
   std::vector<std::string> notes;
+  // Warnings: keys whose effect is bounded but not modelled exactly; shown with the notes.
+  std::vector<std::string> warnings;
+
+  // The layers, grouped into runs of identical layers, in order of first appearance.
+  std::vector<LayerRun> runs;
+  std::string family;  // the reader used ("llama", "qwen3_next", ...)
+
+  // Weights as shipped (quantization_config): "fp8", "mxfp4 (experts)", "int4 awq"...; empty
+  // when the checkpoint is in its torch_dtype.
+  std::string shipped_quantization;
 
   bool is_moe() const { return routed_experts > 0; }
   bool has_sliding_window() const { return sliding_window > 0 && sliding_layers > 0; }
   bool is_mla() const { return kv_lora_rank > 0; }
   int64_t dense_layers() const { return layers - moe_layers; }
+  // Layers whose cache grows with the context (attention of any bound).
+  int64_t cache_layers() const;
+  // True when some layer keeps a fixed recurrent state (linear attention, state space).
+  bool has_state() const;
+  bool is_hybrid() const;  // layers of more than one mixer kind
+  // Every layer full attention (or latent): the cache is KV per token × context exactly.
+  bool cache_is_per_token_times_context() const;
 };
 
 struct ParamCount {
@@ -71,6 +155,7 @@ struct ParamCount {
   double shared_per_moe_layer = 0;
   double router_per_layer = 0;
   double norms = 0;            // all layer norms plus the final norm
+  double experts_total = 0;    // all routed experts of all MoE layers
   double total = 0;
   double active = 0;           // per token: shared weights plus experts_per_token experts
 };
@@ -88,15 +173,43 @@ Result<ModelArch> parse_model_config(std::string_view json_text, std::string_vie
 
 ParamCount count_params(const ModelArch& m);
 
-// KV-cache elements per token over all layers: 2 × layers × kv_heads × head_dim, or
-// layers × (kv_lora_rank + qk_rope_head_dim) for latent attention. Multiply by the
-// cache dtype's bytes.
+// KV-cache elements per token, summed over the layers that keep a cache (linear-attention and
+// SSM layers keep none): 2 × layers × kv_heads × head_dim for uniform attention, layers ×
+// (kv_lora_rank + qk_rope_head_dim) for latent attention. Window and chunk layers count in full
+// here; kv_elements_per_sequence applies their bounds. Multiply by the cache dtype's bytes.
 double kv_elements_per_token(const ModelArch& m);
 
-// KV-cache elements one sequence of `context` tokens holds: full-attention layers keep
-// every token, sliding-window layers at most `sliding_window` of them. Equals
-// kv_elements_per_token × context when the model has no window or the context fits it.
+// KV-cache elements one sequence of `context` tokens holds, a sum over the runs: full-attention
+// layers keep every token, sliding-window layers at most their window, chunked layers at most
+// one chunk. Equals kv_elements_per_token × context when every layer is full attention or the
+// context fits every bound. Fixed recurrent state is apart: state_elements_per_sequence.
 double kv_elements_per_sequence(const ModelArch& m, double context);
+
+// Fixed cache elements per sequence whatever its length: the recurrent state of linear
+// attention and the SSM + conv state of state-space layers. 0 for pure attention models.
+double state_elements_per_sequence(const ModelArch& m);
+
+// FLOPs of the attention core (QKᵀ and AV; the linear-attention and SSM state updates) in the
+// forward pass of one causal sequence of `tokens` tokens, summed over the layers, each with its
+// own bound: full attention s²/2 query-key pairs, a window w about w·s, a chunk c about c·s/2,
+// a sparse top-k at most k per query. Per pair: 2 FLOP × heads × (qk_dim + v_dim).
+double attention_flops_per_sequence(const ModelArch& m, double tokens);
+// The same for one decode step at position `context` (one query over its cache).
+double attention_flops_per_decode_token(const ModelArch& m, double context);
+
+// Parameters one decode step reads for a batch of `batch` tokens: everything but the routed
+// experts no token of the batch picks, with uniform routing E × (1 − (1 − k/E)^batch) experts
+// touched per MoE layer (each MoE run with its own E and k).
+double params_read_per_decode_step(const ModelArch& m, double batch);
+
+// Residual blocks over all layers, each ending in a tensor-parallel all-reduce: a mixer (or two
+// in parallel) and an MLP per layer, 2 × layers for a transformer; one per layer for Nemotron-H,
+// whose layers are a mixer or an MLP.
+int64_t residual_blocks(const ModelArch& m);
+
+// One line per run kind for a derivation ("36 Gated DeltaNet layers: no KV, 1.0 MB of state
+// each at 2 B; 12 full-attention layers: 2 × 2 × 256 per token each").
+std::vector<std::string> describe_runs(const ModelArch& m, double bytes_per_element);
 
 // The formula and the numbers in it, for a derivation's step.
 std::string kv_formula(const ModelArch& m);

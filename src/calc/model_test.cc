@@ -241,3 +241,306 @@ TEST(Model, Finding28_MlpOnlyLayersCountedWithoutALoopOverLayers) {
 
 }  // namespace
 }  // namespace ridge::calc
+
+// Issue 29: models as runs of layers. Expected figures come from the checkpoints' tensor
+// inventories or the modelling code's shapes (data/models/PUBLISHED.md and the notes in
+// /work/briefs/models-progress.md name each source), not from this program.
+namespace ridge::calc {
+namespace {
+
+// Cache bytes one sequence holds at `context` tokens with a 2-byte cache: every layer's KV
+// within its bound plus the fixed recurrent state.
+double cache_bytes(const ModelArch& m, double context) {
+  return 2 * (kv_elements_per_sequence(m, context) + state_elements_per_sequence(m));
+}
+
+struct Expected {
+  const char* id;
+  double total;         // exact sum of the checkpoint's (or modelling code's) tensor shapes, main model
+  double active;        // per token with embedding and head counted (6ND's N), 0 when dense
+  double published_total, published_active, rounding;  // the card's figures and their rounding
+  bool published_active_without_embeddings;             // the card leaves embedding and head out
+  double kv4k, kv32k, kv128k;                            // bytes per sequence, derivation below
+};
+
+class LayerRuns : public ::testing::TestWithParam<Expected> {};
+
+TEST_P(LayerRuns, ParametersAndCacheMatchTheDerivation) {
+  const Expected& e = GetParam();
+  const ModelArch& m = model(e.id);
+  ParamCount p = count_params(m);
+  if (e.total > 0) {
+    EXPECT_DOUBLE_EQ(p.total, e.total) << e.id;
+  }
+  if (e.active > 0) {
+    EXPECT_DOUBLE_EQ(p.active, e.active) << e.id;
+  }
+  EXPECT_NEAR(p.total, e.published_total, e.rounding) << e.id;
+  double active = e.published_active_without_embeddings ? p.active - p.embedding - p.lm_head : p.active;
+  if (e.published_active > 0) {
+    EXPECT_NEAR(active, e.published_active, e.rounding) << e.id;
+  }
+  EXPECT_DOUBLE_EQ(cache_bytes(m, 4096), e.kv4k) << e.id;
+  EXPECT_DOUBLE_EQ(cache_bytes(m, 32768), e.kv32k) << e.id;
+  EXPECT_DOUBLE_EQ(cache_bytes(m, 131072), e.kv128k) << e.id;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Models2025, LayerRuns,
+    ::testing::Values(
+        // Qwen3-Next-80B-A3B: safetensors scan 81,324,862,720 less the MTP module 1,650,471,424.
+        // Card: 80B total, 3B activated (non-embedding). 12 gated full-attention layers 2 × 2 × 256
+        // per token; 36 Gated DeltaNet layers of 32 × 128 × 128 + 8,192 × 3 = 548,864 elements.
+        // 4k: 12 × 1,024 × 4,096 × 2 B = 100,663,296 + 36 × 548,864 × 2 B = 39,518,208.
+        Expected{"qwen3-next-80b-a3b", 79674391296.0, 3874929408.0, 80e9, 3e9, 0.5e9, true,
+                 140181504.0, 844824576.0, 3260743680.0},
+        // Kimi-Linear-48B-A3B: safetensors scan 49,122,681,728; README 48B total, 3B active.
+        // 7 MLA layers (512 + 64) per token; 20 KDA layers 32 × 128 × 128 + 3 × 4,096 × 3 = 561,152.
+        // 4k: 7 × 576 × 4,096 × 2 B = 33,030,144 + 20 × 561,152 × 2 B = 22,446,080.
+        Expected{"kimi-linear-48b-a3b", 49122681728.0, 3484459904.0, 48e9, 3e9, 1.5e9, true,
+                 55476224.0, 286687232.0, 1079410688.0},
+        // MiniMax-M1: tensor sum 456,089,655,296; README 456B total, 45.9B activated (without
+        // embedding and head); within 0.1B, the looser of the two roundings (456B to ±0.5B). 10 softmax layers 2 × 8 × 128 per token; 70 Lightning layers of
+        // 64 × 128 × 128 = 1,048,576. 4k: 10 × 2,048 × 4,096 × 2 B + 70 × 1,048,576 × 2 B.
+        Expected{"minimax-m1", 456089655296.0, 48403306496.0, 456e9, 45.9e9, 0.1e9, true,
+                 314572800.0, 1488977920.0, 5515509760.0},
+        // MiniMax-M2.7: 228,689,764,864 weights (fp8 block scales aside); M2 README 230B / 10B.
+        // 62 layers 2 × 8 × 128 × 2 B = 4,096 B per token each: 253,952 B per token.
+        Expected{"minimax-m2.7", 228689764864.0, 11030553088.0, 230e9, 10e9, 1.5e9, true,
+                 1040187392.0, 8321499136.0, 33285996544.0},
+        // GLM-5.1: 753,864,139,008 less the MTP layer 9,952,920,576; GLM-5 report 744B / 40B.
+        // 78 MLA layers: (512 + 64) latent + a 128-wide indexer key = 704 elements per token.
+        Expected{"glm-5.1", 743911218432.0, 41784728832.0, 744e9, 40e9, 0.5e9, true,
+                 449839104.0, 3598712832.0, 14394851328.0},
+        // Nemotron 3 Nano: modelling shapes 31,577,940,288; report 31.6B total, 3.6B active with
+        // embeddings (3.2B without the input embedding). 6 attention layers 2 × 2 × 128; 23 Mamba-2 layers
+        // 64 × 64 × 128 + 6,144 × 3 = 542,720 elements.
+        Expected{"nemotron-3-nano-30b-a3b", 31577940288.0, 3580076352.0, 31.6e9, 3.6e9, 0.05e9, false,
+                 50130944.0, 226291712.0, 830271488.0},
+        // Nemotron-H-56B: modelling shapes 56,324,350,464 (name: 56B). 10 attention layers
+        // 2 × 8 × 128; 54 Mamba-2 layers 256 × 64 × 256 + 20,480 × 3 = 4,255,744 elements.
+        Expected{"nemotron-h-56b", 56324350464.0, 0, 56e9, 0, 0.5e9, false,
+                 627392512.0, 1801797632.0, 5828329472.0},
+        // Llama 4 Scout (text): 107,769,861,120; card 109B with the vision tower (871,932,416), 17B
+        // active. 12 global layers keep the context, 36 chunked layers at most 8,192 tokens, each
+        // 2 × 8 × 128 × 2 B = 4,096 B per token: 32k = 12 × 4,096 × 32,768 + 36 × 4,096 × 8,192.
+        Expected{"llama-4-scout-17b-16e", 107769861120.0, 17172894720.0, 109e9 - 871932416.0, 17e9, 0.5e9, false,
+                 805306368.0, 2818572288.0, 7650410496.0},
+        // Gemma 4 26B-A4B: card 25.2B total, 3.8B active. 25 sliding layers 2 × 8 × 256 × 2 B at
+        // most 1,024 tokens; 5 global layers 2 × 2 × 512 × 2 B = 4,096 B per token.
+        // 4k: 25 × 8,192 × 1,024 + 5 × 4,096 × 4,096 = 293,601,280.
+        Expected{"gemma-4-26b-a4b", 0, 0, 25.2e9, 3.8e9, 0.05e9, false, 293601280.0, 880803840.0, 2894069760.0},
+        // Qwen3.6-27B (dense): language-model inventory 26,895,998,464 (name: 27B). 16 gated full
+        // layers 2 × 4 × 256; 48 Gated DeltaNet layers 48 × 128 × 128 + 10,240 × 3 = 817,152.
+        Expected{"qwen3.6-27b", 26895998464.0, 0, 27e9, 0, 0.5e9, false, 346882048.0, 2225930240.0, 8668381184.0},
+        // Qwen3.5-35B-A3B: language-model inventory 34,660,610,688; card 35B / 3B. 10 full layers
+        // 2 × 2 × 256; 30 Gated DeltaNet layers of 548,864 elements.
+        Expected{"qwen3.5-35b-a3b", 34660610688.0, 3454988928.0, 35e9, 3e9, 0.5e9, false,
+                 116817920.0, 704020480.0, 2717286400.0},
+        // MiMo-V2.5: language-model inventory 308,778,780,864 (no vendor figure). 9 full layers
+        // 4 × (192 + 128) per token; 39 window layers 8 × (192 + 128), at most 128 tokens:
+        // 4k = 9 × 2,560 × 4,096 + 39 × 5,120 × 128 = 94,371,840 + 25,559,040.
+        Expected{"mimo-v2.5", 308778780864.0, 15445936320.0, 308778780864.0, 0, 1, false,
+                 119930880.0, 780533760.0, 3045457920.0}),
+    [](const ::testing::TestParamInfo<Expected>& param_info) {
+      std::string name = param_info.param.id;
+      for (char& c : name) {
+        if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name;
+    });
+
+TEST(Model, HybridRunsAreGroupedByKind) {
+  const ModelArch& m = model("qwen3-next-80b-a3b");
+  ASSERT_EQ(m.runs.size(), 2u);
+  EXPECT_EQ(m.runs[0].count, 36);  // layer 0 is Gated DeltaNet (full attention every 4th: 3, 7, ...)
+  EXPECT_EQ(m.runs[0].mixers[0].kind, MixerKind::kLinearAttention);
+  EXPECT_EQ(m.runs[1].count, 12);
+  EXPECT_TRUE(m.is_hybrid());
+  EXPECT_EQ(m.cache_layers(), 12);
+  // 12 × 2 × 2 × 256 = 12,288 cache elements per token; every layer MoE.
+  EXPECT_DOUBLE_EQ(kv_elements_per_token(m), 12288.0);
+  EXPECT_EQ(m.moe_layers, 48);
+}
+
+TEST(Model, AttentionFlopsFollowEachLayersBound) {
+  // Llama 4 Scout at 32,768 tokens: 12 full layers s²/2 = 536,870,912 pairs; 36 chunked layers
+  // 4 chunks × 8,192² / 2 = 134,217,728 pairs; each pair 2 × 40 × (128 + 128) FLOP.
+  const ModelArch& m = model("llama-4-scout-17b-16e");
+  const double per_pair = 2.0 * 40 * 256;
+  EXPECT_DOUBLE_EQ(attention_flops_per_sequence(m, 32768), per_pair * (12 * 536870912.0 + 36 * 134217728.0));
+  // Decode at 32,768: full layers read 32,768 tokens, chunked ones at most 8,192.
+  EXPECT_DOUBLE_EQ(attention_flops_per_decode_token(m, 32768), per_pair * (12 * 32768.0 + 36 * 8192.0));
+  // Full attention keeps the old formula: layers × heads × s² × (qk + v) for Llama 3.1 8B.
+  EXPECT_DOUBLE_EQ(attention_flops_per_sequence(model("llama-3.1-8b"), 1000), 32.0 * 32 * 1000 * 1000 * 256);
+}
+
+std::string tiny(const std::string& type, const std::string& extra) {
+  return R"({"model_type": ")" + type + R"(", "hidden_size": 256, "num_hidden_layers": 4, "num_attention_heads": 4,
+             "num_key_value_heads": 2, "head_dim": 64, "intermediate_size": 512, "vocab_size": 1000,
+             "max_position_embeddings": 8192)" + extra + "}";
+}
+
+TEST(Model, UnknownMixerOfAnUnknownFamilyIsRefusedByName) {
+  auto listed = parse_model_config(tiny("retnet_lm", R"(, "layer_types": ["retention", "retention", "full_attention", "retention"])"), "r");
+  ASSERT_FALSE(listed.ok());
+  EXPECT_EQ(listed.errors()[0].field, "config.json:layer_types[0]");
+  EXPECT_NE(listed.errors()[0].value.find("retention"), std::string::npos);
+  auto keyed = parse_model_config(tiny("xyz", R"(, "xyz_linear_attention": true)"), "x");
+  ASSERT_FALSE(keyed.ok());
+  EXPECT_EQ(keyed.errors()[0].field, "config.json:xyz_linear_attention");
+  EXPECT_NE(keyed.errors()[0].message.find("not modelled"), std::string::npos);
+  // A known family carrying a key it does not model is refused too (Mamba keys on Llama).
+  auto mamba = parse_model_config(tiny("llama", R"(, "mamba_d_state": 16)"), "m");
+  ASSERT_FALSE(mamba.ok());
+  EXPECT_EQ(mamba.errors()[0].field, "config.json:mamba_d_state");
+  // Inactive values change nothing and pass.
+  EXPECT_TRUE(parse_model_config(tiny("llama", R"(, "attention_chunk_size": null)"), "n").ok());
+}
+
+TEST(Model, UnknownFamilyWithKnownKeysSaysWhichDefaults) {
+  auto m = parse_model_config(tiny("brandnew", ""), "b");
+  ASSERT_TRUE(m.ok()) << to_string(m.errors());
+  bool said = false;
+  for (const auto& note : m->notes) said = said || note.find("Llama defaults") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(Model, ImpossibleModelsAreRefused) {
+  auto window = parse_model_config(tiny("mistral", R"(, "sliding_window": 16384)"), "w");
+  ASSERT_FALSE(window.ok());
+  EXPECT_EQ(window.errors()[0].field, "config.json:sliding_window");
+  auto experts = parse_model_config(tiny("qwen3_moe", R"(, "num_experts": 4, "num_experts_per_tok": 8)"), "e");
+  ASSERT_FALSE(experts.ok());
+  EXPECT_EQ(experts.errors()[0].field, "config.json:num_experts_per_tok");
+  auto pattern = parse_model_config(tiny("nemotron_h", R"(, "hybrid_override_pattern": "M*-")"), "p");
+  ASSERT_FALSE(pattern.ok());
+  EXPECT_EQ(pattern.errors()[0].field, "config.json:hybrid_override_pattern");
+  auto block = parse_model_config(tiny("nemotron_h", R"(, "hybrid_override_pattern": "M*-X")"), "p");
+  ASSERT_FALSE(block.ok());
+  EXPECT_EQ(block.errors()[0].field, "config.json:hybrid_override_pattern[3]");
+}
+
+TEST(Model, FamilyDefaultsFillAbsentKeys) {
+  // Qwen3-Next with no linear_* keys: transformers' defaults, 16 key heads of 128, 32 value
+  // heads of 128, conv 4, a full layer every 4: layers 0-2 Gated DeltaNet, layer 3 full.
+  auto q = parse_model_config(tiny("qwen3_next", ""), "q");
+  ASSERT_TRUE(q.ok()) << to_string(q.errors());
+  // State: 32 × 128 × 128 + (2 × 16 × 128 + 32 × 128) × 3 = 524,288 + 24,576 per linear layer.
+  EXPECT_DOUBLE_EQ(state_elements_per_sequence(*q), 3 * 548864.0);
+  // A missing vocab_size takes the family's default (Qwen: 151,936).
+  auto v = parse_model_config(R"({"model_type": "qwen3", "hidden_size": 256, "num_hidden_layers": 2,
+    "num_attention_heads": 4, "head_dim": 64})", "v");
+  ASSERT_TRUE(v.ok()) << to_string(v.errors());
+  EXPECT_EQ(v->vocab, 151936);
+  // Latent attention needs no head_dim (hidden 100 over 3 heads is not whole).
+  auto mla = parse_model_config(R"({"model_type": "deepseek_v3", "hidden_size": 100, "num_hidden_layers": 2,
+    "num_attention_heads": 3, "vocab_size": 10, "kv_lora_rank": 16, "qk_rope_head_dim": 8, "qk_nope_head_dim": 8})", "mla");
+  ASSERT_TRUE(mla.ok()) << to_string(mla.errors());
+  EXPECT_DOUBLE_EQ(kv_elements_per_token(*mla), 2.0 * (16 + 8));
+}
+
+TEST(Model, FalconH1RunsAttentionAndMamba2InParallel) {
+  auto m = parse_model_config(tiny("falcon_h1", R"(, "mamba_d_ssm": 512, "mamba_n_heads": 8, "mamba_d_head": "auto",
+    "mamba_d_state": 16, "mamba_n_groups": 1, "mamba_d_conv": 4)"), "falcon");
+  ASSERT_TRUE(m.ok()) << to_string(m.errors());
+  ASSERT_EQ(m->runs.size(), 1u);
+  EXPECT_EQ(m->runs[0].mixers.size(), 2u);
+  // Mamba-2 (d_inner 512, 8 heads of 64, state 16, 1 group, conv 4 with bias): in_proj
+  // 256 × (512 + 544 + 8) = 272,384; conv 544 × 4 + 544 = 2,720; A_log, D, dt_bias 24; out_proj
+  // 131,072: 406,200. Attention 256 × 256 × 2 + 256 × 128 × 2 = 196,608. MLP 3 × 256 × 512 =
+  // 393,216. Norms 2 × 256. Per layer 996,536; × 4 + untied embedding and head 2 × 256,000 +
+  // final norm 256 = 4,498,400.
+  EXPECT_DOUBLE_EQ(count_params(*m).total, 4498400.0);
+  // State per layer 512 × 16 + 544 × 3 = 9,824; KV 2 × 2 × 64 = 256 per token per layer.
+  EXPECT_DOUBLE_EQ(state_elements_per_sequence(*m), 4 * 9824.0);
+  EXPECT_DOUBLE_EQ(kv_elements_per_token(*m), 4 * 256.0);
+  // Each layer ends in two residual blocks (the parallel mixers, then the MLP).
+  EXPECT_EQ(residual_blocks(*m), 8);
+  // Nemotron-H's layers are one block each (54 Mamba-2, 10 attention, 54 MLP); Llama's two.
+  EXPECT_EQ(residual_blocks(model("nemotron-h-56b")), 118);
+  EXPECT_EQ(residual_blocks(model("llama-3.1-8b")), 64);
+}
+
+TEST(Model, QkNormWidthsFollowTheFamily) {
+  // tiny(): hidden 256, 4 heads and 2 KV heads of 64. Attention without norms: q and o
+  // 2 × 256 × 256 = 131,072; k and v 2 × 256 × 128 = 65,536: 196,608.
+  auto attention = [](const std::string& type, const std::string& extra = "") {
+    auto m = parse_model_config(tiny(type, extra), type);
+    EXPECT_TRUE(m.ok()) << to_string(m.errors());
+    return m.ok() ? count_params(*m).attention_per_layer : 0.0;
+  };
+  // OLMo 2 (modeling_olmo2.py) and MiniMax-M2 normalize the whole projections: q_norm over
+  // 4 × 64 = 256, k_norm over 2 × 64 = 128.
+  EXPECT_DOUBLE_EQ(attention("olmo2"), 196608.0 + 384);
+  EXPECT_DOUBLE_EQ(attention("minimax_m2", R"(, "use_qk_norm": true)"), 196608.0 + 384);
+  // Qwen3 and Gemma 3: one head_dim-wide norm each for q and k.
+  EXPECT_DOUBLE_EQ(attention("qwen3"), 196608.0 + 128);
+  // Llama 4's qk norm is an L2 norm without weights.
+  EXPECT_DOUBLE_EQ(attention("llama4_text"), 196608.0);
+}
+
+TEST(Model, Gemma3DefaultsAndFourNormsPerLayer) {
+  // 12 layers, no sliding_window, no layer_types: Gemma3TextConfig's window 4,096 and pattern 6
+  // (every 6th layer global): 10 sliding, 2 full; 4 RMSNorms of 256 per layer.
+  std::string cfg = R"({"model_type": "gemma3_text", "hidden_size": 256, "num_hidden_layers": 12,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 512, "vocab_size": 1000,
+    "max_position_embeddings": 32768})";
+  auto m = parse_model_config(cfg, "gemma3");
+  ASSERT_TRUE(m.ok()) << to_string(m.errors());
+  EXPECT_EQ(m->head_dim, 256);  // Gemma3TextConfig's head_dim default
+  EXPECT_EQ(m->sliding_window, 4096);
+  EXPECT_EQ(m->sliding_layers, 10);
+  // Norms: 12 × 4 × 256 + the final 256 = 12,544.
+  EXPECT_DOUBLE_EQ(count_params(*m).norms, 12544.0);
+  // KV at 8,192 tokens: 2 full layers × 8,192 + 10 sliding × 4,096, each 2 × 2 × 256 per token.
+  EXPECT_DOUBLE_EQ(kv_elements_per_sequence(*m, 8192), 1024.0 * (2 * 8192 + 10 * 4096));
+}
+
+TEST(Model, KimiLinearListsMustNameEveryLayerBeforeAnythingIsAllocated) {
+  // 2^24 layers claimed, two layers listed: refused on the lists' length, not scanned per layer.
+  auto m = parse_model_config(R"({"model_type": "kimi_linear", "hidden_size": 256, "num_hidden_layers": 16777216,
+    "num_attention_heads": 4, "vocab_size": 100, "kv_lora_rank": 16, "qk_rope_head_dim": 8, "qk_nope_head_dim": 8,
+    "linear_attn_config": {"full_attn_layers": [2], "kda_layers": [1], "num_heads": 4, "head_dim": 64}})", "k");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.errors()[0].field, "config.json:linear_attn_config");
+}
+
+TEST(Model, PythonInfinityInAConfigIsReadAsNull) {
+  // Nemotron-H ships "time_step_limit": [0.0, Infinity], which Python's json writes.
+  auto m = parse_model_config(tiny("llama", R"(, "time_step_limit": [0.0, Infinity], "x": "NaN in a string")"), "inf");
+  ASSERT_TRUE(m.ok()) << to_string(m.errors());
+}
+
+TEST(Model, QuantizationConfigIsNamed) {
+  const ModelArch& m = model("deepseek-v3");
+  EXPECT_EQ(m.shipped_quantization, "fp8");
+}
+
+TEST(Model, LongPatternsStayBounded) {
+  // 2^24 layers of Jamba's default pattern (attention every 8, MoE every 2): four runs, counted
+  // per residue of the period 8, not per layer.
+  auto j = parse_model_config(R"({"model_type": "jamba", "hidden_size": 64, "num_hidden_layers": 16777216,
+    "num_attention_heads": 4, "num_key_value_heads": 4, "vocab_size": 100, "intermediate_size": 128,
+    "num_experts": 4, "num_experts_per_tok": 2})", "jamba.json");
+  ASSERT_TRUE(j.ok()) << to_string(j.errors());
+  // Attention layers: l % 8 == 4, all even, so dense MLP: 2^24 / 8 = 2,097,152. Mamba + MoE: odd
+  // layers, 2^23. Mamba + dense: the rest, 2^23 − 2^21. Three runs.
+  EXPECT_EQ(j->runs.size(), 3u);
+  int64_t attention = 0, mamba_moe = 0;
+  for (const auto& run : j->runs) {
+    if (run.mixers[0].kind == MixerKind::kAttention) attention += run.count;
+    if (run.mixers[0].kind == MixerKind::kStateSpace && run.mlp.kind == MlpKind::kMoe) mamba_moe += run.count;
+  }
+  EXPECT_EQ(attention, 2097152);
+  EXPECT_EQ(mamba_moe, 8388608);
+  // A pattern whose period passes 4,096 at that depth is refused, not looped over.
+  auto far = parse_model_config(R"({"model_type": "jamba", "hidden_size": 64, "num_hidden_layers": 16777216,
+    "num_attention_heads": 4, "vocab_size": 100, "num_experts": 4, "num_experts_per_tok": 2,
+    "attn_layer_period": 9973, "expert_layer_period": 9967})", "far.json");
+  ASSERT_FALSE(far.ok());
+  EXPECT_EQ(far.errors()[0].field, "config.json:num_hidden_layers");
+}
+
+}  // namespace
+}  // namespace ridge::calc

@@ -63,5 +63,18 @@ err=$("$ridge" calc nosuch 2>&1); rc=$?
 check "unknown calculator" "accepted: fit" "$err"
 check "unknown calculator exit" "2" "$rc"
 
+# Issue 29: a hybrid model's cache is a sum over its layer kinds, with a fixed state; a config
+# of an unknown family carrying a mixer ridge does not model is refused by name, exit 2.
+out=$("$ridge" calc fit --model qwen3-next-80b-a3b --gpu h200 --gpus 4 --context 131072)
+check "hybrid fit names the layer kinds" "36 Gated DeltaNet layers: no KV" "$out"
+check "hybrid fit state step" "Recurrent state per sequence" "$out"
+check "hybrid fit cache" "3.26 GB" "$out"
+unknown=$(mktemp)
+printf '%s' '{"model_type": "retnet_lm", "hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 1000, "layer_types": ["retention", "full_attention"]}' > "$unknown"
+err=$("$ridge" calc fit --config "$unknown" --gpu h100-sxm --context 8 2>&1); rc=$?
+rm -f "$unknown"
+check "unknown mixer named" 'config.json:layer_types[0] = "retention" is a layer type ridge does not model' "$err"
+check "unknown mixer exit" "2" "$rc"
+
 if [ $fail -ne 0 ]; then exit 1; fi
 echo "cli: all passed"
