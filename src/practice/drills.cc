@@ -3,6 +3,7 @@
 #include "calc/units.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -28,13 +29,31 @@ const char* kModels[] = {"llama-3.1-8b", "llama-3.1-70b", "qwen2.5-72b", "mixtra
 const char* kGpus[] = {"h100-sxm", "h200", "b200", "mi300x", "a100-80gb-sxm"};
 const char* kContexts[] = {"4096", "8192", "32768", "131072"};
 
-// 1e12 -> "1e12"; 4096 -> "4,096": how a number reads in a prompt.
+// 1e12 -> "1e12"; 4096 -> "4,096"; 3.5 -> "3.5": how a number reads in a prompt, at the
+// precision the engine grades it with (group_thousands alone rounded $3.50 to "$4").
 std::string words(const std::string& raw) {
   char* end = nullptr;
   double v = std::strtod(raw.c_str(), &end);
   if (end == raw.c_str() || *end != 0) return raw;
   if (v >= 1e6 && std::floor(v) == v) return calc::format_significant(v, 3, true);
-  return calc::group_thousands(v);
+  if (std::floor(v) == v) return calc::group_thousands(v);
+  const size_t dot = raw.find('.');
+  if (dot == std::string::npos || raw.find_first_of("eE") != std::string::npos) return raw;
+  return calc::group_thousands(std::trunc(v)) + raw.substr(dot);
+}
+
+// "a" or "an" before a number as it is read aloud: an 8,192-token prompt, an 11-hour MTBF, an 18 s write.
+std::string a_or_an(const std::string& spoken) {
+  if (spoken.empty()) return "a";
+  if (spoken[0] == '8') return "an";
+  const bool eleven_or_eighteen = spoken.rfind("11", 0) == 0 || spoken.rfind("18", 0) == 0;
+  const bool group_ends = spoken.size() == 2 || !std::isdigit(static_cast<unsigned char>(spoken[2]));
+  return eleven_or_eighteen && group_ends ? "an" : "a";
+}
+
+// "1 element", "2 elements".
+std::string count_of(const std::string& raw, const char* noun) {
+  return words(raw) + " " + noun + (raw == "1" ? "" : "s");
 }
 
 const Template kTemplates[] = {
@@ -74,7 +93,7 @@ const Template kTemplates[] = {
        const char* tokens[] = {"2T", "15T"};
        const char* gpus[] = {"1024", "4096", "16384"};
        in = {{"params", pick(rng, params)}, {"tokens", pick(rng, tokens)}, {"gpu", "h100-sxm"}, {"gpus", pick(rng, gpus)}, {"mfu", "0.4"}};
-       return "How many days does training a " + words(in["params"]) + " dense model on " + words(in["tokens"]) + " tokens take on " +
+       return "How many days does training " + a_or_an(words(in["params"])) + " " + words(in["params"]) + " dense model on " + words(in["tokens"]) + " tokens take on " +
               words(in["gpus"]) + " H100 at 40% MFU?";
      }},
     {"allreduce", "allreduce", "networking-storage", "seconds",
@@ -89,7 +108,7 @@ const Template kTemplates[] = {
        const char* mtbf[] = {"1", "3", "8"};
        const char* write[] = {"30", "60", "300"};
        in = {{"mtbf-hours", pick(rng, mtbf)}, {"write-seconds", pick(rng, write)}};
-       return "With a job MTBF of " + words(in["mtbf-hours"]) + " hours and a " + words(in["write-seconds"]) +
+       return "With a job MTBF of " + words(in["mtbf-hours"]) + " hours and " + a_or_an(words(in["write-seconds"])) + " " + words(in["write-seconds"]) +
               " s checkpoint write, what interval minimizes lost time (Young/Daly)?";
      }},
     {"cost", "cost", "napkin-math", "usd_per_million_tokens",
@@ -127,22 +146,21 @@ const Template kTemplates[] = {
        const char* stride[] = {"1", "2", "4", "32"};
        const char* bytes[] = {"4", "8", "16"};
        in = {{"base", "0"}, {"stride", pick(rng, stride)}, {"element-bytes", pick(rng, bytes)}};
-       return "A warp of 32 lanes loads " + words(in["element-bytes"]) + "-byte elements with a stride of " + words(in["stride"]) +
-              " elements from an aligned base. How many 32-byte sectors does the access touch?";
+       return "A warp of 32 lanes loads " + words(in["element-bytes"]) + "-byte elements with a stride of " + count_of(in["stride"], "element") + " from an aligned base. How many 32-byte sectors does the access touch?";
      }},
     {"coalescing-efficiency", "coalescing", "kernels", "efficiency",
      [](std::mt19937_64& rng, calc::Given& in) {
        const char* stride[] = {"1", "2", "3", "8"};
        in = {{"base", "0"}, {"stride", pick(rng, stride)}, {"element-bytes", "4"}};
-       return "A warp reads floats with a stride of " + words(in["stride"]) + " elements. What share of the bytes moved does it use?";
+       return "A warp reads floats with a stride of " + count_of(in["stride"], "element") + ". What share of the bytes moved does it use?";
      }},
     {"bank-conflicts", "bank-conflicts", "kernels", "conflict_degree",
      [](std::mt19937_64& rng, calc::Given& in) {
        const char* width[] = {"32", "64", "16"};
        const char* pad[] = {"0", "1"};
        in = {{"tile-width", pick(rng, width)}, {"element-bytes", "4"}, {"walk", "column"}, {"padding", pick(rng, pad)}};
-       return "Lane i reads row i of one column of a float tile " + words(in["tile-width"]) + " wide, padded by " + words(in["padding"]) +
-              " element per row. What is the bank-conflict degree (the lanes that share a bank)?";
+       return "Lane i reads row i of one column of a float tile " + words(in["tile-width"]) + " wide, padded by " +
+              count_of(in["padding"], "element") + " per row. What is the bank-conflict degree (the lanes that share a bank)?";
      }},
     {"occupancy", "occupancy", "kernels", "blocks_per_sm",
      [](std::mt19937_64& rng, calc::Given& in) {
@@ -168,7 +186,7 @@ const Template kTemplates[] = {
        const char* gpus[] = {"8", "64", "512"};
        const char* stage[] = {"1", "2", "3"};
        in = {{"params", pick(rng, params)}, {"gpus", pick(rng, gpus)}, {"zero-stage", pick(rng, stage)}, {"optimizer", "adam"}};
-       return "Training a " + words(in["params"]) + " model with Adam in mixed precision on " + words(in["gpus"]) + " GPUs with ZeRO stage " +
+       return "Training " + a_or_an(words(in["params"])) + " " + words(in["params"]) + " model with Adam in mixed precision on " + words(in["gpus"]) + " GPUs with ZeRO stage " +
               words(in["zero-stage"]) + ": how many bytes of weights, gradients and optimizer state does each GPU hold?";
      }},
     {"mfu", "mfu", "distributed-training", "mfu",
@@ -189,14 +207,15 @@ const Template kTemplates[] = {
        const char* params[] = {"70B", "405B"};
        const char* days[] = {"30", "60", "90"};
        in = {{"params", pick(rng, params)}, {"tokens", "15T"}, {"days", pick(rng, days)}, {"gpu", "h100-sxm"}, {"mfu", "0.4"}};
-       return "How many H100s train a " + words(in["params"]) + " dense model on 15T tokens in " + words(in["days"]) + " days at 40% MFU?";
+       return "How many H100s train " + a_or_an(words(in["params"])) + " " + words(in["params"]) + " dense model on 15T tokens in " + words(in["days"]) + " days at 40% MFU?";
      }},
     // Inference and serving
     {"prefill-seconds", "prefill", "inference-serving", "seconds",
      [](std::mt19937_64& rng, calc::Given& in) {
        const char* prompt[] = {"2048", "8192", "32768"};
-       in = {{"model", pick(rng, kModels)}, {"gpu", "h100-sxm"}, {"gpus", "8"}, {"prompt", pick(rng, prompt)}};
-       return "How long does prefill of a " + words(in["prompt"]) + "-token prompt take for " + words(in["model"]) + " on 8 × H100 at the default efficiency?";
+       in = {{"model", pick(rng, kModels)}, {"gpu", "h100-sxm"}, {"gpus", "8"}, {"prompt", pick(rng, prompt)}, {"efficiency", "0.5"}};
+       return "How long does prefill of " + a_or_an(words(in["prompt"])) + " " + words(in["prompt"]) + "-token prompt take for " +
+              words(in["model"]) + " on 8 × H100 (tp 8, bf16) if the kernels reach 50% of the dense bf16 peak?";
      }},
     {"decode-step", "decode", "inference-serving", "step_seconds_floor",
      [](std::mt19937_64& rng, calc::Given& in) {
@@ -235,14 +254,14 @@ const Template kTemplates[] = {
        const char* pue[] = {"1.1", "1.3"};
        in = {{"gpu", pick(rng, kGpus)}, {"gpus", pick(rng, gpus)}, {"pue", pick(rng, pue)}};
        return "What does a cluster of " + words(in["gpus"]) + " " + words(in["gpu"]) + " draw at the facility meter at a PUE of " + words(in["pue"]) +
-              ", with the default node overhead?";
+              ", every GPU at rated power and the rest of each node as in the vendor's reference system (its maximum system power over its GPUs)?";
      }},
     {"train-gpu-hours", "train", "napkin-math", "gpu_hours",
      [](std::mt19937_64& rng, calc::Given& in) {
        const char* params[] = {"8B", "70B"};
        const char* tokens[] = {"1T", "15T"};
        in = {{"params", pick(rng, params)}, {"tokens", pick(rng, tokens)}, {"gpu", "h100-sxm"}, {"gpus", "1024"}, {"mfu", "0.4"}};
-       return "How many H100 GPU-hours does 6ND cost for a " + words(in["params"]) + " model on " + words(in["tokens"]) + " tokens at 40% MFU?";
+       return "How many H100 GPU-hours does 6ND cost for " + a_or_an(words(in["params"])) + " " + words(in["params"]) + " model on " + words(in["tokens"]) + " tokens at 40% MFU?";
      }},
     // Networking and storage
     {"transfer", "transfer", "networking-storage", "seconds",
@@ -272,15 +291,16 @@ const Template kTemplates[] = {
        const char* mtbf[] = {"2", "6", "24"};
        const char* write[] = {"20", "120"};
        in = {{"mtbf-hours", pick(rng, mtbf)}, {"write-seconds", pick(rng, write)}};
-       return "At the Young/Daly interval, what fraction of time goes to checkpoints and lost work with a " + words(in["mtbf-hours"]) +
-              "-hour MTBF and a " + words(in["write-seconds"]) + " s write?";
+       return "At the Young/Daly interval, what fraction of time goes to checkpoints and lost work with " + a_or_an(words(in["mtbf-hours"])) + " " + words(in["mtbf-hours"]) +
+              "-hour MTBF and " + a_or_an(words(in["write-seconds"])) + " " + words(in["write-seconds"]) + " s write?";
      }},
     // Cluster build-out
     {"it-power", "cluster-power", "cluster-buildout", "it_watts",
      [](std::mt19937_64& rng, calc::Given& in) {
        const char* gpus[] = {"256", "1024", "4096"};
        in = {{"gpu", pick(rng, kGpus)}, {"gpus", pick(rng, gpus)}, {"pue", "1.2"}};
-       return "What IT power do " + words(in["gpus"]) + " " + words(in["gpu"]) + " draw with the default node overhead (before cooling)?";
+       return "What IT power do " + words(in["gpus"]) + " " + words(in["gpu"]) + " draw (before cooling), every GPU at rated power and the rest "
+              "of each node as in the vendor's reference system (its maximum system power over its GPUs)?";
      }},
     {"gpu-power", "chip", "cluster-buildout", "power_watts",
      [](std::mt19937_64& rng, calc::Given& in) {
@@ -331,8 +351,7 @@ const Template kTemplates[] = {
      [](std::mt19937_64& rng, calc::Given& in) {
        const char* stride[] = {"1", "4", "16"};
        in = {{"base", "0"}, {"stride", pick(rng, stride)}, {"element-bytes", "4"}};
-       return "Your access-pattern analyser sees 32 lanes read floats at a stride of " + words(in["stride"]) +
-              " elements. How many bytes does the memory system move for the instruction?";
+       return "Your access-pattern analyser sees 32 lanes read floats at a stride of " + count_of(in["stride"], "element") + ". How many bytes does the memory system move for the instruction?";
      }},
 };
 

@@ -2,8 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
+#include <map>
 #include <set>
+#include <vector>
 
 #include "calc/test_catalog.h"
 
@@ -99,6 +104,75 @@ TEST(Drills, TopicFilter) {
     EXPECT_EQ(d->topic, "gpu-architecture");
   }
   EXPECT_FALSE(make_drill(1, "behavioral", calc::testing::registry(), calc::testing::real_catalog()).has_value());
+}
+
+// Issue 33: a prompt stated rounded inputs while the engine graded the exact ones ("$4 per hour"
+// shown, $3.50 graded). Every plain-number input of every template must be readable back from
+// the prompt at the value graded: as a number ("3.5", "8,192", "1e12") or as a percentage
+// ("40%" for 0.4). The few inputs a prompt states in words are listed with the words.
+TEST(Drills, Finding33_EveryNumericInputIsStatedAtThePrecisionGraded) {
+  // Numbers as a prompt writes them: digits with thousands commas, a decimal part, an exponent.
+  auto numbers_in = [](const std::string& text) {
+    std::vector<std::pair<double, bool>> out;  // value, followed by '%'
+    for (size_t i = 0; i < text.size();) {
+      if (!std::isdigit(static_cast<unsigned char>(text[i])) || (i > 0 && (std::isalpha(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '-'))) {
+        ++i;
+        continue;
+      }
+      std::string digits;
+      size_t j = i;
+      while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == '.' || text[j] == 'e' ||
+                                 (text[j] == ',' && j + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[j + 1]))))) {
+        if (text[j] != ',') digits += text[j];
+        ++j;
+      }
+      while (!digits.empty() && (digits.back() == '.' || digits.back() == 'e')) digits.pop_back();
+      out.emplace_back(std::strtod(digits.c_str(), nullptr), j < text.size() && text[j] == '%');
+      i = j;
+    }
+    return out;
+  };
+  // Inputs a prompt names in words, and inputs the asked result does not depend on (checked
+  // here: the calculator needs them, the answer does not change with them).
+  const std::set<std::pair<std::string, std::string>> in_words = {
+      {"coalescing-sectors", "base"}, {"coalescing-efficiency", "base"}, {"coding-coalescing", "base"},  // "an aligned base"
+      {"coalescing-efficiency", "element-bytes"}, {"coding-coalescing", "element-bytes"},             // "floats"
+      {"bank-conflicts", "element-bytes"},                                                             // "a float tile"
+      {"score-matrix", "heads"}, {"score-matrix", "batch"},                                            // "one head's"
+      {"weights", "context"}, {"weights-open", "context"}, {"weights-open", "gpus"}, {"kv-per-token", "context"},
+      {"kv-sequence", "gpus"}, {"train-gpu-hours", "gpus"}, {"it-power", "pue"}, {"sd-replicas", "tokens-per-second"},
+  };
+  std::map<std::string, int> checked;
+  for (uint64_t seed = 1; seed <= 1500; ++seed) {
+    auto d = make_drill(seed, "", calc::testing::registry(), calc::testing::real_catalog());
+    ASSERT_TRUE(d.has_value());
+    const auto found = numbers_in(d->prompt);
+    for (const auto& [name, raw] : d->inputs) {
+      char* end = nullptr;
+      const double v = std::strtod(raw.c_str(), &end);
+      if (raw.empty() || *end != 0) continue;
+      if (in_words.count({d->template_id, name})) {
+        if (name == "base" || name == "element-bytes" || name == "heads" || name == "batch") continue;  // named in words
+        calc::Given moved = d->inputs;
+        moved[name] = name == "pue" ? "1.5" : std::to_string(2 * static_cast<long long>(v));
+        auto other = calc::testing::registry().evaluate(d->calculator, moved, calc::testing::real_catalog());
+        ASSERT_TRUE(other.ok()) << d->template_id << " " << name;
+        const calc::NamedResult* moved_result = other->find(d->result_key);
+        ASSERT_NE(moved_result, nullptr);
+        EXPECT_EQ(moved_result->value, d->expected) << d->template_id << ": the result moves with the unstated " << name;
+        continue;
+      }
+      const bool stated = std::any_of(found.begin(), found.end(), [&](const auto& f) {
+        return std::fabs(f.first - v) <= 1e-9 * std::fabs(v) || (f.second && std::fabs(f.first - 100 * v) <= 1e-9 * std::fabs(100 * v));
+      });
+      EXPECT_TRUE(stated) << d->template_id << ": input " << name << " = " << raw << " is not stated in: " << d->prompt;
+      ++checked[d->template_id];
+    }
+    EXPECT_EQ(d->prompt.find(" a 8"), std::string::npos) << d->prompt;
+    EXPECT_EQ(d->prompt.find(" 1 elements"), std::string::npos) << d->prompt;
+    EXPECT_EQ(d->prompt.find("default"), std::string::npos) << "a default the prompt does not state: " << d->prompt;
+  }
+  EXPECT_GE(checked.size(), 30u);  // every template with a plain-number input (the others take only ids)
 }
 
 }  // namespace
