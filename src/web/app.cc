@@ -1,82 +1,29 @@
 #include "web/app.h"
 
 #include <chrono>
-#include <iostream>
 
-#include <nlohmann/json.hpp>
-
-#include "calc/model.h"
-#include "diagram/diagrams.h"
-#include "web/course_pages.h"
 #include "web/log.h"
-#include "web/pages.h"
+#include "web/routes/account_routes.h"
+#include "web/routes/billing_routes.h"
+#include "web/routes/calc_routes.h"
+#include "web/routes/content_routes.h"
+#include "web/routes/course_routes.h"
+#include "web/routes/health_routes.h"
+#include "web/routes/mail_routes.h"
+#include "web/routes/practice_routes.h"
 #include "web/routes/response.h"
+#include "web/routes/search_routes.h"
 
 namespace ridge::web {
 
-using nlohmann::ordered_json;
-
 namespace {
-
-constexpr const char* kCsp =
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; "
-    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
-// The engine's errors in the one error shape: the message says the value and what is accepted.
-std::vector<services::FieldError> field_errors(const calc::Errors& errors) {
-  std::vector<services::FieldError> out;
-  for (const auto& e : errors) {
-    std::string message = (e.value.empty() ? "" : "'" + e.value + "' ") + e.message +
-                          (e.accepted.empty() ? "" : "; accepted: " + e.accepted);
-    out.push_back({e.field, e.value, std::move(message), e.accepted});
-  }
-  return out;
-}
-
-calc::Given given_from(const Request& req) {
-  calc::Given given;
-  for (const auto& [k, v] : req.query) {
-    if (v.empty()) continue;  // an empty form field means "not given"
-    given[calc::normalize_param_name(k)] = v;
-  }
-  return given;
-}
-
-// A calculator call's cache key: the calculator and the inputs as the engine reads them
-// (names normalized, empty fields dropped, the last of a repeated field, sorted by name), so
-// "?Context=8&gpu=h100-sxm" and "?gpu=h100-sxm&context=8" share one entry. Values are kept as
-// given: the JSON echoes them ("inputs"), so "32k" and "32768" are two answers.
-std::string calc_key(const std::string& name, const calc::Given& given) {
-  std::vector<std::pair<std::string_view, std::string_view>> parts(given.begin(), given.end());
-  return cache_key(name, parts);
-}
-
-// Appended to a calculator key for its refusal (400): a key's parts each start with a digit,
-// so no answer's key ends this way.
-constexpr std::string_view kRefusalSuffix = "\x01refused";
 
 // Bounds of the two caches: about 4,096 calculator answers (a few KB each) and 1,024 search
 // pages (tens of KB each), whichever bound is reached first.
 constexpr size_t kCalcCacheEntries = 4096, kCalcCacheBytes = size_t{32} << 20;
 constexpr size_t kSearchCacheEntries = 1024, kSearchCacheBytes = size_t{48} << 20;
 
-// The listing of a question. A paid question's TL;DR is part of what the payment buys:
-// it is included only for a reader who may read the answer.
-ordered_json question_summary(const bank::Question& q, bool may_read) {
-  ordered_json j = {{"slug", q.slug},
-                    {"title", q.title},
-                    {"summary", q.summary},
-                    {"topic", q.topic},
-                    {"difficulty", std::string(bank::difficulty_name(q.difficulty))},
-                    {"tracks", q.tracks},
-                    {"concepts", q.concepts},
-                    {"free", q.free}};
-  if (q.free || may_read) j["tldr"] = q.tldr;
-  if (!q.lab.empty()) j["lab"] = q.lab;
-  j["updated"] = q.updated;
-  j["url"] = "/q/" + q.slug;
-  return j;
-}
+bool has_session(const Request& req) { return req.header("cookie").find("ridge_session=") != std::string::npos; }
 
 }  // namespace
 
@@ -97,147 +44,106 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
     system_random_ = std::make_unique<services::SodiumRandom>();
     options_.random = system_random_.get();
   }
-  billing_ = std::make_unique<services::BillingService>(options_.billing, options_.store, *options_.clock);
-  drills_ = std::make_unique<services::DrillService>(registry_, catalog_, options_.store, *options_.clock, *options_.random);
-  if (options_.store) {
-    accounts_ = std::make_unique<services::AccountService>(*options_.store, *options_.clock, *options_.random);
-    reviews_ = std::make_unique<services::ReviewService>(bank_, *options_.store, *options_.clock);
-    readiness_ = std::make_unique<services::ReadinessService>(bank_, registry_, catalog_, *options_.store, *options_.clock,
-                                                              *options_.random, options_.secret);
-  }
+  const account::Clock& clock = *options_.clock;
+  billing_ = std::make_unique<services::BillingService>(options_.billing, options_.store, clock);
+  drills_ = std::make_unique<services::DrillService>(registry_, catalog_, options_.store, clock, *options_.random);
   // Mail a visitor can cause, within budgets kept in the store (see SubscriptionService).
   if (options_.store && options_.mail && options_.signer) {
-    subscriptions_ = std::make_unique<services::SubscriptionService>(*options_.store, *options_.mail, *options_.signer, *options_.clock,
+    subscriptions_ = std::make_unique<services::SubscriptionService>(*options_.store, *options_.mail, *options_.signer, clock,
                                                                      options_.mail_wake);
+  }
+  if (options_.store) {
+    std::optional<services::AccountMail> mail;
+    if (subscriptions_) mail.emplace(services::AccountMail{*subscriptions_, *options_.mail, *options_.signer});
+    accounts_ = std::make_unique<services::AccountService>(*options_.store, clock, *options_.random, mail ? &*mail : nullptr);
+    reviews_ = std::make_unique<services::ReviewService>(bank_, *options_.store, clock);
+    readiness_ = std::make_unique<services::ReadinessService>(bank_, registry_, catalog_, *options_.store, clock, *options_.random,
+                                                              options_.secret);
   }
   search_ = std::make_unique<SearchIndex>(bank_);
   for (const auto& t : options_.trusted_proxies) {
     if (auto c = parse_cidr(t)) trusted_.push_back(*c);
   }
-  Site site{bank_, catalog_, registry_, assets_};
-  // `personal`: the page is only ever answered as personal (the locked and paywalled copies of
-  // a paid question), so its personal header block is prepared with it.
-  auto cache = [&](std::string path, std::string body, bool personal = false) {
-    std::string etag = "\"" + content_hash(body) + "\"";
-    Response headers;
-    add_standard_headers(headers);
-    std::string common;
-    for (const auto& [k, v] : headers.headers) common += k + ": " + v + "\r\n";
-    common += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-    std::string head = "Content-Type: text/html; charset=utf-8\r\nETag: " + etag +
-                       "\r\nCache-Control: public, max-age=300\r\n" + common;
-    std::string personal_head = personal ? "Content-Type: text/html; charset=utf-8\r\n" + common +
-                                               "Cache-Control: private, no-store\r\nVary: Cookie\r\n"
-                                         : std::string();
-    pages_[std::move(path)] = {std::move(body), std::move(etag), std::move(head), std::move(personal_head)};
-  };
-  cache("/", home_page(site, Offer{options_.billing.price.display(), options_.billing.months}));
-  cache("/hardware", hardware_page(site));
-  cache("/topics", topics_index(site));
-  cache("/concepts", concepts_index(site));
-  cache("/companies", companies_index(site));
-  cache("/calc", calculators_index(site, options_.validation));
-  cache("/diagrams", diagrams_page(site));
-  for (const auto& t : bank_.topics) cache("/topics/" + t.id, topic_page(site, t));
-  for (const auto& t : bank_.tracks) cache("/tracks/" + t.id, track_page(site, t));
-  for (bank::Difficulty d : {bank::Difficulty::kEasy, bank::Difficulty::kMedium, bank::Difficulty::kHard, bank::Difficulty::kExpert}) {
-    cache("/" + std::string(bank::difficulty_name(d)), difficulty_page(site, d));
-  }
-  for (const auto& [id, c] : bank_.concepts) cache("/concepts/" + id, concept_page(site, c));
-  for (const auto& [id, c] : bank_.companies) cache("/companies/" + id, company_page(site, c));
-  cache("/courses", courses_index(site));
-  for (const auto& [id, c] : bank_.courses) cache("/courses/" + id, course_page(site, c, nullptr));
-  for (const auto& q : bank_.questions) {
-    cache("/q/" + q.slug, question_page(site, q));
-    if (!q.free) {
-      cache("/q/" + q.slug + "#locked", locked_question_page(site, q), true);
-      cache("/q/" + q.slug + "#paywall", paywall_question_page(site, q, options_.billing.price.display(), options_.billing.enabled()),
-            true);
-    }
-  }
-  for (const auto& c : registry_.all()) {
-    calc::Given example = example_values(c);
-    auto d = registry_.evaluate(c.name, example, catalog_);
-    cache("/calc/" + c.name, calculator_page(site, c, example, &d));
-  }
+  pages_ = routes::render_pages(Site{bank_, catalog_, registry_, assets_}, options_);
+  context_.reset(new routes::Context{bank_, catalog_, registry_, assets_, options_, pages_, *search_, *calc_cache_, *search_cache_,
+                                     metrics_, trusted_, *billing_, *drills_, accounts_.get(), reviews_.get(), readiness_.get(),
+                                     subscriptions_.get()});
   add_routes();
 }
 
+// The route table: each pattern, the free function that answers it (web/routes/), and where
+// the server runs it (Dispatch).
 void App::add_routes() {
-  auto cached = [this](const Request& req, const Params&) { return page(req.path.size() > 1 && req.path.back() == '/' ? req.path.substr(0, req.path.size() - 1) : req.path); };
+  const routes::Context* ctx = context_.get();
+  using Plain = Response (*)(const Request&, const routes::Context&);
+  using WithParams = Response (*)(const Request&, const Params&, const routes::Context&);
+  auto to = [ctx](Plain f) -> Handler { return [ctx, f](const Request& r, const Params&) { return f(r, *ctx); }; };
+  auto with = [ctx](WithParams f) -> Handler { return [ctx, f](const Request& r, const Params& p) { return f(r, p, *ctx); }; };
+  // GET, and POST to the same function (forms that post back to their page).
+  auto get_post = [&](const char* pattern, Plain f) {
+    router_.add("GET", pattern, to(f));
+    router_.add("POST", pattern, to(f));
+  };
+
+  // Content pages. With a session a page goes to a worker: its nav is filled in from the session.
   for (const char* pattern : {"/", "/topics", "/concepts", "/companies", "/calc", "/topics/{id}", "/tracks/{id}",
                               "/concepts/{id}", "/companies/{id}", "/easy", "/medium", "/hard", "/expert", "/courses", "/hardware"}) {
-    // With a session the page goes to a worker: its nav is filled in from the session.
-    router_.add("GET", pattern, cached, Dispatch::kInlineAnonymous);
+    router_.add("GET", pattern, to(routes::cached_page), Dispatch::kInlineAnonymous);
   }
-  router_.add("GET", "/calc/{name}", [this](const Request& r, const Params& p) { return calc_page(r, p); });
-  router_.add("GET", "/calc/{name}/diagram.svg", [this](const Request& r, const Params& p) { return calc_diagram(r, p); });
-  router_.add("GET", "/diagrams", [this](const Request& r, const Params&) { return page(r.path); }, Dispatch::kInlineAnonymous);
-  router_.add("GET", "/search", [this](const Request& r, const Params&) { return search(r); }, Dispatch::kInlineWhenCached);
-  router_.add("GET", "/api/search", [this](const Request& r, const Params&) { return api_search(r); });
-  router_.add("GET", "/api/calc", [this](const Request&, const Params&) { return api_calc_list(); });
-  router_.add("GET", "/api/calc/{name}", [this](const Request& r, const Params& p) { return api_calc(r, p); },
-              Dispatch::kInlineWhenCached);
-  router_.add("POST", "/api/calc/{name}", [this](const Request& r, const Params& p) { return api_calc_post(r, p); });
-  router_.add("GET", "/api/questions", [this](const Request& r, const Params&) { return api_questions(r); });
-  router_.add("GET", "/api/questions/{slug}", [this](const Request& r, const Params& p) { return api_question(r, p); });
-  add_practice_routes();
-  router_.add("GET", "/courses/{id}", [this](const Request& r, const Params& p) { return course(r, p); },
-              Dispatch::kInlineAnonymous);
-  router_.add("GET", "/healthz", [](const Request&, const Params&) {
-    Response r;
-    r.content_type = "text/plain; charset=utf-8";
-    r.body = "ok\n";
-    return r;
-  }, Dispatch::kInline);
-  router_.add("GET", "/metrics", [this](const Request& req, const Params&) {
-    // Scrapes come from the operator's network: loopback, private addresses (RFC 1918, ULA)
-    // and trusted proxies; anyone else gets 404, as for a page that does not exist. The client
-    // is the resolved one: behind a trusted proxy, the address X-Forwarded-For names (the
-    // socket peer is the proxy, which let anyone on the internet read the metrics through it).
-    static const std::vector<Cidr> kPrivate = [] {
-      std::vector<Cidr> v;
-      for (const char* c : {"127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "::1/128", "fc00::/7"}) v.push_back(*parse_cidr(c));
-      return v;
-    }();
-    const std::string client = client_address(req);
-    auto inside = [&](const std::vector<Cidr>& blocks) {
-      return std::any_of(blocks.begin(), blocks.end(), [&](const Cidr& c) { return cidr_contains(c, client); });
-    };
-    if (!req.remote.empty() && !inside(kPrivate) && !inside(trusted_)) return error(req, 404, "There is no page at /metrics.");
-    Response r;
-    r.content_type = "text/plain; version=0.0.4; charset=utf-8";
-    if (options_.store) {
-      if (auto use = options_.store->pool_use()) metrics_.store_pool(use->in_use, use->size);
-    }
-    r.body = metrics_.text();
-    r.set("Cache-Control", "no-store");
-    return r;
-  }, Dispatch::kInline);
-  router_.add("GET", "/readyz", [this](const Request&, const Params&) {
-    bool db = options_.store == nullptr || options_.store->ping();
-    bool content = !bank_.topics.empty();
-    Response r;
-    r.status = db && content ? 200 : 503;
-    r.content_type = "text/plain; charset=utf-8";
-    r.body = std::string("content ") + (content ? "loaded (" + std::to_string(bank_.questions.size()) + " questions)" : "missing") +
-             "\ndatabase " + (options_.store ? options_.store->backend() + (db ? " reachable" : " unreachable") : "not configured") + "\n";
-    return r;
-  });
-  router_.add("GET", "/static/{file}", [this](const Request& req, const Params&) {
-    const Asset* a = assets_.find(req.path);
-    if (a == nullptr) return error(req, 404, "No such asset: " + req.path);
-    Response r;
-    r.content_type = a->content_type;
-    r.set("ETag", a->etag);
-    r.set("Cache-Control", "public, max-age=31536000, immutable");
-    if (req.header("if-none-match") == a->etag) {
-      r.status = 304;
-      return r;
-    }
-    r.body = a->body;
-    return r;
-  }, Dispatch::kInline);
+  router_.add("GET", "/diagrams", to(routes::diagrams), Dispatch::kInlineAnonymous);
+  router_.add("GET", "/q/{slug}", with(routes::question), Dispatch::kInlineAnonymous);
+  router_.add("GET", "/api/questions", to(routes::api_questions));
+  router_.add("GET", "/api/questions/{slug}", with(routes::api_question));
+  router_.add("GET", "/static/{file}", to(routes::static_file), Dispatch::kInline);
+  // Calculators.
+  router_.add("GET", "/calc/{name}", with(routes::calc_page));
+  router_.add("GET", "/calc/{name}/diagram.svg", with(routes::calc_diagram));
+  router_.add("GET", "/api/calc", to(routes::api_calc_list));
+  router_.add("GET", "/api/calc/{name}", with(routes::api_calc), Dispatch::kInlineWhenCached);
+  router_.add("POST", "/api/calc/{name}", with(routes::api_calc_post));
+  // Search.
+  router_.add("GET", "/search", to(routes::search), Dispatch::kInlineWhenCached);
+  router_.add("GET", "/api/search", to(routes::api_search));
+  // Accounts.
+  router_.add("POST", "/api/signup", to(routes::api_signup));
+  router_.add("POST", "/api/signin", to(routes::api_signin));
+  router_.add("POST", "/api/signout", to(routes::signout));
+  router_.add("POST", "/signout", to(routes::signout));
+  router_.add("GET", "/signup", to(routes::signup_form));
+  router_.add("GET", "/signin", to(routes::signin_form));
+  router_.add("POST", "/signup", to(routes::post_signup));
+  router_.add("POST", "/signin", to(routes::post_signin));
+  router_.add("GET", "/api/me", to(routes::api_me));
+  get_post("/settings", routes::settings);
+  // Practice.
+  router_.add("POST", "/api/reviews", to(routes::api_review));
+  router_.add("GET", "/api/reviews/due", to(routes::api_due));
+  router_.add("GET", "/api/progress", to(routes::api_progress));
+  router_.add("POST", "/api/bookmarks", to(routes::api_bookmark));
+  router_.add("GET", "/api/notes/{slug}", with(routes::api_note));
+  router_.add("PUT", "/api/notes/{slug}", with(routes::api_note));
+  get_post("/review", routes::review_page);
+  router_.add("GET", "/dashboard", to(routes::dashboard));
+  get_post("/drill", routes::drill);
+  get_post("/readiness", routes::readiness);
+  // Courses.
+  router_.add("GET", "/courses/{id}", with(routes::course), Dispatch::kInlineAnonymous);
+  // Billing.
+  router_.add("GET", "/pricing", to(routes::pricing));
+  router_.add("POST", "/billing/checkout", to(routes::checkout));
+  router_.add("POST", "/billing/webhook", to(routes::webhook));
+  // Mail.
+  router_.add("POST", "/api/subscribe", to(routes::api_subscribe));
+  get_post("/subscribe", routes::subscribe_page);
+  get_post("/subscribe/confirm", routes::subscribe_confirm);
+  get_post("/unsubscribe", routes::unsubscribe);
+  get_post("/verify", routes::verify_email);
+  get_post("/reset", routes::reset_request);
+  get_post("/reset/confirm", routes::reset_confirm);
+  // Health and metrics.
+  router_.add("GET", "/healthz", to(routes::healthz), Dispatch::kInline);
+  router_.add("GET", "/metrics", to(routes::metrics), Dispatch::kInline);
+  router_.add("GET", "/readyz", to(routes::readyz));
 }
 
 Router::Match App::route(const Request& req) const { return router_.match(req.method, req.path); }
@@ -245,68 +151,19 @@ Router::Match App::route(const Request& req) const { return router_.match(req.me
 bool App::runs_inline(const Request& req, const Router::Match& match) const {
   switch (match.dispatch) {
     case Dispatch::kInline: return true;
-    case Dispatch::kInlineAnonymous: return req.header("cookie").find("ridge_session=") == std::string::npos;
+    case Dispatch::kInlineAnonymous: return !has_session(req);
     case Dispatch::kWorker: return false;
     // With a session the nav is filled in from the store: that is a worker's job.
-    case Dispatch::kInlineWhenCached:
-      return req.header("cookie").find("ridge_session=") == std::string::npos && cached_answer(req, match) != nullptr;
+    case Dispatch::kInlineWhenCached: return !has_session(req) && cached_answer(req, match) != nullptr;
   }
   return false;
 }
 
 std::shared_ptr<const std::string> App::cached_answer(const Request& req, const Router::Match& match) const {
   if (match.pattern == nullptr) return nullptr;
-  if (*match.pattern == "/search") {
-    auto key = search_key(req);
-    return key ? search_cache_->find(*key) : nullptr;
-  }
-  if (*match.pattern == "/api/calc/{name}") {
-    auto name = match.params.find("name");
-    if (name == match.params.end()) return nullptr;
-    std::string key = calc_key(name->second, given_from(req));
-    if (auto hit = calc_cache_->find(key)) return hit;
-    return calc_cache_->find(key + std::string(kRefusalSuffix));
-  }
+  if (*match.pattern == "/search") return routes::cached_search_answer(req, *context_);
+  if (*match.pattern == "/api/calc/{name}") return routes::cached_calc_answer(req, match.params, *context_);
   return nullptr;
-}
-
-std::optional<std::string> App::search_key(const Request& req) const {
-  std::string q = req.param("q").value_or(""), topic = req.param("topic").value_or(""),
-              difficulty = req.param("difficulty").value_or(""), page = req.param("page").value_or("1");
-  if (q.size() > 200 || page.empty() || page.size() > 4) return std::nullopt;
-  // The decoded parameters the page is rendered from, in a fixed order: "q=kv+cache" and
-  // "q=kv%20cache&utm=x" share an entry; "page=01" and "page=1" too.
-  char* end = nullptr;
-  long n = std::strtol(page.c_str(), &end, 10);
-  if (*end != 0 || n < 1 || n > 1000) return std::nullopt;
-  std::string page_number = std::to_string(n);
-  return cache_key("search", {{"q", q}, {"topic", topic}, {"difficulty", difficulty}, {"page", page_number}});
-}
-
-Response App::page(const std::string& path) const {
-  auto it = pages_.find(path);
-  if (it == pages_.end()) {
-    Request req;
-    req.path = path;
-    return error(req, 404, "There is no page at " + path + ".");
-  }
-  Response r;
-  r.shared_body = &it->second.body;
-  r.prebuilt_headers = &it->second.head;
-  if (!it->second.personal_head.empty()) r.prebuilt_personal_headers = &it->second.personal_head;
-  r.set("ETag", it->second.etag);
-  return r;
-}
-
-Response App::error(const Request& req, int status, const std::string& message) const {
-  if (req.path.rfind("/api/", 0) == 0) {
-    return routes::json_error(status, {"", "", message, ""});
-  }
-  Site site{bank_, catalog_, registry_, assets_};
-  Response r;
-  r.status = status;
-  r.body = error_page(site, status, message);
-  return r;
 }
 
 Response App::handle(const Request& req) const { return handle(req, route(req)); }
@@ -315,14 +172,14 @@ Response App::handle(const Request& req, const Router::Match& match) const {
   auto started = std::chrono::steady_clock::now();
   metrics_.in_flight(1);
   const std::string request_id = log::next_request_id();
+  const routes::Context& ctx = *context_;
   Response res;
   try {
     if (match.handler != nullptr) {
       res = (*match.handler)(req, match.params);
       // A signed-in visitor gets the page with their nav, never a 304 for a copy cached
       // before they signed in.
-      bool session = req.header("cookie").find("ridge_session=") != std::string::npos;
-      if (res.status == 200 && !session) {
+      if (res.status == 200 && !has_session(req)) {
         for (const auto& [k, v] : res.headers) {
           if (k == "ETag" && req.header("if-none-match") == v) {
             res.status = 304;
@@ -334,25 +191,25 @@ Response App::handle(const Request& req, const Router::Match& match) const {
         }
       }
     } else if (!match.allow.empty()) {
-      res = error(req, 405, req.method + " is not allowed on " + req.path + "; allowed: " + match.allow);
+      res = routes::error(req, ctx, 405, req.method + " is not allowed on " + req.path + "; allowed: " + match.allow);
       res.set("Allow", match.allow);
     } else {
-      res = error(req, 404, "There is no page at " + req.path + ".");
+      res = routes::error(req, ctx, 404, "There is no page at " + req.path + ".");
     }
   } catch (const StoreUnavailable& ex) {
-    res = store_unavailable(req, ex.what());
+    res = routes::store_unavailable(req, ctx, ex.what());
   } catch (const std::exception& ex) {
     log::error("500 on " + req.method + " " + req.path + ": " + ex.what(), request_id);
-    res = error(req, 500, "Something broke while answering this request (request id " + request_id + ").");
+    res = routes::error(req, ctx, 500, "Something broke while answering this request (request id " + request_id + ").");
   }
   // Whatever depends on the visitor is never stored by a shared cache: a response marked
   // personal, and any answer to a request that carries a session (except static assets,
   // which are the same for everyone).
-  bool has_session = req.header("cookie").find("ridge_session=") != std::string::npos;
-  if (has_session && match.dispatch != Dispatch::kInline) personalize_nav(req, res);
-  if (res.personal || (has_session && req.path.rfind("/static/", 0) != 0)) make_personal(res);
+  bool session = has_session(req);
+  if (session && match.dispatch != Dispatch::kInline) personalize_nav(req, res);
+  if (res.personal || (session && req.path.rfind("/static/", 0) != 0)) make_personal(res);
   bool has_csp = std::any_of(res.headers.begin(), res.headers.end(), [](const auto& h) { return h.first == "Content-Security-Policy"; });
-  if (res.prebuilt_headers == nullptr && !has_csp) add_standard_headers(res);
+  if (res.prebuilt_headers == nullptr && !has_csp) routes::add_standard_headers(res);
   // Header values are checked once, here, before anything is written: a value with CR or LF
   // (a redirect built from input) would split the response.
   for (const auto& [k, v] : res.headers) {
@@ -381,7 +238,7 @@ void App::personalize_nav(const Request& req, Response& res) const {
   size_t at = body.find(kNavSignedOut);
   if (at == std::string_view::npos) return;
   try {
-    if (visitor(req).user_id == 0) return;
+    if (routes::visitor(req, *context_).user_id == 0) return;
   } catch (const StoreUnavailable&) {
     return;  // the page still works; the script fills the nav in when the store answers
   }
@@ -430,291 +287,6 @@ void App::make_personal(Response& res) const {
   res.set("Vary", "Cookie");
 }
 
-std::string App::client_address(const Request& req) const {
-  return web::client_address(req.remote, req.header("x-forwarded-for"), trusted_);
-}
-
-void App::add_standard_headers(Response& res) const {
-  res.set("Content-Security-Policy", kCsp);
-  res.set("X-Content-Type-Options", "nosniff");
-  res.set("Referrer-Policy", "strict-origin-when-cross-origin");
-  res.set("X-Frame-Options", "DENY");
-}
-
-Response App::plain_error(int status, const std::string& message) const {
-  Response res;
-  res.status = status;
-  res.content_type = "text/plain; charset=utf-8";
-  res.body = message + "\n";
-  add_standard_headers(res);
-  return res;
-}
-
-Response App::calc_page(const Request& req, const Params& p) const {
-  const calc::Calculator* c = registry_.find(p.at("name"));
-  if (c == nullptr) return error(req, 404, "There is no calculator '" + p.at("name") + "'; see /calc.");
-  calc::Given given = given_from(req);
-  if (given.empty()) return page(req.path);
-  Site site{bank_, catalog_, registry_, assets_};
-  auto d = registry_.evaluate(c->name, given, catalog_);
-  Response r;
-  r.body = calculator_page(site, *c, given, &d);
-  return r;
-}
-
-Response App::calc_diagram(const Request& req, const Params& p) const {
-  const calc::Calculator* c = registry_.find(p.at("name"));
-  auto kind = c ? diagram::kind_for_calculator(c->name) : std::nullopt;
-  if (!kind) return error(req, 404, "There is no diagram for '" + p.at("name") + "'.");
-  calc::Given given = given_from(req);
-  if (given.empty()) given = example_values(*c);
-  auto d = registry_.evaluate(c->name, given, catalog_);
-  if (!d) return plain_error(400, calc::to_string(d.errors()));
-  diagram::Options options;
-  options.standalone = true;
-  auto drawn = diagram::draw(*kind, {}, registry_, catalog_, options, &*d);
-  if (!drawn) return plain_error(400, calc::to_string(drawn.errors()));
-  Response r;
-  r.content_type = "image/svg+xml";
-  r.body = drawn->svg;
-  // An image's own stylesheet is inline (<style> in the SVG): allow that, and nothing else.
-  r.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
-  r.set("X-Content-Type-Options", "nosniff");
-  r.set("Cache-Control", "public, max-age=300");
-  r.prebuilt_headers = nullptr;
-  return r;
-}
-
-Response App::search(const Request& req) const {
-  std::string q = req.param("q").value_or(""), topic = req.param("topic").value_or(""),
-              difficulty = req.param("difficulty").value_or("");
-  if (q.size() > 200) return error(req, 400, "The search query is longer than 200 characters.");
-  if (!topic.empty() && !bank_.find_topic(topic)) return error(req, 400, "Unknown topic '" + topic + "'.");
-  if (!difficulty.empty() && !bank::parse_difficulty(difficulty)) {
-    return error(req, 400, "Unknown difficulty '" + difficulty + "'; accepted: easy, medium, hard, expert.");
-  }
-  int page = 1;
-  if (auto p = req.param("page")) {
-    char* end = nullptr;
-    long n = std::strtol(p->c_str(), &end, 10);
-    if (p->empty() || *end != 0 || n < 1 || n > 1000) return error(req, 400, "page '" + p->substr(0, 20) + "' is not a page number; accepted: 1 to 1000.");
-    page = static_cast<int>(n);
-  }
-  // The bank does not change while serving, and the page does not depend on who asks: one
-  // rendering serves every later request with the same parameters.
-  auto key = search_key(req);
-  Response r;
-  if (key) {
-    if (auto hit = search_cache_->find(*key)) {
-      r.held_body = std::move(hit);
-      return r;
-    }
-  }
-  constexpr int kPerPage = 20;
-  int total = 0;
-  bool timed_out = false;
-  auto hits = search_->search_page(q, topic, difficulty, kPerPage, (page - 1) * kPerPage, &total, &timed_out);
-  Site site{bank_, catalog_, registry_, assets_};
-  std::string body = search_page(site, q, topic, difficulty, hits, SearchPaging{page, kPerPage, total, timed_out});
-  // A search cut short by its time limit is a partial answer: served, never kept.
-  if (key && !timed_out) {
-    r.held_body = search_cache_->insert(*key, std::move(body));
-  } else {
-    r.body = std::move(body);
-  }
-  return r;
-}
-
-Response App::api_search(const Request& req) const {
-  std::string q = req.param("q").value_or("");
-  calc::Errors errors;
-  if (q.size() > 200) errors.push_back({"q", q.substr(0, 20) + "...", "is longer than 200 characters", "up to 200 characters"});
-  int limit = 8;
-  if (auto l = req.param("limit")) {
-    char* end = nullptr;
-    long n = std::strtol(l->c_str(), &end, 10);
-    if (l->empty() || *end != 0 || n < 1 || n > 20) {
-      errors.push_back({"limit", l->substr(0, 20), "is not a result count", "1 to 20"});
-    } else {
-      limit = static_cast<int>(n);
-    }
-  }
-  for (const auto& [k, v] : req.query) {
-    if (k != "q" && k != "limit") errors.push_back({k, v.substr(0, 20), "is not a parameter", "q, limit"});
-  }
-  if (!errors.empty()) return routes::json_error(400, field_errors(errors));
-  int total = 0;
-  bool timed_out = false;
-  auto hits = search_->search_page(q, "", "", limit, 0, &total, &timed_out);
-  ordered_json results = ordered_json::array();
-  for (const auto& h : hits) {
-    results.push_back({{"kind", h.kind}, {"id", h.id}, {"title", h.title},
-                       {"url", h.kind == "question" ? "/q/" + h.id : "/concepts/" + h.id}, {"topic", h.topic},
-                       {"difficulty", h.difficulty}});
-  }
-  return routes::json_text(200, ordered_json{{"query", q}, {"total", total}, {"timed_out", timed_out}, {"results", results}}.dump() + "\n");
-}
-
-Response App::api_calc_list() const {
-  ordered_json list = ordered_json::array();
-  for (const auto& c : registry_.all()) {
-    ordered_json params = ordered_json::array();
-    for (const auto& s : c.params) {
-      if (s.type == calc::ParamType::kConfig) continue;
-      ordered_json spec = {{"name", s.name},
-                           {"type", calc::type_name(s.type)},
-                           {"unit", calc::unit_symbol(s.unit)},
-                           {"default", s.default_value},
-                           {"required", s.required},
-                           {"help", s.help},
-                           {"accepted", calc::accepted_range(s, catalog_)}};
-      if (s.type == calc::ParamType::kNumber || s.type == calc::ParamType::kCount) {
-        spec["min"] = s.min;
-        spec["max"] = s.max;
-      }
-      params.push_back(spec);
-    }
-    list.push_back({{"name", c.name}, {"summary", c.summary}, {"params", params}, {"results", c.result_keys},
-                    {"url", "/api/calc/" + c.name}});
-  }
-  return routes::json_text(200, ordered_json{{"calculators", list}}.dump(2) + "\n");
-}
-
-Response App::api_calc(const Request& req, const Params& p) const {
-  if (registry_.find(p.at("name")) == nullptr) {
-    return routes::json_error(404, field_errors({{"calculator", p.at("name"), "is not a known calculator", registry_.name_list()}}));
-  }
-  // Every input is in the key and the engine reads nothing else (no files, no clock): the
-  // same key is the same bytes for everyone, so one rendering serves every later call.
-  calc::Given given = given_from(req);
-  std::string key = calc_key(p.at("name"), given);
-  Response r = routes::json_text(200, "");
-  if (auto hit = calc_cache_->find(key)) {
-    r.held_body = std::move(hit);
-    return r;
-  }
-  // A refusal is as deterministic as an answer, and as costly to compute: it is kept too,
-  // under its own key, so a repeated hostile call is answered from memory.
-  const std::string refusal_key = key + std::string(kRefusalSuffix);
-  if (auto hit = calc_cache_->find(refusal_key)) {
-    r.status = 400;
-    r.set("Cache-Control", "no-store");
-    r.held_body = std::move(hit);
-    return r;
-  }
-  auto d = registry_.evaluate(p.at("name"), given, catalog_);
-  if (!d) {
-    Response refused = routes::json_error(400, field_errors(d.errors()));
-    r.status = 400;
-    r.set("Cache-Control", "no-store");
-    r.held_body = calc_cache_->insert(refusal_key, std::move(refused.body));
-    return r;
-  }
-  r.held_body = calc_cache_->insert(key, calc::render_json(*d) + "\n");
-  return r;
-}
-
-Response App::api_calc_post(const Request& req, const Params& p) const {
-  // {"config": <a config.json object>, "<param>": value, ...}: what `ridge calc NAME --config
-  // FILE ...` prints with --json. The config is parsed by the same engine, never read from disk.
-  const calc::Calculator* c = registry_.find(p.at("name"));
-  if (c == nullptr) {
-    return routes::json_error(404, field_errors({{"calculator", p.at("name"), "is not a known calculator", registry_.name_list()}}));
-  }
-  if (int depth = calc::json_nesting_depth(req.body); depth > 40) {
-    return routes::json_error(400, field_errors({{"body", "", "nests " + std::to_string(depth) + " levels deep", "a JSON object nested at most 40 deep"}}));
-  }
-  nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
-    return routes::json_error(400, field_errors({{"body", "", "is not a JSON object", "{\"config\": {...}, \"gpu\": \"h100-sxm\", ...}"}}));
-  }
-  calc::Given given = given_from(req);
-  std::string config_text;
-  for (const auto& [k, v] : body.items()) {
-    if (k == "config") {
-      if (!v.is_object()) return routes::json_error(400, field_errors({{"config", "", "must be a config.json object", "{\"hidden_size\": ..., ...}"}}));
-      config_text = v.dump();
-      continue;
-    }
-    std::string value = v.is_string() ? v.get<std::string>() : v.is_number() || v.is_boolean() ? v.dump() : "";
-    if (value.empty()) {
-      return routes::json_error(400, field_errors({{k.substr(0, 80), "", "must be a string or a number", "a value as the CLI takes it"}}));
-    }
-    given[calc::normalize_param_name(k)] = value;
-  }
-  calc::Catalog catalog = catalog_;
-  if (!config_text.empty()) {
-    given["config"] = "config.json";
-    catalog.read_config = [&config_text](const std::string&) -> calc::Result<std::string> { return config_text; };
-  }
-  auto d = registry_.evaluate(c->name, given, catalog);
-  if (!d) return routes::json_error(400, field_errors(d.errors()));
-  return routes::json_text(200, calc::render_json(*d) + "\n");
-}
-
-Response App::api_questions(const Request& req) const {
-  std::string topic = req.param("topic").value_or(""), difficulty = req.param("difficulty").value_or(""),
-              company = req.param("company").value_or("");
-  calc::Errors errors;
-  if (!topic.empty() && !bank_.find_topic(topic)) {
-    std::string known;
-    for (const auto& t : bank_.topics) known += (known.empty() ? "" : ", ") + t.id;
-    errors.push_back({"topic", topic, "is not a topic", known});
-  }
-  if (!difficulty.empty() && !bank::parse_difficulty(difficulty)) {
-    errors.push_back({"difficulty", difficulty, "is not a difficulty", "easy, medium, hard, expert"});
-  }
-  if (!company.empty() && !bank_.companies.count(company)) {
-    std::string known;
-    for (const auto& [id, c] : bank_.companies) known += (known.empty() ? "" : ", ") + id;
-    errors.push_back({"company", company, "is not a company", known});
-  }
-  for (const auto& [k, v] : req.query) {
-    if (k != "topic" && k != "difficulty" && k != "company") errors.push_back({k, v, "is not a filter", "topic, difficulty, company"});
-  }
-  if (!errors.empty()) return routes::json_error(400, field_errors(errors));
-  bool signed_in = visitor(req).user_id != 0;
-  ordered_json list = ordered_json::array();
-  for (const auto& q : bank_.questions) {
-    if (!topic.empty() && q.topic != topic) continue;
-    if (!difficulty.empty() && bank::difficulty_name(q.difficulty) != difficulty) continue;
-    if (!company.empty() && std::none_of(q.companies.begin(), q.companies.end(), [&](const bank::CompanyRef& c) { return c.id == company; })) continue;
-    list.push_back(question_summary(q, signed_in));
-  }
-  Response r = routes::json_text(200, ordered_json{{"questions", list}}.dump(2) + "\n");
-  r.personal = signed_in;
-  return r;
-}
-
-Response App::api_question(const Request& req, const Params& p) const {
-  const bank::Question* q = bank_.find(p.at("slug"));
-  if (q == nullptr) {
-    return routes::json_error(404, field_errors({{"slug", p.at("slug"), "is not a question", "a slug from /api/questions"}}));
-  }
-  bool personal = false;
-  if (!q->free) {
-    Visitor v = visitor(req);
-    if (v.user_id == 0) {
-      return routes::json_error(401, field_errors({{"slug", q->slug, "is readable with an account", "POST /api/signin first"}}));
-    }
-    auto until = access_until(v.user_id);
-    if (!until) return store_unavailable(req, "entitlement lookup failed");
-    if (*until <= now()) return payment_required(*q);
-    personal = true;
-  }
-  ordered_json j = question_summary(*q, true);
-  ordered_json calcs = ordered_json::object();
-  for (const auto& c : q->calcs) {
-    if (!c.derivation) continue;
-    ordered_json results = ordered_json::object();
-    for (const auto& r : c.derivation->results()) results[r.key] = r.value;
-    calcs[c.id] = {{"call", c.call}, {"results", results}};
-  }
-  j["calcs"] = calcs;
-  j["html"] = q->html;
-  Response r = routes::json_text(200, j.dump(2) + "\n");
-  r.personal = personal;
-  return r;
-}
+Response App::plain_error(int status, const std::string& message) const { return routes::plain_error(status, message); }
 
 }  // namespace ridge::web

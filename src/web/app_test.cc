@@ -12,50 +12,13 @@
 #include "bank/loader.h"
 #include "calc/test_catalog.h"
 #include "web/metered_store.h"
+#include "web/app_test_util.h"
 #include "web/test_app.h"
 
 namespace ridge::web {
 namespace {
 
-const App& app() {
-  static const App instance = [] {
-    auto loaded = bank::load_bank(std::string(RIDGE_SOURCE_DIR) + "/content", calc::testing::registry(),
-                                  calc::testing::real_catalog(), {false});
-    for (const auto& d : loaded.errors) ADD_FAILURE() << d.to_string();
-    AppOptions options;
-    return App(std::move(loaded.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
-               Assets(std::string(RIDGE_SOURCE_DIR) + "/web/static"), options);
-  }();
-  return instance;
-}
-
-Response get(const std::string& target, const std::string& method = "GET",
-             std::map<std::string, std::string> headers = {}) {
-  Request req;
-  req.method = method;
-  req.target = target;
-  req.headers = std::move(headers);
-  EXPECT_TRUE(parse_target(target, req)) << target;
-  return app().handle(req);
-}
-
-std::string header(const Response& r, const std::string& name) {
-  if (r.prebuilt_headers != nullptr) {  // a cached page: its header lines were prepared at start-up
-    size_t pos = r.prebuilt_headers->find(name + ": ");
-    if (pos != std::string::npos) {
-      size_t start = pos + name.size() + 2;
-      return r.prebuilt_headers->substr(start, r.prebuilt_headers->find("\r\n", start) - start);
-    }
-  }
-  for (const auto& [k, v] : r.headers) {
-    if (k == name) return v;
-  }
-  return "";
-}
-
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
-
-const std::string& any_slug() { return app().bank().questions.front().slug; }
+using namespace app_testing;
 
 TEST(App, HomeHasTheWidgetFormulasHardwareAndTopics) {
   Response r = get("/");
@@ -357,163 +320,7 @@ TEST(Router, PatternsAndMethods) {
 
 namespace ridge::web {
 namespace {
-
-// Issue 20: search that finds. Fixed queries and what their results must (not) hold.
-std::vector<std::string> result_titles(const std::string& body) {
-  std::vector<std::string> titles;
-  for (size_t pos = 0; (pos = body.find("<li><a href=\"/", pos)) != std::string::npos;) {
-    size_t start = body.find('>', pos + 5) + 1;
-    titles.push_back(body.substr(start, body.find('<', start) - start));
-    pos = start;
-  }
-  return titles;
-}
-
-TEST(Search, IdentifiersAreWholeAndShortWordsAreNotPrefixes) {
-  auto zero = result_titles(std::string(get("/search?q=zero-3").view()));
-  ASSERT_FALSE(zero.empty());
-  EXPECT_NE(zero[0].find("ZeRO"), std::string::npos) << zero[0];
-  for (const auto& t : zero) EXPECT_EQ(t.find("emperature"), std::string::npos) << t;
-  auto mig = result_titles(std::string(get("/search?q=MIG").view()));
-  ASSERT_FALSE(mig.empty());
-  for (const auto& t : mig) EXPECT_EQ(t.find("igration"), std::string::npos) << t;
-  EXPECT_EQ(fts_query("zero-3"), "\"zero 3\"");
-  EXPECT_EQ(fts_query("NCCL_ALGO ring"), "\"nccl algo\" AND \"ring\"*");
-  EXPECT_EQ(fts_query("a a a a a"), "\"a\"");  // deduplicated
-  std::string many;
-  for (int i = 0; i < 100; ++i) many += "w" + std::to_string(i) + " ";
-  std::string capped = fts_query(many);
-  EXPECT_EQ(std::count(capped.begin(), capped.end(), '"') / 2, SearchIndex::kMaxTerms);
-}
-
-// Issue 22: a search page is rendered once per decoded query, filters and page number.
-TEST(Search, EquivalentQueriesShareOneCachedPage) {
-  size_t before = app().search_cache().size();
-  Response first = get("/search?q=tensor+parallel+cache");
-  ASSERT_EQ(first.status, 200);
-  EXPECT_EQ(app().search_cache().size(), before + 1);
-  Response same = get("/search?utm_source=x&q=tensor%20parallel%20cache&page=01");
-  EXPECT_EQ(same.view(), first.view());
-  EXPECT_EQ(app().search_cache().size(), before + 1);
-  // The page echoes the query as typed, so case is part of the key; so are filters and pages.
-  Response upper = get("/search?q=Tensor+parallel+cache");
-  EXPECT_NE(upper.view(), first.view());
-  EXPECT_NE(std::string(upper.view()).find("value=\"Tensor parallel cache\""), std::string::npos);
-  get("/search?q=tensor+parallel+cache&difficulty=hard");
-  get("/search?q=tensor+parallel+cache&page=2");
-  EXPECT_EQ(app().search_cache().size(), before + 4);
-  // Refused parameters are answered 400 and kept nowhere.
-  EXPECT_EQ(get("/search?q=tensor&page=1001").status, 400);
-  EXPECT_EQ(get("/search?q=" + std::string(201, 'a')).status, 400);
-  EXPECT_EQ(app().search_cache().size(), before + 4);
-}
-
-TEST(Search, PagesAndTheTrueCount) {
-  Response first = get("/search?q=kv+cache");
-  ASSERT_EQ(first.status, 200);
-  std::string first_body(first.view());
-  size_t at = first_body.find("id=\"result-count\">");
-  ASSERT_NE(at, std::string::npos);
-  int total = std::stoi(first_body.substr(at + 18));
-  EXPECT_GT(total, 20);  // more than one page: the count is not capped at the page size
-  EXPECT_EQ(result_titles(first_body).size(), 20u);
-  EXPECT_NE(first_body.find("rel=\"next\""), std::string::npos);
-  Response last = get("/search?q=kv+cache&page=" + std::to_string((total + 19) / 20));
-  EXPECT_EQ(result_titles(std::string(last.view())).size(), static_cast<size_t>(total - 20 * ((total + 19) / 20 - 1)));
-  EXPECT_EQ(get("/search?q=kv&page=0").status, 400);
-  EXPECT_EQ(get("/search?q=kv&page=x").status, 400);
-  // Snippets carry no footnote markup and no raw URL.
-  EXPECT_EQ(first_body.find("[^"), std::string::npos);
-  EXPECT_EQ(first_body.find("<span class=\"muted\">https://"), std::string::npos);
-}
-
-}  // namespace
-}  // namespace ridge::web
-
-namespace ridge::web {
-namespace {
-
-// Issue 22: /metrics in the Prometheus text format; a counter moves with a request.
-TEST(Metrics, ScrapeShowsRequestsByRoutePatternAndMoves) {
-  auto count_for = [](const std::string& text, const std::string& series) {
-    size_t at = text.find(series);
-    return at == std::string::npos ? 0.0 : std::stod(text.substr(at + series.size()));
-  };
-  Request scrape;
-  scrape.target = scrape.path = "/metrics";
-  scrape.remote = "127.0.0.1";
-  std::string before = app().handle(scrape).body;
-  get("/q/prefill-vs-decode");
-  get("/q/no-such-question-at-all");
-  Response r = app().handle(scrape);
-  ASSERT_EQ(r.status, 200);
-  EXPECT_NE(r.content_type.find("version=0.0.4"), std::string::npos);
-  std::string ok = "ridge_http_requests_total{route=\"/q/{slug}\",status=\"200\"} ";
-  EXPECT_EQ(count_for(r.body, ok), count_for(before, ok) + 1);
-  EXPECT_NE(r.body.find("status=\"404\""), std::string::npos);
-  EXPECT_EQ(r.body.find("no-such-question"), std::string::npos);  // the route pattern, never the raw path
-  EXPECT_NE(r.body.find("ridge_http_request_duration_seconds_bucket"), std::string::npos);
-  EXPECT_NE(r.body.find("ridge_worker_queue_depth"), std::string::npos);
-  // Not for the public internet.
-  scrape.remote = "203.0.113.9";
-  EXPECT_EQ(app().handle(scrape).status, 404);
-}
-
-// Issue 28: /metrics checked the socket peer, so through a trusted proxy anyone read it. The
-// resolved client decides: a public address behind the proxy gets 404, a private one 200.
-TEST(Metrics, Finding28_BehindATrustedProxyTheResolvedClientDecides) {
-  AppOptions options;
-  options.trusted_proxies = {"127.0.0.1/32"};
-  auto proxied = testing::real_app(options);
-  auto scrape = [&](const std::string& forwarded_for) {
-    Request req;
-    req.target = req.path = "/metrics";
-    req.remote = "127.0.0.1";
-    if (!forwarded_for.empty()) req.headers["x-forwarded-for"] = forwarded_for;
-    return proxied->handle(req).status;
-  };
-  EXPECT_EQ(scrape("8.8.8.8"), 404);
-  EXPECT_EQ(scrape("2001:4860::8888"), 404);
-  EXPECT_EQ(scrape("10.1.2.3"), 200);
-  EXPECT_EQ(scrape(""), 200) << "the proxy itself, scraping";
-  EXPECT_EQ(scrape("8.8.8.8, 10.1.2.3"), 200) << "the hop before the trusted proxy is a private address";
-}
-
-// Issue 33: every store series exists at zero from start-up (a scrape before the first store
-// call used to lack ridge_store_call_duration_seconds, and the scale-out test failed on a
-// fresh machine when it scraped first).
-TEST(Metrics, Finding33_StoreSeriesRegisteredBeforeTheFirstCall) {
-  auto path = testing::fresh_database("metrics-series");
-  auto opened = store::open_store("sqlite:" + path.string());
-  ASSERT_TRUE(opened.ok());
-  std::unique_ptr<store::Store> inner = std::move(opened).value();
-  MeteredStore metered(*inner);
-  Metrics metrics;
-  metered.observe(metrics);
-  std::string text = metrics.text();
-  for (const char* operation : kStoreOpNames) {
-    for (const char* outcome : {"ok", "error"}) {
-      std::string series = std::string("ridge_store_call_duration_seconds_count{operation=\"") + operation +
-                           "\",outcome=\"" + outcome + "\"} 0";
-      EXPECT_NE(text.find(series), std::string::npos) << series;
-    }
-  }
-  // A call moves its own series and no other.
-  ASSERT_TRUE(metered.find_user_by_email("nobody@example.com").ok());
-  text = metrics.text();
-  EXPECT_NE(text.find("ridge_store_call_duration_seconds_count{operation=\"find_user_by_email\",outcome=\"ok\"} 1"),
-            std::string::npos);
-  EXPECT_NE(text.find("ridge_store_call_duration_seconds_count{operation=\"take_token\",outcome=\"ok\"} 0"),
-            std::string::npos);
-  inner.reset();
-  testing::remove_database(path);
-}
-
-}  // namespace
-}  // namespace ridge::web
-
-namespace ridge::web {
-namespace {
+using namespace app_testing;
 
 // Issue 20: a config.json posted to the API sizes a model, as `ridge calc fit --config` does.
 TEST(CalcApi, PostedConfigSizesAModelLikeTheCli) {
@@ -551,6 +358,7 @@ TEST(CalcApi, PostedConfigSizesAModelLikeTheCli) {
 
 namespace ridge::web {
 namespace {
+using namespace app_testing;
 
 // Issue 20: an answer page links the previous and next question of its topic and the
 // questions that share a concept with it.

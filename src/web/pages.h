@@ -1,6 +1,7 @@
 // HTML pages, rendered from the bank, the catalogs and the registry. Pure functions of
 // their inputs: the App renders the fixed pages once at start-up and keeps the bytes.
-// Each page is a view struct (pages.cc) rendered by its template in web/templates
+// Each page is a view struct (web/pages/, one file per page family; the pieces they share in
+// web/pages/parts.h) rendered by its template in web/templates
 // (template.h): every text value is escaped by the template; only HTML this program made
 // (a rendered answer, a derivation, a diagram, a page body) goes in raw. Thread-safe: any
 // function here may run on several threads at once (search and sign-in pages do).

@@ -2,6 +2,30 @@
 
 namespace ridge::web::routes {
 
+namespace {
+
+constexpr const char* kCsp =
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+}  // namespace
+
+void add_standard_headers(Response& res) {
+  res.set("Content-Security-Policy", kCsp);
+  res.set("X-Content-Type-Options", "nosniff");
+  res.set("Referrer-Policy", "strict-origin-when-cross-origin");
+  res.set("X-Frame-Options", "DENY");
+}
+
+Response plain_error(int status, const std::string& message) {
+  Response res;
+  res.status = status;
+  res.content_type = "text/plain; charset=utf-8";
+  res.body = message + "\n";
+  add_standard_headers(res);
+  return res;
+}
+
 Response json(int status, const nlohmann::json& value) {
   Response r = json_text(status, value.dump() + "\n");
   r.set("Cache-Control", "no-store");

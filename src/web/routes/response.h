@@ -21,6 +21,11 @@ Response json_text(int status, std::string body);
 Response html(int status, std::string body);
 // 303 See Other to `to` (a local path or the provider's URL; App::handle refuses CR and LF).
 Response redirect(const std::string& to);
+// A plain-text error with the standard headers (a malformed form, a refused header).
+Response plain_error(int status, const std::string& message);
+// The headers every answer carries (Content-Security-Policy, nosniff, the referrer policy,
+// no framing), unless its route set its own policy (an SVG's inline style).
+void add_standard_headers(Response& res);
 
 // The error shape as a value, for an answer that adds keys next to "errors" (402's price).
 nlohmann::ordered_json error_json(const std::vector<services::FieldError>& errors);

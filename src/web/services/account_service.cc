@@ -5,12 +5,14 @@
 
 #include "account/security.h"
 #include "practice/card_state.h"
+#include "web/views/account_views.h"
 #include "web/log.h"
 
 namespace ridge::web::services {
 
 namespace {
 
+constexpr int64_t kAccountTokenSeconds = 30 * 60;  // verification and reset links
 constexpr const char* kDatabase = "the database is unavailable; try again in a few seconds";
 
 // Password hashing is full (cores running, kHashWaiting waiting): 503 with Retry-After, and
@@ -28,8 +30,9 @@ Failure limited(const std::string& what, double retry) {
 
 }  // namespace
 
-AccountService::AccountService(store::Store& store, const account::Clock& clock, RandomSource& random)
+AccountService::AccountService(store::Store& store, const account::Clock& clock, RandomSource& random, const AccountMail* mail)
     : store_(store), clock_(clock), random_(random) {
+  if (mail != nullptr) mail_.emplace(*mail);
   // The buckets live in the store, so every server on one database shares them.
   by_signup_ = std::make_unique<account::StoreRateLimiter>(store, clock, 10, 1.0 / 30);
   by_pair_ = std::make_unique<account::StoreRateLimiter>(store, clock, 5, 1.0 / 60);
@@ -117,6 +120,88 @@ Outcome<int64_t> AccountService::sign_in(const std::string& email, const std::st
     return Failure::unauthorized({"", "", "email or password is wrong", ""});
   }
   return (*user)->id;
+}
+
+Outcome<Visitor> AccountService::visitor(const std::string& session_token) const {
+  Visitor v;
+  if (session_token.size() != 64) return v;
+  std::string hash = account::token_hash(session_token);
+  auto session = store_.find_session(hash);
+  if (!session.ok()) return Failure::unavailable(session.error().message);
+  if (!session->has_value()) return v;
+  if ((*session)->expires_at <= clock_.now()) {
+    // An expired session is anonymous whether or not the clean-up is written.
+    if (auto done = store_.delete_session(hash); !done.ok()) log::error("expired session not deleted: " + done.error().message);
+    return v;
+  }
+  auto user = store_.get_user((*session)->user_id);
+  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user->has_value()) return v;
+  v.user_id = (*user)->id;
+  v.email = (*user)->email;
+  v.csrf = (*session)->csrf_token;
+  v.token_hash = hash;
+  v.retention = (*user)->desired_retention;
+  v.account_id = (*user)->account_id;
+  v.email_verified_at = (*user)->email_verified_at;
+  v.new_per_day = (*user)->new_per_day;
+  return v;
+}
+
+void AccountService::send_account_mail(int64_t user_id, const std::string& email, bool existing) const {
+  if (!mail_) return;  // mail is not configured
+  if (!mail_->queue.recipient_allowed("account:" + email)) return;  // quietly: the answer is the same
+  mail::Message m;
+  m.to = email;
+  if (existing) {
+    m.subject = "Someone tried to create a ridge account with your address";
+    m.text = "Someone, perhaps you, tried to create a ridge account with this address. You already have one.\n\n"
+             "Sign in: " + mail_->config.base_url + "/signin\nForgot the password? " + mail_->config.base_url + "/reset\n\n"
+             "If it was not you, nothing changed and you can ignore this mail.\n";
+  } else {
+    std::string token = account::random_token();
+    const int64_t now = clock_.now();
+    auto saved = store_.create_account_token(account::token_hash(token), user_id, "verify", now + kAccountTokenSeconds, now);
+    if (!saved.ok()) {
+      log::error("cannot store a verification token: " + saved.error().message);
+      return;
+    }
+    std::string link = mail::token_url(mail_->config, mail_->signer, "/verify", "verify", token);
+    m.subject = "Verify your ridge account";
+    m.text = "Welcome to ridge. Verify this address (the link works once, for 30 minutes):\n\n" + link +
+             "\n\nIf you did not create an account, ignore this mail.\n";
+    m.html = views::verify_mail_html(link);
+  }
+  mail_->queue.queue(m);
+}
+
+Outcome<Done> AccountService::send_reset_link(const std::string& email) const {
+  auto user = store_.find_user_by_email(email);
+  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user->has_value() || !mail_ || !mail_->queue.recipient_allowed("reset:" + email)) return Done{};
+  std::string token = account::random_token();
+  const int64_t now = clock_.now();
+  auto saved = store_.create_account_token(account::token_hash(token), (*user)->id, "reset", now + kAccountTokenSeconds, now);
+  if (!saved.ok()) return Failure::unavailable(saved.error().message);
+  std::string link = mail::token_url(mail_->config, mail_->signer, "/reset/confirm", "reset", token);
+  mail::Message m;
+  m.to = email;
+  m.subject = "Reset your ridge password";
+  m.text = "Someone, perhaps you, asked to reset the password of the ridge account of this address.\n\nChoose a new password "
+           "(the link works once, for 30 minutes; it signs out every other session):\n" + link +
+           "\n\nIf it was not you, ignore this mail: nothing changes.\n";
+  m.html = views::reset_mail_html(link);
+  mail_->queue.queue(m);
+  return Done{};
+}
+
+Outcome<bool> AccountService::verify_email(const std::string& token) const {
+  const int64_t now = clock_.now();
+  auto user = store_.use_account_token(account::token_hash(token), "verify", now);
+  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user->has_value()) return false;
+  if (auto done = store_.set_email_verified(**user, now); !done.ok()) return Failure::unavailable(done.error().message);
+  return true;
 }
 
 Outcome<NewSession> AccountService::start_session(int64_t user_id) const {

@@ -1,5 +1,6 @@
-// Accounts: sign-up, sign-in under three failure budgets, sessions, sign-out and the
-// single-use reset token. Passwords are argon2id (libsodium); session tokens are 256-bit,
+// Accounts: sign-up, sign-in under three failure budgets, sessions and who a session cookie
+// belongs to, sign-out, the account mails (verification, the notice to an address's owner,
+// the password reset link) and their single-use tokens. Passwords are argon2id (libsodium); session tokens are 256-bit,
 // stored as hashes. Answers never tell a registered address from a new one.
 #pragma once
 
@@ -10,9 +11,11 @@
 
 #include "account/clock.h"
 #include "account/rate_limiter.h"
+#include "mail/mail.h"
 #include "store/store.h"
 #include "web/services/outcome.h"
 #include "web/services/random_source.h"
+#include "web/services/subscription_service.h"
 
 namespace ridge::web::services {
 
@@ -23,6 +26,26 @@ struct SignUp {
   int64_t existing = 0;   // or the account that already has the address (no session for it)
 };
 
+// Who sent a request, from its session cookie (user_id 0: nobody signed in).
+struct Visitor {
+  int64_t user_id = 0;
+  std::string email;
+  std::string csrf;        // the session's CSRF token
+  std::string token_hash;  // the session's key in the store
+  double retention = 0.9;
+  std::string account_id;
+  int64_t email_verified_at = 0;
+  int new_per_day = 20;  // the daily new-card limit from settings
+};
+
+// What account mail needs: the queue and budgets (SubscriptionService), the site's mail
+// settings, and the key that signs links. All must outlive the service.
+struct AccountMail {
+  const SubscriptionService& queue;
+  const mail::MailConfig& config;
+  const mail::LinkSigner& signer;
+};
+
 struct NewSession {
   std::string token;  // the cookie's value (64 hex digits); only its hash is stored
   std::string csrf;   // the session's CSRF token
@@ -31,7 +54,13 @@ struct NewSession {
 // Thread-safe (the store and the limiters are). Everything passed in must outlive the service.
 class AccountService {
  public:
-  AccountService(store::Store& store, const account::Clock& clock, RandomSource& random);
+  // `mail` null: no account mail is sent (the routes that need it answer 503).
+  AccountService(store::Store& store, const account::Clock& clock, RandomSource& random, const AccountMail* mail = nullptr);
+
+  // The visitor of a session cookie's value: anonymous for a malformed token, an unknown or
+  // expired session (an expired one is deleted, a failure to delete logged) or a deleted
+  // user. Unavailable: the store did not answer.
+  Outcome<Visitor> visitor(const std::string& session_token) const;
 
   // Invalid: "email" or "password" (with why); limited: 10 sign-ups per address, then one
   // every 30 s; unavailable. A registered address is not an error: SignUp::existing is set.
@@ -54,6 +83,19 @@ class AccountService {
   // expired or unknown; unavailable.
   Outcome<int64_t> reset_password(const std::string& token, const std::string& password) const;
 
+  // Queues the verification mail of a new account (`existing` false), or the notice to the
+  // owner of an address someone tried to sign up with again. Quiet, as the answer to the
+  // sign-up is the same either way: nothing is sent without mail configured or past the
+  // recipient's budget, and a store failure is logged.
+  void send_account_mail(int64_t user_id, const std::string& email, bool existing) const;
+  // Queues a reset link to `email` when an account uses it, within the recipient's budget;
+  // Done either way (the caller's answer never tells). Unavailable: the store did not answer.
+  // Precondition: mail is configured.
+  Outcome<Done> send_reset_link(const std::string& email) const;
+  // Spends a verification token from a mailed link: true when it verified the address, false
+  // when the token was used, expired or unknown. Unavailable: the store did not answer.
+  Outcome<bool> verify_email(const std::string& token) const;
+
   // Settings. Each answers the value set; invalid names the field with the accepted range.
   // Invalid "retention": 0.70 to 0.97.
   Outcome<double> set_retention(int64_t user_id, const std::string& text) const;
@@ -71,6 +113,7 @@ class AccountService {
   store::Store& store_;
   const account::Clock& clock_;
   RandomSource& random_;
+  std::optional<AccountMail> mail_;
   class Reservation;
   std::optional<Failure> check_current(int64_t user_id, const std::string& hash, const std::string& current,
                                        const std::string& wrong) const;

@@ -1,0 +1,184 @@
+// Stage 3 of loading a document: the calc blocks, each a calculator call or arithmetic between
+// earlier results, evaluated once through the engine; a literal that retypes a result is refused.
+#include "bank/loader_stages.h"
+
+#include <cmath>
+
+#include "calc/expr.h"
+#include "bank/lint.h"
+
+namespace ridge::bank::stages {
+
+namespace {
+
+// {{id.key}} for an expr block: the result with its unit, or nullopt.
+std::optional<calc::Quantity> lookup_reference(std::string_view ref,
+                                               const std::map<std::string, const calc::Derivation*>& results) {
+  size_t dot = ref.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  auto it = results.find(std::string(ref.substr(0, dot)));
+  if (it == results.end() || it->second == nullptr) return std::nullopt;
+  const calc::NamedResult* r = it->second->find(ref.substr(dot + 1));
+  if (r == nullptr) return std::nullopt;
+  return calc::Quantity{r->value, r->unit};
+}
+
+// Significant digits of a literal as written ("22.76" -> 4, "1000" -> 1, "0.186" -> 3).
+int significant_digits(std::string_view text) {
+  std::string digits;
+  bool seen_dot = false;
+  for (char c : text) {
+    if (c == '.') seen_dot = true;
+    if (c == 'e' || c == 'E') break;
+    if (std::isdigit(static_cast<unsigned char>(c))) digits += c;
+  }
+  size_t a = digits.find_first_not_of('0');
+  if (a == std::string::npos) return 0;
+  digits = digits.substr(a);
+  if (!seen_dot) digits = digits.substr(0, digits.find_last_not_of('0') + 1);
+  return static_cast<int>(digits.size());
+}
+
+bool same_to_3_digits(double a, double b) {
+  if (a == 0 || b == 0) return false;
+  double scale = std::pow(10.0, std::floor(std::log10(std::fabs(a))) - 2);
+  return std::llround(a / scale) == std::llround(b / scale);
+}
+
+// A literal (`written`, or any literal when `written` is empty and the value has three or
+// more significant digits) equal to an earlier result to three significant digits was
+// retyped by hand: say which reference to use instead.
+void check_retyped(double value, const std::string& written,
+                   const std::map<std::string, const calc::Derivation*>& results, const std::string& file, int line,
+                   const std::string& id, std::vector<Diagnostic>& diags) {
+  if (!written.empty() && significant_digits(written) < 3) return;
+  // Powers of two are sizes chosen on purpose (a context, a GPU count), not copies.
+  if (value >= 1 && value == std::floor(value) && std::fmod(std::log2(value), 1.0) == 0) return;
+  if (written.empty()) {
+    // expr literals come in base units; a round constant (8, 1e6, 730) is not a copy.
+    double m = std::fabs(value);
+    if (m == 0) return;
+    double scaled = m / std::pow(10.0, std::floor(std::log10(m)) - 2);
+    if (std::fabs(scaled - std::round(scaled / 10) * 10) < 1e-6) return;  // two significant digits or fewer
+  }
+  for (const auto& [rid, d] : results) {
+    if (d == nullptr) continue;
+    for (const auto& r : d->results()) {
+      if (r.unit == calc::Unit::kBool) continue;
+      if (same_to_3_digits(value, r.value)) {
+        diags.push_back({file, line, "calc " + id + ": the literal " + (written.empty() ? calc::format_significant(value, 4) : written) +
+                                         " equals an earlier result: use {{" + rid + "." + r.key + "}}"});
+        return;
+      }
+    }
+  }
+}
+
+
+bool is_calc_block(const Block& b) {
+  return b.fenced && b.info.rfind("calc", 0) == 0 && (b.info.size() == 4 || b.info[4] == ' ');
+}
+
+// The header "calc id=kv" or "calc id=kv hidden" into `cb`; false when it names no id.
+bool read_calc_header(const Block& b, CalcBlock& cb, const std::string& file, std::vector<Diagnostic>& diags) {
+  std::istringstream words(b.info.substr(4));
+  std::string word;
+  while (words >> word) {
+    if (word.rfind("id=", 0) == 0) {
+      cb.id = word.substr(3);
+    } else if (word == "hidden") {
+      cb.hidden = true;
+    } else {
+      diags.push_back({file, cb.line, "calc block header: '" + word + "' is not id=NAME or hidden"});
+    }
+  }
+  if (cb.id.empty()) {
+    diags.push_back({file, cb.line, "calc block needs an id: ```calc id=NAME"});
+    return false;
+  }
+  return true;
+}
+
+// Arithmetic between results: references are resolved by the expr engine itself, so its
+// steps show which result each number came from.
+void evaluate_expr_block(const Block& b, const Results& results, const LoadOptions& options, const std::string& file,
+                         CalcBlock& cb, std::vector<Diagnostic>& diags) {
+  cb.call = std::string(b.text.substr(0, b.text.find_last_not_of(" \n") + 1));
+  auto lookup = [&](std::string_view ref) -> std::optional<calc::Quantity> { return lookup_reference(ref, results); };
+  std::vector<calc::Quantity> literals;
+  auto d = calc::evaluate_expr_collecting(b.text, lookup, &literals);
+  if (d) {
+    cb.derivation = std::move(d).value();
+  } else {
+    for (const auto& e : d.errors()) diags.push_back({file, b.line, "calc " + cb.id + ": " + e.to_string()});
+  }
+  if (options.lint) {
+    for (const auto& lit : literals) check_retyped(lit.value, "", results, file, b.line, cb.id, diags);
+  }
+}
+
+// A calculator call: "fit model=... gpu=..." with {{id.key}} references substituted.
+void evaluate_call_block(const Block& b, const Results& results, const calc::Registry& registry,
+                         const calc::Catalog& catalog, const LoadOptions& options, const std::string& file, CalcBlock& cb,
+                         std::vector<Diagnostic>& diags) {
+  std::string call_text = substitute_references(b.text, results, b.line, file, diags, /*raw=*/true);
+  cb.call = std::string(call_text.substr(0, call_text.find_last_not_of(" \n") + 1));
+  if (options.lint) {
+    // A literal input that equals an earlier result was copied by hand: pass it by reference.
+    std::istringstream args(b.text);
+    std::string arg;
+    while (args >> arg) {
+      size_t eq = arg.find('=');
+      if (eq == std::string::npos || arg.find("{{") != std::string::npos) continue;
+      std::string value = arg.substr(eq + 1);
+      char* end = nullptr;
+      double v = std::strtod(value.c_str(), &end);
+      if (end == value.c_str()) continue;
+      check_retyped(v, value.substr(0, static_cast<size_t>(end - value.c_str())), results, file, b.line, cb.id, diags);
+    }
+  }
+  CalcCall call;
+  std::string error;
+  if (!parse_call(call_text, call, error)) {
+    diags.push_back({file, b.line, "calc " + cb.id + ": " + error});
+  } else if (registry.find(call.calculator) == nullptr) {
+    diags.push_back({file, b.line, "calc " + cb.id + ": '" + call.calculator + "' is not a calculator; accepted: " +
+                                       registry.name_list()});
+  } else {
+    auto d = registry.evaluate(call.calculator, call.args, catalog);
+    if (d) {
+      cb.derivation = std::move(d).value();
+    } else {
+      for (const auto& e : d.errors()) diags.push_back({file, b.line, "calc " + cb.id + ": " + e.to_string()});
+    }
+  }
+}
+
+}  // namespace
+
+// Stage 3: every calc block in order (a later block may use an earlier one's result).
+Results evaluate_calcs(const std::vector<Block>& blocks, const calc::Registry& registry, const calc::Catalog& catalog,
+                       const LoadOptions& options, const std::string& file, Question& q, std::vector<Diagnostic>& diags) {
+  Results results;
+  q.calcs.reserve(blocks.size());
+  for (const Block& b : blocks) {
+    if (!is_calc_block(b)) continue;
+    CalcBlock cb;
+    cb.line = b.line - 1;
+    if (!read_calc_header(b, cb, file, diags)) continue;
+    if (results.count(cb.id)) {
+      diags.push_back({file, cb.line, "calc block id '" + cb.id + "' is used twice"});
+      continue;
+    }
+    if (calc::is_expr_block(b.text)) {
+      evaluate_expr_block(b, results, options, file, cb, diags);
+    } else {
+      evaluate_call_block(b, results, registry, catalog, options, file, cb, diags);
+    }
+    q.calcs.push_back(std::move(cb));
+    results[q.calcs.back().id] = q.calcs.back().derivation ? &*q.calcs.back().derivation : nullptr;
+  }
+  return results;
+}
+
+}  // namespace ridge::bank::stages

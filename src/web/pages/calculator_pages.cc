@@ -1,0 +1,224 @@
+// The calculators: the index (with the performance model's validation table), each
+// calculator's form and derivation, and the diagram gallery.
+#include "web/pages.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "diagram/diagrams.h"
+#include "web/http.h"
+#include "web/pages/parts.h"
+
+namespace ridge::web {
+
+using namespace parts;
+
+namespace {
+
+// The performance model against published runs (`ridge validate --json`): each run's
+// prediction, the measured figure, the signed error, the source; then the error per group.
+struct ValidationView {
+  struct Run {
+    std::string id, half;
+    bool has_prediction = false;
+    std::string predicted, measured, error;  // with units; the error's magnitude in percent
+    bool negative = false;
+    std::string failure;       // without a prediction
+    std::string source, url;   // url: linked only when https
+  };
+  struct Group {
+    std::string heading, mean, worst, n, held_out_mean, held_out_worst;
+    std::vector<Run> runs;
+  };
+  std::vector<Group> groups;
+};
+
+std::optional<ValidationView> validation_view(const nlohmann::json& v) {
+  if (!v.is_object() || !v.contains("runs")) return std::nullopt;
+  ValidationView out;
+  auto pct = [](double x) { return calc::format_significant(x * 100, 3) + "%"; };
+  for (const char* group : {"training", "serving"}) {
+    const auto& sum = v["summary"][group];
+    ValidationView::Group g{group == std::string("training") ? "Training: step time, throughput and MFU" : "Serving: latency and throughput",
+                            pct(sum["all"]["mean_abs_error"].get<double>()),
+                            pct(sum["all"]["worst_abs_error"].get<double>()),
+                            std::to_string(sum["all"]["n"].get<int>()),
+                            pct(sum["held-out"]["mean_abs_error"].get<double>()),
+                            pct(sum["held-out"]["worst_abs_error"].get<double>()),
+                            {}};
+    for (const auto& r : v["runs"]) {
+      if (r.value("group", "") != group) continue;
+      ValidationView::Run run;
+      run.id = r.value("id", "");
+      run.half = r.value("half", "");
+      std::string unit = r.value("unit", "");
+      if (r.contains("predicted")) {
+        double err = r["error"].get<double>() * 100;
+        run.has_prediction = true;
+        run.predicted = calc::format_significant(r["predicted"].get<double>(), 3) + " " + unit;
+        run.measured = calc::format_significant(r["measured"].get<double>(), 3) + " " + unit;
+        run.negative = err < 0;
+        run.error = calc::format_significant(std::abs(err), 2);
+      } else {
+        run.failure = r.value("failure", "");
+      }
+      run.source = r.value("source", "") + (r.value("date", "").empty() ? "" : ", " + r.value("date", ""));
+      std::string url = r.value("url", "");
+      if (url.rfind("https://", 0) == 0) run.url = url;
+      g.runs.push_back(std::move(run));
+    }
+    out.groups.push_back(std::move(g));
+  }
+  return out;
+}
+
+View to_view(const ValidationView& v) {
+  ViewList groups;
+  for (const auto& g : v.groups) {
+    ViewList runs;
+    for (const auto& r : g.runs) {
+      runs.push_back(View(kainjow::mustache::object{{"id", r.id},
+                                                    {"half", r.half},
+                                                    {"has_prediction", r.has_prediction},
+                                                    {"predicted", r.predicted},
+                                                    {"measured", r.measured},
+                                                    {"negative", r.negative},
+                                                    {"error", r.error},
+                                                    {"failure", r.failure},
+                                                    {"has_link", !r.url.empty()},
+                                                    {"url", r.url},
+                                                    {"source", r.source}}));
+    }
+    groups.push_back(View(kainjow::mustache::object{{"heading", g.heading},
+                                                    {"mean", g.mean},
+                                                    {"worst", g.worst},
+                                                    {"n", g.n},
+                                                    {"held_out_mean", g.held_out_mean},
+                                                    {"held_out_worst", g.held_out_worst},
+                                                    {"runs", runs}}));
+  }
+  return object_with("groups", list_view(std::move(groups)));
+}
+
+}  // namespace
+
+std::string calculators_index(const Site& site, const nlohmann::json& validation) {
+  View d;
+  ViewList calculators;
+  for (const auto& c : site.registry.all()) calculators.push_back(View(kainjow::mustache::object{{"name", c.name}, {"summary", c.summary}}));
+  put(d, "calculators", std::move(calculators));
+  auto table = validation_view(validation);
+  put(d, "validation", table ? to_view(*table) : View(false));
+  return layout(site, "Calculators", "Napkin-math calculators for AI infrastructure", render("calculators_index", d));
+}
+
+namespace {
+
+// calculator.mustache: the form from the calculator's specs, then the derivation or the errors
+// next to their fields, the diagram and the same call for the terminal.
+struct CalculatorView {
+  std::string name, summary, form_error;
+  std::vector<FieldView> fields;
+  Html result;                              // the derivation (calc::render_html), when it succeeded
+  std::optional<std::string> diagram_kind;  // with a result whose calculator has a diagram
+  std::string query;                        // "?k=v&..." of the values, for the diagram's URL
+  std::vector<std::pair<std::string, std::string>> values;
+};
+
+View to_view(const CalculatorView& v) {
+  View d;
+  put(d, "name", v.name);
+  put(d, "summary", v.summary);
+  put(d, "form_error", v.form_error);
+  ViewList fields, values;
+  for (const auto& f : v.fields) fields.push_back(to_view(f));
+  put(d, "fields", std::move(fields));
+  put(d, "result_html", v.result.text);
+  if (v.diagram_kind) {
+    View diagram;
+    put(diagram, "query", v.query);
+    put(diagram, "alt", *v.diagram_kind + " diagram of this result");
+    put(d, "diagram", std::move(diagram));
+  } else {
+    put(d, "diagram", false);
+  }
+  for (const auto& [k, value] : v.values) {
+    View item;
+    put(item, "key", k);
+    put(item, "value", value);
+    values.push_back(std::move(item));
+  }
+  put(d, "values", std::move(values));
+  return d;
+}
+
+}  // namespace
+
+std::string calculator_page(const Site& site, const calc::Calculator& c, const calc::Given& values,
+                            const calc::Result<calc::Derivation>* result) {
+  std::map<std::string, std::string> errors;
+  CalculatorView v;
+  v.name = c.name;
+  v.summary = c.summary;
+  if (result && !result->ok()) {
+    for (const auto& err : result->errors()) {
+      std::string message = (err.value.empty() ? "" : "'" + err.value + "' ") + err.message +
+                            (err.accepted.empty() ? "" : "; accepted: " + err.accepted);
+      if (std::any_of(c.params.begin(), c.params.end(), [&](const calc::ParamSpec& s) { return s.name == err.field; })) {
+        errors[err.field] += message;
+      } else {
+        v.form_error += err.to_string() + " ";
+      }
+    }
+  }
+  for (const auto& spec : c.params) {
+    if (spec.type == calc::ParamType::kConfig) continue;  // the web reads no files
+    auto it = errors.find(spec.name);
+    v.fields.push_back(field_view(site, spec, values, it == errors.end() ? "" : it->second, "c"));
+  }
+  if (result && result->ok()) {
+    v.result = Html{calc::render_html(**result)};
+    v.diagram_kind = diagram::kind_for_calculator(c.name);
+  }
+  for (const auto& [k, value] : values) {
+    v.query += (v.query.empty() ? "?" : "&") + url_encode(k) + "=" + url_encode(value);
+    v.values.emplace_back(k, value);
+  }
+  return layout(site, c.name + " calculator", c.summary, render("calculator", to_view(v)));
+}
+
+std::string diagrams_page(const Site& site) {
+  struct Example {
+    const char* kind;
+    calc::Given params;
+  };
+  const Example examples[] = {
+      {"roofline", {{"gpu", "h100-sxm,b200,mi300x"}, {"kernels", "softmax@1.25,gemm@600"}}},
+      {"pipeline", {{"stages", "4"}, {"microbatches", "8"}, {"schedule", "1f1b"}}},
+      {"ring", {{"bytes", "16GB"}, {"ranks", "8"}, {"bus-bandwidth", "400GB/s"}}},
+      {"kv-blocks", {{"tokens", "40,25,33"}, {"block-size", "16"}, {"shared-prefix", "16"}}},
+      {"memory", {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"gpus", "8"}, {"context", "32768"}, {"sequences", "64"}}},
+      {"checkpoint", {{"mtbf-hours", "3"}, {"write-seconds", "60"}}},
+      {"step-waterfall", {{"params", "70B"}, {"tokens", "4M"}, {"gpu", "h100-sxm"}, {"gpus", "1024"}, {"seconds", "6"}, {"comm", "0.8"}, {"bubble", "0.6"}}},
+  };
+  ViewList diagrams;
+  int n = 0;
+  for (const auto& ex : examples) {
+    diagram::Options options;
+    options.id = "gallery-" + std::to_string(++n);
+    auto drawn = diagram::draw(ex.kind, ex.params, site.registry, site.catalog, options);
+    std::string call;
+    for (const auto& [k, value] : ex.params) call += " " + k + "=" + value;
+    View d;
+    put(d, "kind", ex.kind);
+    put(d, "call", call);
+    put(d, "drawn", drawn.ok());
+    put(d, "svg_html", drawn ? drawn->svg : "");  // the diagram's SVG, drawn (and escaped) by the engine
+    put(d, "error", drawn ? "" : calc::to_string(drawn.errors()));
+    diagrams.push_back(std::move(d));
+  }
+  return layout(site, "Diagrams", "The diagram kinds drawn from the engine", render("diagrams", object_with("diagrams", list_view(std::move(diagrams)))));
+}
+
+}  // namespace ridge::web

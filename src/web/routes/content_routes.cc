@@ -1,0 +1,198 @@
+#include "web/routes/content_routes.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "web/course_pages.h"
+#include "web/routes/billing_routes.h"
+#include "web/routes/response.h"
+
+namespace ridge::web::routes {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+// The listing of a question. A paid question's TL;DR is part of what the payment buys:
+// it is included only for a reader who may read the answer.
+ordered_json question_summary(const bank::Question& q, bool may_read) {
+  ordered_json j = {{"slug", q.slug},
+                    {"title", q.title},
+                    {"summary", q.summary},
+                    {"topic", q.topic},
+                    {"difficulty", std::string(bank::difficulty_name(q.difficulty))},
+                    {"tracks", q.tracks},
+                    {"concepts", q.concepts},
+                    {"free", q.free}};
+  if (q.free || may_read) j["tldr"] = q.tldr;
+  if (!q.lab.empty()) j["lab"] = q.lab;
+  j["updated"] = q.updated;
+  j["url"] = "/q/" + q.slug;
+  return j;
+}
+
+}  // namespace
+
+PageCache render_pages(const Site& site, const AppOptions& options) {
+  PageCache pages;
+  const bank::Bank& bank = site.bank;
+  // `personal`: the page is only ever answered as personal (the locked and paywalled copies of
+  // a paid question), so its personal header block is prepared with it.
+  auto cache = [&](std::string path, std::string body, bool personal = false) {
+    std::string etag = "\"" + content_hash(body) + "\"";
+    Response headers;
+    add_standard_headers(headers);
+    std::string common;
+    for (const auto& [k, v] : headers.headers) common += k + ": " + v + "\r\n";
+    common += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+    std::string head = "Content-Type: text/html; charset=utf-8\r\nETag: " + etag +
+                       "\r\nCache-Control: public, max-age=300\r\n" + common;
+    std::string personal_head = personal ? "Content-Type: text/html; charset=utf-8\r\n" + common +
+                                               "Cache-Control: private, no-store\r\nVary: Cookie\r\n"
+                                         : std::string();
+    pages[std::move(path)] = {std::move(body), std::move(etag), std::move(head), std::move(personal_head)};
+  };
+  cache("/", home_page(site, Offer{options.billing.price.display(), options.billing.months}));
+  cache("/hardware", hardware_page(site));
+  cache("/topics", topics_index(site));
+  cache("/concepts", concepts_index(site));
+  cache("/companies", companies_index(site));
+  cache("/calc", calculators_index(site, options.validation));
+  cache("/diagrams", diagrams_page(site));
+  for (const auto& t : bank.topics) cache("/topics/" + t.id, topic_page(site, t));
+  for (const auto& t : bank.tracks) cache("/tracks/" + t.id, track_page(site, t));
+  for (bank::Difficulty d : {bank::Difficulty::kEasy, bank::Difficulty::kMedium, bank::Difficulty::kHard, bank::Difficulty::kExpert}) {
+    cache("/" + std::string(bank::difficulty_name(d)), difficulty_page(site, d));
+  }
+  for (const auto& [id, c] : bank.concepts) cache("/concepts/" + id, concept_page(site, c));
+  for (const auto& [id, c] : bank.companies) cache("/companies/" + id, company_page(site, c));
+  cache("/courses", courses_index(site));
+  for (const auto& [id, c] : bank.courses) cache("/courses/" + id, course_page(site, c, nullptr));
+  for (const auto& q : bank.questions) {
+    cache("/q/" + q.slug, question_page(site, q));
+    if (!q.free) {
+      cache("/q/" + q.slug + "#locked", locked_question_page(site, q), true);
+      cache("/q/" + q.slug + "#paywall", paywall_question_page(site, q, options.billing.price.display(), options.billing.enabled()),
+            true);
+    }
+  }
+  for (const auto& c : site.registry.all()) {
+    calc::Given example = example_values(c);
+    auto d = site.registry.evaluate(c.name, example, site.catalog);
+    cache("/calc/" + c.name, calculator_page(site, c, example, &d));
+  }
+  return pages;
+}
+
+Response cached_page(const Request& req, const Context& ctx) {
+  return page(ctx, req.path.size() > 1 && req.path.back() == '/' ? req.path.substr(0, req.path.size() - 1) : req.path);
+}
+
+Response diagrams(const Request& req, const Context& ctx) { return page(ctx, req.path); }
+
+Response question(const Request& req, const Params& p, const Context& ctx) {
+  const bank::Question* q = ctx.bank.find(p.at("slug"));
+  if (q == nullptr) return error(req, ctx, 404, "There is no question '" + p.at("slug") + "'.");
+  if (!q->free) {
+    services::Visitor v = visitor(req, ctx);
+    if (v.user_id == 0) {
+      Response r = page(ctx, "/q/" + q->slug + "#locked");
+      r.personal = true;
+      return r;
+    }
+    auto until = access_until(ctx, v.user_id);
+    if (!until) return store_unavailable(req, ctx, "entitlement lookup failed");
+    if (*until <= ctx.now()) {
+      Response r = page(ctx, "/q/" + q->slug + "#paywall");
+      r.status = 402;
+      r.personal = true;
+      return r;
+    }
+  }
+  Response r = page(ctx, "/q/" + q->slug);
+  if (!q->free) r.personal = true;
+  return r;
+}
+
+Response api_questions(const Request& req, const Context& ctx) {
+  std::string topic = req.param("topic").value_or(""), difficulty = req.param("difficulty").value_or(""),
+              company = req.param("company").value_or("");
+  calc::Errors errors;
+  if (!topic.empty() && !ctx.bank.find_topic(topic)) {
+    std::string known;
+    for (const auto& t : ctx.bank.topics) known += (known.empty() ? "" : ", ") + t.id;
+    errors.push_back({"topic", topic, "is not a topic", known});
+  }
+  if (!difficulty.empty() && !bank::parse_difficulty(difficulty)) {
+    errors.push_back({"difficulty", difficulty, "is not a difficulty", "easy, medium, hard, expert"});
+  }
+  if (!company.empty() && !ctx.bank.companies.count(company)) {
+    std::string known;
+    for (const auto& [id, c] : ctx.bank.companies) known += (known.empty() ? "" : ", ") + id;
+    errors.push_back({"company", company, "is not a company", known});
+  }
+  for (const auto& [k, v] : req.query) {
+    if (k != "topic" && k != "difficulty" && k != "company") errors.push_back({k, v, "is not a filter", "topic, difficulty, company"});
+  }
+  if (!errors.empty()) return json_error(400, field_errors(errors));
+  bool signed_in = visitor(req, ctx).user_id != 0;
+  ordered_json list = ordered_json::array();
+  for (const auto& q : ctx.bank.questions) {
+    if (!topic.empty() && q.topic != topic) continue;
+    if (!difficulty.empty() && bank::difficulty_name(q.difficulty) != difficulty) continue;
+    if (!company.empty() && std::none_of(q.companies.begin(), q.companies.end(), [&](const bank::CompanyRef& c) { return c.id == company; })) continue;
+    list.push_back(question_summary(q, signed_in));
+  }
+  Response r = json_text(200, ordered_json{{"questions", list}}.dump(2) + "\n");
+  r.personal = signed_in;
+  return r;
+}
+
+Response api_question(const Request& req, const Params& p, const Context& ctx) {
+  const bank::Question* q = ctx.bank.find(p.at("slug"));
+  if (q == nullptr) {
+    return json_error(404, field_errors({{"slug", p.at("slug"), "is not a question", "a slug from /api/questions"}}));
+  }
+  bool personal = false;
+  if (!q->free) {
+    services::Visitor v = visitor(req, ctx);
+    if (v.user_id == 0) {
+      return json_error(401, field_errors({{"slug", q->slug, "is readable with an account", "POST /api/signin first"}}));
+    }
+    auto until = access_until(ctx, v.user_id);
+    if (!until) return store_unavailable(req, ctx, "entitlement lookup failed");
+    if (*until <= ctx.now()) return payment_required(*q, ctx);
+    personal = true;
+  }
+  ordered_json j = question_summary(*q, true);
+  ordered_json calcs = ordered_json::object();
+  for (const auto& c : q->calcs) {
+    if (!c.derivation) continue;
+    ordered_json results = ordered_json::object();
+    for (const auto& r : c.derivation->results()) results[r.key] = r.value;
+    calcs[c.id] = {{"call", c.call}, {"results", results}};
+  }
+  j["calcs"] = calcs;
+  j["html"] = q->html;
+  Response r = json_text(200, j.dump(2) + "\n");
+  r.personal = personal;
+  return r;
+}
+
+Response static_file(const Request& req, const Context& ctx) {
+  const Asset* a = ctx.assets.find(req.path);
+  if (a == nullptr) return error(req, ctx, 404, "No such asset: " + req.path);
+  Response r;
+  r.content_type = a->content_type;
+  r.set("ETag", a->etag);
+  r.set("Cache-Control", "public, max-age=31536000, immutable");
+  if (req.header("if-none-match") == a->etag) {
+    r.status = 304;
+    return r;
+  }
+  r.body = a->body;
+  return r;
+}
+
+}  // namespace ridge::web::routes

@@ -1,0 +1,87 @@
+// Search through App::handle: whole identifiers, the shared cache of result pages, paging and
+// true counts.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "web/app_test_util.h"
+#include "web/metered_store.h"
+#include "web/test_app.h"
+
+namespace ridge::web {
+namespace {
+
+using namespace app_testing;
+
+// Issue 20: search that finds. Fixed queries and what their results must (not) hold.
+std::vector<std::string> result_titles(const std::string& body) {
+  std::vector<std::string> titles;
+  for (size_t pos = 0; (pos = body.find("<li><a href=\"/", pos)) != std::string::npos;) {
+    size_t start = body.find('>', pos + 5) + 1;
+    titles.push_back(body.substr(start, body.find('<', start) - start));
+    pos = start;
+  }
+  return titles;
+}
+
+TEST(Search, IdentifiersAreWholeAndShortWordsAreNotPrefixes) {
+  auto zero = result_titles(std::string(get("/search?q=zero-3").view()));
+  ASSERT_FALSE(zero.empty());
+  EXPECT_NE(zero[0].find("ZeRO"), std::string::npos) << zero[0];
+  for (const auto& t : zero) EXPECT_EQ(t.find("emperature"), std::string::npos) << t;
+  auto mig = result_titles(std::string(get("/search?q=MIG").view()));
+  ASSERT_FALSE(mig.empty());
+  for (const auto& t : mig) EXPECT_EQ(t.find("igration"), std::string::npos) << t;
+  EXPECT_EQ(fts_query("zero-3"), "\"zero 3\"");
+  EXPECT_EQ(fts_query("NCCL_ALGO ring"), "\"nccl algo\" AND \"ring\"*");
+  EXPECT_EQ(fts_query("a a a a a"), "\"a\"");  // deduplicated
+  std::string many;
+  for (int i = 0; i < 100; ++i) many += "w" + std::to_string(i) + " ";
+  std::string capped = fts_query(many);
+  EXPECT_EQ(std::count(capped.begin(), capped.end(), '"') / 2, SearchIndex::kMaxTerms);
+}
+
+// Issue 22: a search page is rendered once per decoded query, filters and page number.
+TEST(Search, EquivalentQueriesShareOneCachedPage) {
+  size_t before = app().search_cache().size();
+  Response first = get("/search?q=tensor+parallel+cache");
+  ASSERT_EQ(first.status, 200);
+  EXPECT_EQ(app().search_cache().size(), before + 1);
+  Response same = get("/search?utm_source=x&q=tensor%20parallel%20cache&page=01");
+  EXPECT_EQ(same.view(), first.view());
+  EXPECT_EQ(app().search_cache().size(), before + 1);
+  // The page echoes the query as typed, so case is part of the key; so are filters and pages.
+  Response upper = get("/search?q=Tensor+parallel+cache");
+  EXPECT_NE(upper.view(), first.view());
+  EXPECT_NE(std::string(upper.view()).find("value=\"Tensor parallel cache\""), std::string::npos);
+  get("/search?q=tensor+parallel+cache&difficulty=hard");
+  get("/search?q=tensor+parallel+cache&page=2");
+  EXPECT_EQ(app().search_cache().size(), before + 4);
+  // Refused parameters are answered 400 and kept nowhere.
+  EXPECT_EQ(get("/search?q=tensor&page=1001").status, 400);
+  EXPECT_EQ(get("/search?q=" + std::string(201, 'a')).status, 400);
+  EXPECT_EQ(app().search_cache().size(), before + 4);
+}
+
+TEST(Search, PagesAndTheTrueCount) {
+  Response first = get("/search?q=kv+cache");
+  ASSERT_EQ(first.status, 200);
+  std::string first_body(first.view());
+  size_t at = first_body.find("id=\"result-count\">");
+  ASSERT_NE(at, std::string::npos);
+  int total = std::stoi(first_body.substr(at + 18));
+  EXPECT_GT(total, 20);  // more than one page: the count is not capped at the page size
+  EXPECT_EQ(result_titles(first_body).size(), 20u);
+  EXPECT_NE(first_body.find("rel=\"next\""), std::string::npos);
+  Response last = get("/search?q=kv+cache&page=" + std::to_string((total + 19) / 20));
+  EXPECT_EQ(result_titles(std::string(last.view())).size(), static_cast<size_t>(total - 20 * ((total + 19) / 20 - 1)));
+  EXPECT_EQ(get("/search?q=kv&page=0").status, 400);
+  EXPECT_EQ(get("/search?q=kv&page=x").status, 400);
+  // Snippets carry no footnote markup and no raw URL.
+  EXPECT_EQ(first_body.find("[^"), std::string::npos);
+  EXPECT_EQ(first_body.find("<span class=\"muted\">https://"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ridge::web
