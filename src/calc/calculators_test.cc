@@ -271,6 +271,21 @@ TEST(Fit, SlidingWindowLayersHoldOnlyTheWindow) {
                    7372800);
 }
 
+TEST(Fit, SlidingLayersWithOtherHeadShapesAreSummedPerRun) {
+  // gemma-4-26b-a4b: 25 sliding layers (window 1,024) with 8 KV heads of 256, 2 × 8 × 256 × 2 B
+  // = 8,192 B per token each; 5 global layers with 2 KV heads of 512, 2 × 2 × 512 × 2 B = 4,096 B
+  // each. At 131,072 tokens: 5 × 4,096 × 131,072 + 25 × 8,192 × 1,024 = 2,684,354,560 +
+  // 209,715,200 = 2,894,069,760 B. The average per layer (225,280 / 30 = 7,509.33 B) times
+  // (5 × 131,072 + 25 × 1,024) would give 5,113,565,184 B, 77% too much.
+  Derivation d = run("fit", {{"model", "gemma-4-26b-a4b"}, {"gpu", "h100-sxm"}, {"context", "131072"}});
+  EXPECT_DOUBLE_EQ(result(d, "kv_bytes_per_token"), 225280);
+  EXPECT_DOUBLE_EQ(result(d, "kv_bytes_per_sequence"), 2894069760.0);
+  // decode reads the same cache: batch 1 at 131,072 tokens reads 2,894,069,760 B of KV.
+  Derivation dec = run("decode", {{"model", "gemma-4-26b-a4b"}, {"gpu", "h100-sxm"}, {"batch", "1"},
+                                  {"context", "131072"}});
+  EXPECT_NEAR(result(dec, "kv_read_seconds"), 2894069760.0 / 3.35e12, 1e-9);
+}
+
 TEST(Fit, ContextBeyondTheTrainedLengthIsStated) {
   // Llama 3.1 8B: max_position_embeddings 131,072; 200,000 tokens is past it.
   Derivation d = run("fit", {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm"}, {"context", "200000"}});

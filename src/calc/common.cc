@@ -223,7 +223,21 @@ double kv_per_sequence_step(const ModelArch& m, double kv_token, double context,
                                     return x.bound == CacheBound::kChunk || x.sparse_topk > 0;
                                   });
                                 });
-  if (bounded_or_fixed) {
+  // Layers with their own head shapes (Gemma 4's global layers: 2 KV heads of 512 against 8 of
+  // 256 on the sliding ones; MiMo-V2's 4 against 8) cannot share one average per-layer figure:
+  // the average charges the global layers' full context at the sliding layers' width, 77% too
+  // much for Gemma 4 at 128k. They take the per-run sum below.
+  double first_kv = 0;
+  bool uneven = false;
+  for (const auto& run : m.runs) {
+    for (const auto& x : run.mixers) {
+      if (x.kv_per_token <= 0) continue;
+      if (first_kv == 0) first_kv = x.kv_per_token;
+      uneven = uneven || x.kv_per_token != first_kv;
+    }
+  }
+  const bool per_run = bounded_or_fixed || (uneven && m.has_sliding_window());
+  if (per_run) {
     // A sum over the runs, each layer kind with its own bound (issue 29): full layers keep every
     // token, window and chunk layers at most their span, linear-attention and SSM layers a
     // fixed state whatever the context.
