@@ -242,6 +242,9 @@
         .then(function (r) { return r.ok ? r.json() : null; })
         .then(function (j) {
           if (!j || ticket !== asked) return;  // a later keystroke's answer wins
+          // A reader already moving through the list keeps their place when a later answer
+          // replaces it (the answer to "kv c" can arrive after ArrowDown, then "kv cach"'s).
+          var kept = list.hidden ? -1 : active;
           list.innerHTML = "";
           active = -1;
           box.removeAttribute("aria-activedescendant");
@@ -258,6 +261,7 @@
           }
           list.hidden = j.results.length === 0;
           box.setAttribute("aria-expanded", list.hidden ? "false" : "true");
+          if (kept >= 0 && !list.hidden) highlight(Math.min(kept, options().length - 1));
         })
         .catch(function () {});
     };
