@@ -1,10 +1,10 @@
 // Fuzzes the parameter parser: the first line picks a calculator, each further line is
 // name=value. Whatever comes in, evaluation returns a value or errors, never crashes.
 #include <cstdint>
-#include <sstream>
 #include <string>
 
 #include "calc/registry.h"
+#include "calc_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const ridge::calc::Registry registry = ridge::calc::make_builtin_registry();
@@ -28,16 +28,7 @@ fp8 = 1978.9e12
     c.models.emplace("m", std::move(m).value());
     return c;
   }();
-  std::string text(reinterpret_cast<const char*>(data), size);
-  std::istringstream lines(text);
-  std::string name, line;
-  std::getline(lines, name);
-  ridge::calc::Given given;
-  while (std::getline(lines, line)) {
-    auto eq = line.find('=');
-    if (eq == std::string::npos) continue;
-    given[line.substr(0, eq)] = line.substr(eq + 1);
-  }
+  auto [name, given] = ridge::fuzz::read_calc_input(std::string(reinterpret_cast<const char*>(data), size));
   auto result = registry.evaluate(name, given, catalog);
   if (result.ok()) {
     (void)ridge::calc::render_text(*result);
