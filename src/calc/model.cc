@@ -1304,15 +1304,17 @@ ParamCount count_params(const ModelArch& m) {
   return p;
 }
 
-double kv_elements_per_token(const ModelArch& m) {
+namespace {
+// Σ over runs and their mixers of the run's layer count × `per_layer(mixer)`.
+template <class PerLayer>
+double sum_over_mixers(const ModelArch& m, PerLayer per_layer) {
   double total = 0;
   for (const auto& run : m.runs) {
-    for (const auto& x : run.mixers) total += d(run.count) * x.kv_per_token;
+    for (const auto& x : run.mixers) total += d(run.count) * per_layer(x);
   }
   return total;
 }
 
-namespace {
 // Tokens a layer's cache holds for a sequence of `context` tokens.
 double cached_tokens(const Mixer& x, double context) {
   if (x.kv_per_token == 0) return 0;
@@ -1321,20 +1323,16 @@ double cached_tokens(const Mixer& x, double context) {
 }
 }  // namespace
 
+double kv_elements_per_token(const ModelArch& m) {
+  return sum_over_mixers(m, [](const Mixer& x) { return x.kv_per_token; });
+}
+
 double kv_elements_per_sequence(const ModelArch& m, double context) {
-  double total = 0;
-  for (const auto& run : m.runs) {
-    for (const auto& x : run.mixers) total += d(run.count) * x.kv_per_token * cached_tokens(x, context);
-  }
-  return total;
+  return sum_over_mixers(m, [context](const Mixer& x) { return x.kv_per_token * cached_tokens(x, context); });
 }
 
 double state_elements_per_sequence(const ModelArch& m) {
-  double total = 0;
-  for (const auto& run : m.runs) {
-    for (const auto& x : run.mixers) total += d(run.count) * x.state;
-  }
-  return total;
+  return sum_over_mixers(m, [](const Mixer& x) { return x.state; });
 }
 
 namespace {
@@ -1360,37 +1358,25 @@ double causal_pairs(const Mixer& x, double s) {
 }  // namespace
 
 double attention_flops_per_sequence(const ModelArch& m, double tokens) {
-  double total = 0;
-  for (const auto& run : m.runs) {
-    for (const auto& x : run.mixers) {
-      const double c = d(run.count), width = d(x.heads) * d(x.qk_dim + x.v_dim);
-      if (x.kind == MixerKind::kAttention || x.kind == MixerKind::kLatentAttention) {
-        total += c * 2 * width * causal_pairs(x, tokens);
-      } else {
-        // A recurrent state of heads × qk_dim × v_dim read and updated once per token: about
-        // 2 FLOP per element each way (the chunked kernels do the same work in blocks).
-        total += c * 4 * d(x.heads) * d(x.qk_dim) * d(x.v_dim) * tokens;
-      }
+  return sum_over_mixers(m, [tokens](const Mixer& x) {
+    if (x.kind == MixerKind::kAttention || x.kind == MixerKind::kLatentAttention) {
+      return 2 * d(x.heads) * d(x.qk_dim + x.v_dim) * causal_pairs(x, tokens);
     }
-  }
-  return total;
+    // A recurrent state of heads × qk_dim × v_dim read and updated once per token: about
+    // 2 FLOP per element each way (the chunked kernels do the same work in blocks).
+    return 4 * d(x.heads) * d(x.qk_dim) * d(x.v_dim) * tokens;
+  });
 }
 
 double attention_flops_per_decode_token(const ModelArch& m, double context) {
-  double total = 0;
-  for (const auto& run : m.runs) {
-    for (const auto& x : run.mixers) {
-      const double c = d(run.count), width = d(x.heads) * d(x.qk_dim + x.v_dim);
-      if (x.kind == MixerKind::kAttention || x.kind == MixerKind::kLatentAttention) {
-        double reach = cached_tokens(x, context);
-        if (x.sparse_topk > 0) reach = std::min(reach, d(x.sparse_topk));
-        total += c * 2 * width * reach;
-      } else {
-        total += c * 4 * d(x.heads) * d(x.qk_dim) * d(x.v_dim);
-      }
+  return sum_over_mixers(m, [context](const Mixer& x) {
+    if (x.kind == MixerKind::kAttention || x.kind == MixerKind::kLatentAttention) {
+      double reach = cached_tokens(x, context);
+      if (x.sparse_topk > 0) reach = std::min(reach, d(x.sparse_topk));
+      return 2 * d(x.heads) * d(x.qk_dim + x.v_dim) * reach;
     }
-  }
-  return total;
+    return 4 * d(x.heads) * d(x.qk_dim) * d(x.v_dim);
+  });
 }
 
 int64_t residual_blocks(const ModelArch& m) {
