@@ -8,6 +8,7 @@
 #include <string_view>
 #include <thread>
 
+#include <arpa/inet.h>
 #include <sodium.h>
 
 namespace ridge::account {
@@ -172,6 +173,32 @@ std::string check_password(const std::string& password) {
   for (unsigned char c : password) lower += static_cast<char>(std::tolower(c));
   if (kCommon.count(lower)) return "is one of the most common passwords; choose another";
   return {};
+}
+
+std::string network_key(const std::string& address) {
+  unsigned char v6[16];
+  if (address.find(':') == std::string::npos || inet_pton(AF_INET6, address.c_str(), v6) != 1) return address;
+  static const unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  char text[INET6_ADDRSTRLEN];
+  if (std::equal(kMapped, kMapped + 12, v6)) {
+    if (inet_ntop(AF_INET, v6 + 12, text, sizeof text) != nullptr) return text;
+    return address;
+  }
+  std::fill(v6 + 8, v6 + 16, 0);
+  if (inet_ntop(AF_INET6, v6, text, sizeof text) == nullptr) return address;
+  return std::string(text) + "/64";
+}
+
+std::string mailbox_key(const std::string& email) {
+  std::string e = email;
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return std::tolower(c); });
+  size_t at = e.rfind('@');
+  if (at == std::string::npos) return e;
+  std::string local = e.substr(0, at), domain = e.substr(at + 1);
+  if (size_t plus = local.find('+'); plus != std::string::npos && plus > 0) local.resize(plus);
+  if (domain == "googlemail.com") domain = "gmail.com";
+  if (domain == "gmail.com") local.erase(std::remove(local.begin(), local.end(), '.'), local.end());
+  return local + "@" + domain;
 }
 
 }  // namespace ridge::account

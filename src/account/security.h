@@ -38,4 +38,17 @@ bool equal_tokens(const std::string& a, const std::string& b);
 std::string check_email(const std::string& email);
 std::string check_password(const std::string& password);
 
+// The key a client address is limited under: an IPv4 address as it is; an IPv6 address by
+// its /64 prefix (one subscriber is usually given a whole /64, so keying each /128 gave one
+// attacker 2^64 budgets); an IPv4-mapped IPv6 address as its IPv4 address. Anything else
+// (a test's made-up name, a Unix socket) is returned unchanged.
+std::string network_key(const std::string& address);
+
+// The mailbox an address delivers to, for per-recipient mail budgets: lower case, the
+// sub-address (`+tag`) dropped, and for Gmail the dots of the local part dropped and
+// googlemail.com read as gmail.com (Google documents both as the same inbox:
+// https://support.google.com/mail/answer/7436150 and /10313). victim+1@ and Victim+2@ are one
+// budget, so nobody can fill one inbox by varying the tag.
+std::string mailbox_key(const std::string& email);
+
 }  // namespace ridge::account

@@ -48,5 +48,29 @@ TEST(RateLimiter, BurstThenRefill) {
   EXPECT_FALSE(limiter.allow("1.2.3.4"));
 }
 
+// Issue 28: each IPv6 /128 counted as a separate address, so one subscriber (given a /64)
+// had 2^64 failure budgets.
+TEST(Security, Finding28_AnIpv6ClientIsLimitedByItsSlash64) {
+  EXPECT_EQ(network_key("2001:db8:1:2::1"), "2001:db8:1:2::/64");
+  EXPECT_EQ(network_key("2001:db8:1:2:ffff:ffff:ffff:ffff"), "2001:db8:1:2::/64");
+  EXPECT_EQ(network_key("2001:DB8:1:2:0:0:0:9"), "2001:db8:1:2::/64");
+  EXPECT_NE(network_key("2001:db8:1:3::1"), network_key("2001:db8:1:2::1"));  // the next /64 is someone else
+  EXPECT_EQ(network_key("::ffff:192.0.2.7"), "192.0.2.7");                   // a mapped IPv4 is that IPv4
+  EXPECT_EQ(network_key("192.0.2.7"), "192.0.2.7");
+  EXPECT_EQ(network_key("not an address"), "not an address");
+  EXPECT_EQ(network_key("fe80::1:"), "fe80::1:");  // malformed: unchanged, never a shared key
+}
+
+// Issue 28: mail budgets were keyed on the literal address, so victim+N@ filled one inbox.
+TEST(Security, Finding28_OneInboxIsOneMailBudget) {
+  EXPECT_EQ(mailbox_key("Victim+1@Example.com"), "victim@example.com");
+  EXPECT_EQ(mailbox_key("victim+anything+else@example.com"), "victim@example.com");
+  EXPECT_EQ(mailbox_key("vic.tim+x@googlemail.com"), "victim@gmail.com");
+  EXPECT_EQ(mailbox_key("V.I.C.T.I.M@gmail.com"), "victim@gmail.com");
+  // Dots are kept where the provider does not document ignoring them.
+  EXPECT_EQ(mailbox_key("vic.tim@example.com"), "vic.tim@example.com");
+  EXPECT_EQ(mailbox_key("+tag@example.com"), "+tag@example.com");  // a local part that is only a tag stays itself
+}
+
 }  // namespace
 }  // namespace ridge::account

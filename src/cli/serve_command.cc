@@ -281,6 +281,14 @@ int run_serve(const ServeFlags& f, const std::string& data_dir) {
   web::Server server(*app, options);
   sender->start();
   int rc = server.run();
+  if (rc == web::Server::kAbandonedWork) {
+    // Requests outlived the grace: end the process now, without waiting on what they hold
+    // (the store is crash-safe: an unfinished transaction is rolled back when it next opens).
+    if (metrics_server) metrics_server->stop();
+    web::log::shutdown();
+    std::cout << "ridge serve: stopped (requests still running were abandoned)" << std::endl;
+    std::_Exit(0);
+  }
   if (metrics_server) {
     metrics_server->stop();
     metrics_thread.join();

@@ -57,6 +57,99 @@ TEST_F(Practice, Finding06_OthersFailuresNeverLockTheOwnerOut) {
   for (int i = 0; i < 8; ++i) EXPECT_EQ(call("POST", "/api/signin", right, nullptr, true, "10.0.0.50").status, 200) << i;
 }
 
+// Issue 28 (medium): after 100 wrong passwords from 20 addresses the owner's right password
+// from a fresh address got 429, and one failure a minute kept it so. The account-wide budget
+// is other people's failures: it no longer refuses; the owner gets a sign-in link by mail.
+TEST_F(Practice, Finding28_OthersFailuresOnAnAccountMailTheOwnerALinkInsteadOfLockingThemOut) {
+  signup("target@example.com");
+  queued_text("target@example.com");  // the verification mail
+  std::string wrong = json{{"email", "target@example.com"}, {"password", "not the password"}}.dump();
+  std::string right = json{{"email", "target@example.com"}, {"password", "correct horse battery"}}.dump();
+  // 20 addresses x 5 failures: each pair's own budget (5) and each address's (30) hold; the
+  // account's (100) is spent.
+  for (int a = 0; a < 20; ++a) {
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(call("POST", "/api/signin", wrong, nullptr, true, "10.9.0." + std::to_string(a)).status, 401);
+  }
+  Response owner = call("POST", "/api/signin", right, nullptr, true, "10.8.0.1");
+  EXPECT_EQ(owner.status, 429);  // the password is not checked while the account is under attack...
+  EXPECT_NE(owner.body.find("sign-in link"), std::string::npos) << owner.body;
+  EXPECT_EQ(header(owner, "Set-Cookie"), "");
+  // ...but the owner is not locked out: the link signs them in, once.
+  std::string path = link(queued_text("target@example.com"), "/signin/link");
+  ASSERT_FALSE(path.empty());
+  Response page = call("GET", path);
+  EXPECT_EQ(page.status, 200);
+  EXPECT_NE(page.body.find("id=\"signin-link\""), std::string::npos);  // a button: scanners do not spend it
+  Request parsed;
+  ASSERT_TRUE(parse_target(path, parsed));
+  std::string fields = "token=" + *parsed.param("token") + "&sig=" + *parsed.param("sig");
+  Response in = call("POST", "/signin/link", fields);
+  ASSERT_EQ(in.status, 303) << in.body;
+  EXPECT_EQ(header(in, "Location"), "/dashboard");
+  std::string cookie = header(in, "Set-Cookie");
+  Client c{cookie.substr(0, cookie.find(';')), ""};
+  EXPECT_EQ(json::parse(call("GET", "/api/me", "", &c).body)["signed_in"], true);
+  EXPECT_EQ(call("POST", "/signin/link", fields).status, 400);  // used
+  // A changed token or signature is refused before the store is read.
+  EXPECT_EQ(call("POST", "/signin/link", "token=" + std::string(64, 'a') + "&sig=" + *parsed.param("sig")).status, 400);
+}
+
+// Issue 28 (medium): behind one shared address (NAT), 35 failures on made-up accounts locked
+// out a colleague with the right password. The address's budget no longer refuses either.
+TEST_F(Practice, Finding28_FailuresOnMadeUpAccountsBehindANatDoNotLockOutARealOne) {
+  signup("colleague@example.com");
+  queued_text("colleague@example.com");
+  for (int i = 0; i < 35; ++i) {
+    call("POST", "/api/signin", json{{"email", "made-up-" + std::to_string(i) + "@example.com"}, {"password", "guess guess"}}.dump(),
+         nullptr, true, "198.51.100.7");
+  }
+  Response colleague = call("POST", "/api/signin", json{{"email", "colleague@example.com"}, {"password", "correct horse battery"}}.dump(),
+                            nullptr, true, "198.51.100.7");
+  Response nobody = call("POST", "/api/signin", json{{"email", "nobody-here@example.com"}, {"password", "correct horse battery"}}.dump(),
+                         nullptr, true, "198.51.100.7");
+  EXPECT_EQ(colleague.status, 429);
+  EXPECT_EQ(colleague.body, nobody.body);  // the same answer whether or not the account exists
+  std::string path = link(queued_text("colleague@example.com"), "/signin/link");
+  ASSERT_FALSE(path.empty()) << "the colleague gets a sign-in link";
+  Request parsed;
+  ASSERT_TRUE(parse_target(path, parsed));
+  EXPECT_EQ(call("POST", "/signin/link", "token=" + *parsed.param("token") + "&sig=" + *parsed.param("sig"), nullptr, true,
+                 "198.51.100.7").status, 303);
+  // The pair budget still refuses a guesser outright: 5 wrong on one account from one address.
+  std::string wrong = json{{"email", "colleague@example.com"}, {"password", "not the password"}}.dump();
+  for (int i = 0; i < 5; ++i) call("POST", "/api/signin", wrong, nullptr, true, "203.0.113.5");
+  Response refused = call("POST", "/api/signin", wrong, nullptr, true, "203.0.113.5");
+  EXPECT_EQ(refused.status, 429);
+  EXPECT_EQ(refused.body.find("sign-in link"), std::string::npos);
+}
+
+// Issue 28 (medium): each IPv6 /128 counted as a separate address.
+TEST_F(Practice, Finding28_AnIpv6GuesserIsOneAddressPerSlash64) {
+  signup("v6@example.com");
+  std::string wrong = json{{"email", "v6@example.com"}, {"password", "not the password"}}.dump();
+  for (int i = 1; i <= 5; ++i) {
+    EXPECT_EQ(call("POST", "/api/signin", wrong, nullptr, true, "2001:db8:7:7::" + std::to_string(i)).status, 401);
+  }
+  EXPECT_EQ(call("POST", "/api/signin", wrong, nullptr, true, "2001:db8:7:7:ffff::9").status, 429);  // same /64: the pair's budget
+  EXPECT_EQ(call("POST", "/api/signin", wrong, nullptr, true, "2001:db8:7:8::1").status, 401);        // the next /64
+}
+
+// Issue 28 (medium): mail budgets were keyed on the literal address and per purpose: victim+N@
+// filled one inbox, and one address got 9 mails in a burst (3 of each kind) against a
+// documented 3.
+TEST_F(Practice, Finding28_OneInboxGetsThreeMailsInABurstWhateverTheTagOrKind) {
+  signup("victim@example.com");  // 1: the verification mail
+  for (int i = 0; i < 4; ++i) {
+    post_with_pre("/reset", "email=victim%40example.com");  // a reset each
+    signup("Victim+" + std::to_string(i) + "@example.com");  // new accounts on tagged addresses: a verification each
+  }
+  int to_victim = 0;
+  auto batch = store_->claim_mail(clock_.now(), 60, 100);
+  ASSERT_TRUE(batch.ok());
+  for (const auto& m : *batch) to_victim += account::mailbox_key(m.recipient) == "victim@example.com";
+  EXPECT_EQ(to_victim, 3);
+}
+
 // Finding 4: 32 users signing in from one address (a proxy, an office): 22 got 429.
 TEST_F(Practice, Finding04_ManyUsersBehindOneAddressAllSignIn) {
   for (int i = 0; i < 32; ++i) {

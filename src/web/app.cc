@@ -140,6 +140,7 @@ void App::add_routes() {
   get_post("/verify", routes::verify_email);
   get_post("/reset", routes::reset_request);
   get_post("/reset/confirm", routes::reset_confirm);
+  get_post("/signin/link", routes::signin_link);
   // Health and metrics.
   router_.add("GET", "/healthz", to(routes::healthz), Dispatch::kInline);
   router_.add("GET", "/metrics", to(routes::metrics), Dispatch::kInline);

@@ -7,9 +7,12 @@
 #include <boost/beast/http.hpp>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <atomic>
 #include <ctime>
+#include <future>
 #include <iostream>
 #include <mutex>
 #include <map>
@@ -145,7 +148,33 @@ struct Server::Impl {
   struct Connection {
     beast::tcp_stream* stream;
     std::atomic<bool> busy{false};
+    std::atomic<int64_t> idle_since_ms{0};  // steady clock, when it began waiting for a request
   };
+  std::atomic<int64_t> last_sweep_ms{0};
+
+  static int64_t steady_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
+
+  // Under descriptor pressure, connections that went idle before it began still have the long
+  // idle timeout they were given then (issue 28: with 256 descriptors and 600 idle connections,
+  // /healthz waited 10 s behind them). Closes every connection idle for longer than the short
+  // timeout, at most every 250 ms; the ones idle for less get the short timeout when they next
+  // wait, or the next sweep.
+  void sweep_idle() {
+    const int64_t now = steady_ms();
+    int64_t last = last_sweep_ms.load();
+    if (now - last < 250 || !last_sweep_ms.compare_exchange_strong(last, now)) return;
+    const int64_t cutoff = now - std::chrono::duration_cast<std::chrono::milliseconds>(options.busy_idle_timeout).count();
+    std::lock_guard<std::mutex> lock(mutex);
+    for (Connection* c : connections) {
+      if (c->busy || c->idle_since_ms.load() > cutoff) continue;
+      asio::post(c->stream->get_executor(), [this, c] {
+        std::lock_guard<std::mutex> inner(mutex);
+        if (connections.count(c) && !c->busy) c->stream->socket().cancel();
+      });
+    }
+  }
   std::mutex mutex;
   std::set<Connection*> connections;
 
@@ -248,6 +277,7 @@ struct Server::Impl {
         if (stopping) break;
         // Under descriptor pressure an idle keep-alive connection waits much less.
         stream.expires_after(open_connections.load() > pressure_at ? options.busy_idle_timeout : options.idle_timeout);
+        conn.idle_since_ms = steady_ms();
         size_t n = co_await stream.async_read_some(buffer.prepare(8192), asio::redirect_error(asio::use_awaitable, ec));
         if (ec) break;
         buffer.commit(n);
@@ -348,12 +378,14 @@ struct Server::Impl {
             std::cerr << "ridge serve: accept: " << ec.message() << " (" << open_connections.load()
                       << " connections open); backing off\n";
           }
+          sweep_idle();
           asio::steady_timer backoff(acceptor.get_executor(), std::chrono::milliseconds(50));
           co_await backoff.async_wait(asio::redirect_error(asio::use_awaitable, ec));
         }
         continue;
       }
       socket.set_option(tcp::no_delay(true), ec);
+      if (open_connections.load() > pressure_at) sweep_idle();
       auto executor = socket.get_executor();
       asio::co_spawn(executor, session(std::move(socket)), asio::detached);
     }
@@ -379,7 +411,9 @@ struct Server::Impl {
 };
 
 Server::Server(const App& app, ServerOptions options) : impl_(std::make_unique<Impl>(app, std::move(options))) {}
-Server::~Server() = default;
+Server::~Server() {
+  if (abandoned_) (void)impl_.release();  // its workers may still run; joining them would hang
+}
 
 void Server::stop() { impl_->begin_shutdown(); }
 
@@ -482,7 +516,25 @@ int Server::run() {
   }
   s.contexts.front()->run();
   for (auto& t : pool) t.join();
-  s.workers->join();
+  // The workers get what is left of the grace (and at least a second): a request stuck past it
+  // no longer holds the process (issue 28).
+  auto left = *deadline == std::chrono::steady_clock::time_point{} ? std::chrono::steady_clock::duration(s.options.shutdown_grace)
+                                                                    : *deadline - std::chrono::steady_clock::now();
+  left = std::max<std::chrono::steady_clock::duration>(left, std::chrono::seconds(1));
+  auto joined = std::make_shared<std::promise<void>>();
+  auto done = joined->get_future();
+  std::thread joiner([workers = s.workers.get(), joined] {
+    workers->join();
+    joined->set_value();
+  });
+  if (done.wait_for(left) == std::future_status::timeout) {
+    joiner.detach();
+    abandoned_ = true;
+    std::cerr << "ridge serve: requests still running after the " << s.options.shutdown_grace.count()
+              << " s shutdown grace; stopping without them" << std::endl;
+    return kAbandonedWork;
+  }
+  joiner.join();
   return 0;
 }
 

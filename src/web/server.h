@@ -62,8 +62,14 @@ class Server {
   Server(const App& app, ServerOptions options);
   ~Server();
 
-  // Serves until a signal (or stop()), then shuts down gracefully. Returns the exit code:
-  // 0 after a clean shutdown, 1 when it could not listen (the message is on stderr).
+  // Serves until a signal (or stop()), then shuts down gracefully: no new connections, idle
+  // ones closed, requests in flight given `shutdown_grace` to finish. Returns the exit code:
+  // 0 after a clean shutdown, 1 when it could not listen (the message is on stderr), or
+  // kAbandonedWork when requests were still running on workers at the end of the grace (issue
+  // 28: SIGTERM waited 32 s for one stuck request against a documented 10 s). Then the workers
+  // are left running and the server's state is kept alive for them (never freed): the caller
+  // should end the process (std::_Exit) rather than wait on anything they may hold.
+  static constexpr int kAbandonedWork = 3;
   int run();
   // Starts the graceful shutdown from any thread.
   void stop();
@@ -71,6 +77,7 @@ class Server {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  bool abandoned_ = false;  // workers outlived the grace: ~Server leaks impl_ rather than join them
 };
 
 }  // namespace ridge::web

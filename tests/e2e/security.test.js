@@ -139,6 +139,39 @@ test("finding 5: out of file descriptors, the server backs off instead of spinni
   await limited.stop();
 });
 
+// Issue 28 (low): connections opened before the descriptor limit got tight kept their 60 s idle
+// timeout: with 256 descriptors and 600 idle connections, /healthz timed out for 10 s. Under
+// pressure every connection idle for longer than the short timeout (2 s) is now closed.
+test("finding 28: under descriptor pressure, connections idle since before it are closed and /healthz answers", async () => {
+  const limited = await startServer({ nofile: 256 });
+  const { port } = new URL(limited.url);
+  const sockets = [];
+  // From ten loopback addresses, 60 each: under the per-client cap of 128, as ten clients.
+  const open = (n) => {
+    for (let i = 0; i < n; ++i) {
+      const s = net.connect({ host: "127.0.0.1", port: Number(port), localAddress: `127.0.1.${(sockets.length % 10) + 1}` });
+      s.on("error", () => {});
+      sockets.push(s);
+    }
+  };
+  open(150);  // below 70% of 256: these get the 60 s idle timeout
+  await new Promise((r) => setTimeout(r, 1500));
+  open(450);  // past the limit: accept runs out of descriptors
+  await new Promise((r) => setTimeout(r, 500));
+  const start = performance.now();
+  const res = await fetch(limited.url + "/healthz", { signal: AbortSignal.timeout(30000) });
+  const ms = performance.now() - start;
+  console.log(`/healthz behind 600 idle connections on 256 descriptors: ${ms.toFixed(0)} ms`);
+  assert.equal(res.status, 200);
+  // Before: the first 150 held their descriptors for 60 s and /healthz waited 10 s or more.
+  // Now the sweep frees them after 2 s idle; the rest of the backlog drains in 2 s rounds.
+  assert.ok(ms < 8000, `/healthz took ${ms} ms`);
+  const closedEarly = sockets.slice(0, 150).filter((s) => s.destroyed || s.readyState !== "open").length;
+  assert.ok(closedEarly >= 100, `only ${closedEarly} of the 150 early idle connections were closed`);
+  sockets.forEach((s) => s.destroy());
+  await limited.stop();
+});
+
 // Issue 28, the two critical findings: one request could hold a worker for 29 s (a layout
 // refusal that listed divisors by counting up to dp × cp) or minutes (mlp_only_layers scanned
 // once per layer of 2^24). Each now answers at once; the bound here is a tenth of the old cost.

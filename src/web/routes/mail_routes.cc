@@ -195,4 +195,29 @@ Response reset_confirm(const Request& req, const Context& ctx) {
   return go;
 }
 
+// The sign-in link mailed when the wide sign-in budgets are spent (issue 28): GET shows a
+// button (mail scanners follow links and must not spend it), POST spends it and signs in.
+Response signin_link(const Request& req, const Context& ctx) {
+  if (!ctx.store() || !ctx.options.signer) return error(req, ctx, 503, "Mail is not configured on this site.");
+  Form form;
+  if (req.method == "POST" && !parse_form(req.body, form)) return plain_error(400, "malformed form");
+  std::string token = input(req, form, "token"), sig = input(req, form, "sig");
+  if (!is_token(token) || !ctx.options.signer->verify("signin", {token}, sig)) {
+    return error(req, ctx, 400, "This sign-in link is not valid (the token or sig field was changed).");
+  }
+  if (req.method == "GET") {
+    Response r;
+    r.body = layout(ctx.site(), "Sign in", "Sign in by link", views::signin_link_page({token, sig}));
+    r.personal = true;
+    return r;
+  }
+  if (!ctx.accounts) return error(req, ctx, 503, "Mail is not configured on this site.");
+  auto user = ctx.accounts->sign_in_by_link(token);
+  if (!user) {
+    const auto& f = user.error();
+    return f.kind == services::Failure::Kind::kInvalid ? error(req, ctx, 400, f.message()) : failure(req, ctx, f);
+  }
+  return start_session(ctx, *user, false, "/dashboard");
+}
+
 }  // namespace ridge::web::routes

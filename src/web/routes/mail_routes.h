@@ -24,5 +24,6 @@ Response verify_email(const Request& req, const Context& ctx);
 Response reset_request(const Request& req, const Context& ctx);
 // GET, POST /reset/confirm: the new password, then a session.
 Response reset_confirm(const Request& req, const Context& ctx);
+Response signin_link(const Request& req, const Context& ctx);
 
 }  // namespace ridge::web::routes

@@ -13,6 +13,9 @@ namespace ridge::web::services {
 namespace {
 
 constexpr int64_t kAccountTokenSeconds = 30 * 60;  // verification and reset links
+constexpr const char* kStepUpMessage =
+    "Too many failed sign-ins for this account or from your network, so passwords are not checked for it for a while. "
+    "If an account uses this address, a sign-in link is on its way to it (it works once, for 30 minutes).";
 constexpr const char* kDatabase = "the database is unavailable; try again in a few seconds";
 
 // Password hashing is full (cores running, kHashWaiting waiting): 503 with Retry-After, and
@@ -75,7 +78,7 @@ Outcome<SignUp> AccountService::sign_up(const std::string& email, const std::str
   }
   double retry = 0;
   using Answer = account::StoreRateLimiter::Answer;
-  Answer signup = by_signup_->allow(client_address, &retry);
+  Answer signup = by_signup_->allow(account::network_key(client_address), &retry);
   if (signup == Answer::kUnavailable) return Failure::unavailable("sign-up budget unreadable");
   if (signup == Answer::kLimited) return limited("too many attempts", retry);
   // Hashed before the lookup, so a registered address costs the same time as a new one.
@@ -91,14 +94,27 @@ Outcome<SignUp> AccountService::sign_up(const std::string& email, const std::str
 }
 
 Outcome<int64_t> AccountService::sign_in(const std::string& email, const std::string& password, const std::string& client_address) const {
-  std::string pair = "pair:" + client_address + "|" + email, addr = "addr:" + client_address, acct = "acct:" + email;
+  const std::string network = account::network_key(client_address);
+  std::string pair = "pair:" + network + "|" + email, addr = "addr:" + network, acct = "acct:" + email;
   double retry = 0;
   using Answer = account::StoreRateLimiter::Answer;
+  // Refused outright only for this (network, account) pair's own failures.
   Answer verdict = by_pair_->exhausted(pair, &retry);
-  if (verdict == Answer::kAllowed) verdict = by_address_->exhausted(addr, &retry);
-  if (verdict == Answer::kAllowed) verdict = by_account_->exhausted(acct, &retry);
   if (verdict == Answer::kUnavailable) return Failure::unavailable("sign-in budget unreadable");
   if (verdict == Answer::kLimited) return limited("too many failed sign-ins", retry);
+  // The wide budgets (this network across accounts: spraying; this account across networks:
+  // a distributed guess) are other people's failures too: the owner behind a shared NAT, or
+  // of an account under attack. When one is spent the password is not checked (that would
+  // give a botnet unlimited guesses), but nobody is locked out: a single-use sign-in link goes
+  // to the account's address, and the answer is the same whether or not an account exists.
+  Answer wide = by_address_->exhausted(addr, &retry);
+  if (wide == Answer::kAllowed) wide = by_account_->exhausted(acct, &retry);
+  if (wide == Answer::kUnavailable) return Failure::unavailable("sign-in budget unreadable");
+  if (wide == Answer::kLimited) {
+    if (!mail_) return limited("too many failed sign-ins", retry);  // no mail: only waiting is left
+    if (auto sent = send_signin_link(email); !sent) return sent.error();
+    return Failure::limited({"", "", kStepUpMessage, ""}, std::max(1, static_cast<int>(std::ceil(retry))));
+  }
   // The pair's token is taken before hashing and given back if the password is right.
   Reservation reserved(*by_pair_, pair);
   if (reserved.answer() == Answer::kUnavailable) return Failure::unavailable("sign-in budget unreadable");
@@ -150,7 +166,7 @@ Outcome<Visitor> AccountService::visitor(const std::string& session_token) const
 
 void AccountService::send_account_mail(int64_t user_id, const std::string& email, bool existing) const {
   if (!mail_) return;  // mail is not configured
-  if (!mail_->queue.recipient_allowed("account:" + email)) return;  // quietly: the answer is the same
+  if (!mail_->queue.recipient_allowed(email)) return;  // quietly: the answer is the same
   mail::Message m;
   m.to = email;
   if (existing) {
@@ -178,7 +194,7 @@ void AccountService::send_account_mail(int64_t user_id, const std::string& email
 Outcome<Done> AccountService::send_reset_link(const std::string& email) const {
   auto user = store_.find_user_by_email(email);
   if (!user.ok()) return Failure::unavailable(user.error().message);
-  if (!user->has_value() || !mail_ || !mail_->queue.recipient_allowed("reset:" + email)) return Done{};
+  if (!user->has_value() || !mail_ || !mail_->queue.recipient_allowed(email)) return Done{};
   std::string token = account::random_token();
   const int64_t now = clock_.now();
   auto saved = store_.create_account_token(account::token_hash(token), (*user)->id, "reset", now + kAccountTokenSeconds, now);
@@ -193,6 +209,41 @@ Outcome<Done> AccountService::send_reset_link(const std::string& email) const {
   m.html = views::reset_mail_html(link);
   mail_->queue.queue(m);
   return Done{};
+}
+
+Outcome<Done> AccountService::send_signin_link(const std::string& email) const {
+  auto user = store_.find_user_by_email(email);
+  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user->has_value() || !mail_ || !mail_->queue.recipient_allowed(email)) return Done{};
+  std::string token = account::random_token();
+  const int64_t now = clock_.now();
+  auto saved = store_.create_account_token(account::token_hash(token), (*user)->id, "signin", now + kAccountTokenSeconds, now);
+  if (!saved.ok()) return Failure::unavailable(saved.error().message);
+  std::string link = mail::token_url(mail_->config, mail_->signer, "/signin/link", "signin", token);
+  mail::Message m;
+  m.to = email;
+  m.subject = "Your ridge sign-in link";
+  m.text = "There have been many failed sign-ins on your ridge account or from the network you are on, so ridge no longer "
+           "checks passwords for it for a while. To sign in, use this link (it works once, for 30 minutes):\n\n" + link +
+           "\n\nIf you did not try to sign in, someone else may be guessing your password: nothing changed, and you can ignore "
+           "this mail or choose a new password at " + mail_->config.base_url + "/reset\n";
+  mail_->queue.queue(m);
+  return Done{};
+}
+
+Outcome<int64_t> AccountService::sign_in_by_link(const std::string& token) const {
+  const int64_t now = clock_.now();
+  auto user = store_.use_account_token(account::token_hash(token), "signin", now);
+  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user->has_value()) {
+    return Failure::invalid({"token", "", "This sign-in link was used or has expired (they work once, for 30 minutes). Sign in again to get a new one.",
+                             "a link from a sign-in mail, once, within 30 minutes"});
+  }
+  // The link proved the mailbox.
+  if (auto verified = store_.set_email_verified(**user, now); !verified.ok()) {
+    log::error("email not marked verified after a sign-in link: " + verified.error().message);
+  }
+  return **user;
 }
 
 Outcome<bool> AccountService::verify_email(const std::string& token) const {

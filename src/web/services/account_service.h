@@ -72,7 +72,17 @@ class AccountService {
   // right, so concurrent guesses cannot overrun it. Unauthorized: a wrong email or password
   // (the same message and argon2id work either way); limited; unavailable (also when a
   // failure could not be counted, and with retry_after when password hashing is full).
+  //
+  // Issue 28: only the pair's budget refuses. When the address's or the account's budget is
+  // spent (other people's failures: a shared NAT, a distributed guess), the password is not
+  // checked and, with mail configured, a single-use sign-in link is mailed to the account
+  // (within the recipient's mail budget); the answer is limited with the same message whether
+  // or not an account exists. Without mail it is limited as before. Addresses are keyed by
+  // account::network_key (IPv6 by /64).
   Outcome<int64_t> sign_in(const std::string& email, const std::string& password, const std::string& client_address) const;
+  // Spends a mailed sign-in token: the user id (the address counts as verified). Invalid
+  // "token": used, expired or unknown; unavailable.
+  Outcome<int64_t> sign_in_by_link(const std::string& token) const;
 
   Outcome<NewSession> start_session(int64_t user_id) const;
   Outcome<Done> end_session(const std::string& token_hash) const;
@@ -115,6 +125,8 @@ class AccountService {
   RandomSource& random_;
   std::optional<AccountMail> mail_;
   class Reservation;
+  // Queues a sign-in link when an account uses `email` and its mailbox budget allows; Done either way.
+  Outcome<Done> send_signin_link(const std::string& email) const;
   std::optional<Failure> check_current(int64_t user_id, const std::string& hash, const std::string& current,
                                        const std::string& wrong) const;
   std::unique_ptr<account::StoreRateLimiter> by_signup_, by_pair_, by_address_, by_account_, by_settings_;

@@ -1,7 +1,10 @@
 #include "web/services/billing_service.h"
 
-#include <nlohmann/json.hpp>
+#include <algorithm>
+#include <cmath>
 #include <optional>
+
+#include <nlohmann/json.hpp>
 
 namespace ridge::web::services {
 
@@ -14,6 +17,37 @@ Outcome<int64_t> BillingService::access_until(int64_t user_id) const {
 
 Outcome<std::string> BillingService::checkout_url(const std::string& account_id, const std::string& email,
                                                   const std::string& base_url) const {
+  if (by_account_) {
+    double retry = 0;
+    switch (by_account_->allow("checkout:" + account_id, &retry)) {
+      case account::StoreRateLimiter::Answer::kAllowed: break;
+      case account::StoreRateLimiter::Answer::kLimited: {
+        int seconds = std::max(1, static_cast<int>(std::ceil(retry)));
+        return Failure::limited({"", "", "Too many checkouts started; try again in " + std::to_string(seconds) + " s.", ""}, seconds);
+      }
+      case account::StoreRateLimiter::Answer::kUnavailable: return Failure::unavailable("checkout budget unreadable");
+    }
+  }
+  {
+    std::lock_guard lock(in_flight_mutex_);
+    if (in_flight_.count(account_id)) {
+      return Failure::limited({"", "", "A checkout for this account is already being prepared; wait for it.", ""}, 5);
+    }
+    if (static_cast<int>(in_flight_.size()) >= kCheckoutsInFlight) {
+      Failure f = Failure::unavailable("checkout: " + std::to_string(kCheckoutsInFlight) + " provider calls already waiting");
+      f.retry_after = 10;
+      return f;
+    }
+    in_flight_.insert(account_id);
+  }
+  struct Release {
+    const BillingService& s;
+    const std::string& id;
+    ~Release() {
+      std::lock_guard lock(s.in_flight_mutex_);
+      s.in_flight_.erase(id);
+    }
+  } release{*this, account_id};
   auto session = billing::create_checkout_session(config_, account_id, email, base_url + "/settings?paid=1", base_url + "/pricing");
   if (session.url.empty()) {
     Failure f = Failure::upstream({"", "", "The payment provider did not answer; nothing was charged. Try again in a minute.", ""}, 30);

@@ -4,9 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 
 #include "account/clock.h"
+#include "account/rate_limiter.h"
 #include "billing/billing.h"
 #include "store/store.h"
 #include "web/services/outcome.h"
@@ -28,13 +32,21 @@ struct WebhookResult {
 class BillingService {
  public:
   BillingService(const billing::BillingConfig& config, store::Store* store, const account::Clock& clock)
-      : config_(config), store_(store), clock_(clock) {}
+      : config_(config), store_(store), clock_(clock) {
+    if (store_ != nullptr) by_account_ = std::make_unique<account::StoreRateLimiter>(*store_, clock_, 5, 1.0 / 60);
+  }
+
+  // Provider calls wait on a worker for up to the provider's timeout (20 s): at most this many
+  // run at once on a server (past it: unavailable with retry_after), one per account (past
+  // it: limited), and an account starts 5 checkouts, then one a minute (issue 28: 20
+  // checkouts from one account against a slow provider held workers and /api/me timed out).
+  static constexpr int kCheckoutsInFlight = 4;
 
   // The end of the account's paid access (unix seconds), 0 without; unavailable: the store.
   Outcome<int64_t> access_until(int64_t user_id) const;
 
   // The provider's payment page for the account. Failure kUpstream when the provider did
-  // not answer (nothing was charged).
+  // not answer (nothing was charged); limited or unavailable under the bounds above.
   Outcome<std::string> checkout_url(const std::string& account_id, const std::string& email, const std::string& base_url) const;
 
   // Verifies the Stripe-Signature header over `body`. Grants on checkout.session.completed (paid)
@@ -51,6 +63,9 @@ class BillingService {
   const billing::BillingConfig& config_;
   store::Store* store_;
   const account::Clock& clock_;
+  std::unique_ptr<account::StoreRateLimiter> by_account_;
+  mutable std::mutex in_flight_mutex_;
+  mutable std::set<std::string> in_flight_;  // accounts with a provider call running
 };
 
 }  // namespace ridge::web::services

@@ -1,6 +1,16 @@
 // BillingService: the signed webhook and its grant, over a real SQLite store and a fake clock.
 #include "web/services/billing_service.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "web/services/test_fixture.h"
@@ -170,6 +180,95 @@ TEST_F(Billing, Finding28_ASignedEventWithDataOfAnotherTypeIsRefusedNamingTheFie
     EXPECT_EQ(r.error().kind, Failure::Kind::kInvalid);
     EXPECT_EQ(r.error().errors.at(0).field, "data.object") << body;
   }
+}
+
+// A payment provider that takes every connection and answers nothing for `hold`, then hangs
+// up (a slow provider, as the finding's), on loopback.
+class SlowProvider {
+ public:
+  explicit SlowProvider(std::chrono::milliseconds hold) : hold_(hold) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), len), 0);
+    EXPECT_EQ(::listen(fd_, 64), 0);
+    EXPECT_EQ(::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len), 0);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      for (;;) {
+        int c = ::accept(fd_, nullptr, nullptr);
+        if (c < 0) return;
+        held_.emplace_back([c, this] {
+          std::this_thread::sleep_for(hold_);
+          ::close(c);
+        });
+      }
+    });
+  }
+  ~SlowProvider() {
+    ::shutdown(fd_, SHUT_RDWR);
+    ::close(fd_);
+    thread_.join();
+    for (auto& t : held_) t.join();
+  }
+  std::string base() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  std::chrono::milliseconds hold_;
+  int fd_ = -1, port_ = 0;
+  std::thread thread_;
+  std::vector<std::thread> held_;
+};
+
+// Issue 28: checkout called the provider on a worker (20 s timeout) with no per-user limit: 20
+// checkouts from one account against a slow provider held workers and /api/me timed out for 16 s.
+TEST_F(Billing, Finding28_CheckoutsAgainstASlowProviderAreBoundedPerAccountAndPerServer) {
+  SlowProvider provider(std::chrono::milliseconds(3000));
+  config_.stripe_secret_key = "sk_test_unit";
+  config_.stripe_api_base = provider.base();
+  // Eight accounts, and account 0 three times more: 11 calls at once.
+  std::vector<std::string> accounts;
+  for (int i = 0; i < 8; ++i) {
+    auto u = store_->get_user(new_user("buyer" + std::to_string(i) + "@example.com"));
+    ASSERT_TRUE(u.ok() && u->has_value());
+    accounts.push_back((*u)->account_id);
+  }
+  std::vector<std::string> callers = accounts;
+  for (int i = 0; i < 3; ++i) callers.push_back(accounts[0]);
+  std::atomic<int> upstream{0}, limited{0}, busy{0};
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < callers.size(); ++i) {
+    threads.emplace_back([&, i] {
+      // Account 0's own call starts first; the others follow while it waits on the provider.
+      if (i != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      auto url = service_->checkout_url(callers[i], "buyer@example.com", "https://ridge.test");
+      ASSERT_FALSE(url.ok());
+      switch (url.error().kind) {
+        case Failure::Kind::kUpstream: ++upstream; break;
+        case Failure::Kind::kLimited: ++limited; break;
+        case Failure::Kind::kUnavailable: ++busy; EXPECT_GT(url.error().retry_after, 0); break;
+        default: ADD_FAILURE() << "unexpected failure: " << url.error().message();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  // At most kCheckoutsInFlight calls reached the provider; account 0's three extra calls were
+  // limited (one in flight per account); the rest were told to come back.
+  EXPECT_EQ(upstream.load(), BillingService::kCheckoutsInFlight);
+  EXPECT_EQ(limited.load(), 3);
+  EXPECT_EQ(busy.load(), static_cast<int>(callers.size()) - 3 - BillingService::kCheckoutsInFlight);
+  // Past five checkouts an account waits a minute, whatever the provider does.
+  config_.stripe_api_base = "http://127.0.0.1:1";  // refused at once
+  int refused_by_budget = 0;
+  for (int i = 0; i < 6; ++i) {
+    auto url = service_->checkout_url(accounts[7], "buyer@example.com", "https://ridge.test");
+    refused_by_budget += !url.ok() && url.error().kind == Failure::Kind::kLimited;
+  }
+  // accounts[7] spent one of its 5 tokens above (every call takes one, busy or not): 4 more
+  // calls pass the budget and 2 of the 6 are refused (the fake clock refills nothing).
+  EXPECT_EQ(refused_by_budget, 2);
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ bool SubscriptionService::queue(const mail::Message& m) const {
 
 Outcome<int> SubscriptionService::address_wait(const std::string& client_address) const {
   double retry = 0;
-  switch (by_address_.allow("mail:" + client_address, &retry)) {
+  switch (by_address_.allow("mail:" + account::network_key(client_address), &retry)) {
     case account::StoreRateLimiter::Answer::kAllowed: return 0;
     case account::StoreRateLimiter::Answer::kLimited: return std::max(1, static_cast<int>(std::ceil(retry)));
     case account::StoreRateLimiter::Answer::kUnavailable: break;
@@ -44,7 +44,7 @@ Outcome<Done> SubscriptionService::subscribe(const std::string& email, const std
   if (*wait > 0) return Failure::limited({"", "", "too many requests; try again in " + std::to_string(*wait) + " s", ""}, *wait);
   auto sub = store_.subscribe(email, clock_.now());
   if (!sub.ok()) return Failure::unavailable("subscribe failed: " + sub.error().message);
-  if (sub->status == "pending" && recipient_allowed("subscribe:" + email)) {
+  if (sub->status == "pending" && recipient_allowed(email)) {
     std::string link = mail::confirm_url(mail_, signer_, email, clock_.now() + kConfirmSeconds);
     mail::Message m;
     m.to = email;

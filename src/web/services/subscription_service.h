@@ -9,6 +9,7 @@
 
 #include "account/clock.h"
 #include "account/rate_limiter.h"
+#include "account/security.h"
 #include "mail/mail.h"
 #include "store/store.h"
 #include "web/services/outcome.h"
@@ -52,8 +53,10 @@ class SubscriptionService {
   Outcome<int> address_wait(const std::string& client_address) const;
   // Takes one from the recipient's budget, checked quietly (the answer never tells one address
   // from another): false when spent or when the store did not answer (then nothing is sent).
-  bool recipient_allowed(const std::string& key) const {
-    return by_recipient_.allow(key) == account::StoreRateLimiter::Answer::kAllowed;
+  // One budget per mailbox (account::mailbox_key: case, +tags, Gmail's dots) across every kind
+  // of mail, so a subscribe, a reset and an account notice share the documented 3.
+  bool recipient_allowed(const std::string& email) const {
+    return by_recipient_.allow("inbox:" + account::mailbox_key(email)) == account::StoreRateLimiter::Answer::kAllowed;
   }
 
  private:

@@ -44,6 +44,7 @@ std::string unsubscribe_page(const UnsubscribeView& v) {
 std::string unsubscribed_page(const std::string& email) { return render("unsubscribed", fields({{"email", email}})); }
 
 std::string verify_page(const VerifyView& v) { return render("verify", fields({{"token", v.token}, {"sig", v.sig}})); }
+std::string signin_link_page(const VerifyView& v) { return render("signin_link", fields({{"token", v.token}, {"sig", v.sig}})); }
 
 std::string verified_page() { return render("verified", View()); }
 

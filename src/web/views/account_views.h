@@ -38,6 +38,8 @@ struct VerifyView {
   std::string token, sig;
 };
 std::string verify_page(const VerifyView& v);
+// signin_link.mustache: a button that spends a mailed sign-in token (same fields as VerifyView).
+std::string signin_link_page(const VerifyView& v);
 std::string verified_page();
 
 // reset_request.mustache: the form asking for a reset link.
