@@ -46,12 +46,17 @@ TEST(ExprWhatIf, BreakevenByBisectionInTheInputsUnit) {
   EXPECT_NEAR(value_of(*d, "even_h"), 250, 1e-6);  // later lines use it in base units
 }
 
-TEST(ExprWhatIf, BreakevenOfAPercentInputStaysAPercent) {
+TEST(ExprWhatIf, BreakevenHasTheInputsUnitOrTheOneAsNames) {
   // margin = util × 3 − 1 crosses 0 at util = 1/3.
-  auto d = evaluate_expr("expr\nutil = 50%\nmargin = util × 3 - 1\nu = breakeven(margin, util, 0, 10%, 90%)\n", no_refs());
+  auto d = evaluate_expr(
+      "expr\nutil = 50%\nmargin = util × 3 - 1\nu = breakeven(margin, util, 0, 10%, 90%)\n"
+      "p = breakeven(margin, util, 0, 10%, 90%) as %\n",
+      no_refs());
   ASSERT_TRUE(d.ok()) << to_string(d.errors());
   EXPECT_NEAR(value_of(*d, "u"), 1.0 / 3, 1e-8);
-  EXPECT_EQ(d->find("u")->unit, Unit::kRatio);
+  EXPECT_EQ(d->find("u")->unit, d->find("util")->unit);  // a plain number, as `util` shows
+  EXPECT_EQ(d->find("p")->unit, Unit::kRatio);
+  EXPECT_NEAR(value_of(*d, "p"), 1.0 / 3, 1e-8);
 }
 
 TEST(ExprWhatIf, AWholeNumberInputGivesTheFirstWholeValueThatReachesIt) {
