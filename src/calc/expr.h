@@ -6,7 +6,10 @@
 // Text: one assignment per line, `name = expression [as UNIT]`, after the word `expr`
 // (which may share the first line). Literals may carry units (80 GB, 3.35 TB/s, $2.49,
 // 40%, 0.08 USD/kWh); units are tracked as dimensions over bytes, FLOP, seconds, USD,
-// tokens and watts, and the result's unit is inferred (or named by `as`).
+// tokens and watts, and the result's unit is inferred (or named by `as`). Two what-if lines,
+// range() and breakeven(), evaluate earlier lines (and earlier calc blocks) again with one
+// input changed (issue 32 item 5). The parts live in expr_units.cc, expr_parse.cc and
+// expr_eval.cc (expr_internal.h); this file's expr.cc runs the lines.
 #pragma once
 
 #include <functional>
