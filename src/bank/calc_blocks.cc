@@ -3,8 +3,12 @@
 #include "bank/loader_stages.h"
 
 #include <cmath>
+#include <memory>
+#include <optional>
 
 #include "calc/expr.h"
+#include "calc/params.h"
+#include "bank/checks.h"
 #include "bank/lint.h"
 
 namespace ridge::bank::stages {
@@ -99,14 +103,147 @@ bool read_calc_header(const Block& b, CalcBlock& cb, const std::string& file, st
   return true;
 }
 
+// The id a calc block's header names ("" when none), without reporting anything.
+std::string block_id(const Block& b) {
+  std::istringstream words(b.info.substr(4));
+  std::string word;
+  while (words >> word) {
+    if (word.rfind("id=", 0) == 0) return word.substr(3);
+  }
+  return "";
+}
+
+// A calculator call with {{id.key}} substituted from `results`; false with `error` set.
+bool evaluate_call(std::string_view text, const Results& results, const calc::Registry& registry,
+                   const calc::Catalog& catalog, const std::string& override_flag, const std::string& override_value,
+                   std::optional<calc::Derivation>& out, std::string& error) {
+  std::vector<Diagnostic> local;
+  std::string call_text = substitute_references(text, results, 1, "", local, /*raw=*/true);
+  if (!local.empty()) {
+    error = local.front().message;
+    return false;
+  }
+  CalcCall call;
+  if (!parse_call(call_text, call, error)) return false;
+  if (!override_flag.empty()) {
+    std::string written;
+    for (const auto& [key, value] : call.args) {
+      if (calc::normalize_param_name(key) == calc::normalize_param_name(override_flag)) written = key;
+    }
+    if (written.empty()) {
+      std::string flags;
+      for (const auto& [key, value] : call.args) flags += (flags.empty() ? "" : ", ") + key;
+      error = "the block writes no " + override_flag + "= (a what-if varies an input the answer states); it writes " + flags;
+      return false;
+    }
+    call.args[written] = override_value;
+  }
+  if (registry.find(call.calculator) == nullptr) {
+    error = "'" + call.calculator + "' is not a calculator";
+    return false;
+  }
+  auto d = registry.evaluate(call.calculator, call.args, catalog);
+  if (!d) {
+    error = d.errors().front().to_string();
+    return false;
+  }
+  out = std::move(d).value();
+  return true;
+}
+
+// The world of range() and breakeven() on a calculator block's flag ("srv.mfu"): that block
+// evaluated again with the flag changed, then every later block up to the current one that
+// refers to a changed block, in order. The work is bounded by the blocks of one document.
+class BlockWhatIf {
+ public:
+  BlockWhatIf(const std::vector<Block>& blocks, size_t current, const Results& results, const calc::Registry& registry,
+              const calc::Catalog& catalog)
+      : blocks_(blocks), current_(current), results_(results), registry_(registry), catalog_(catalog) {}
+
+  calc::Result<calc::ReferenceLookup> operator()(std::string_view input, double base, const std::string& value) const {
+    const size_t dot = input.find('.');
+    const std::string id(input.substr(0, dot)), flag(input.substr(dot + 1));
+    size_t first = blocks_.size();
+    for (size_t i = 0; i < current_; ++i) {
+      if (is_calc_block(blocks_[i]) && block_id(blocks_[i]) == id) first = i;
+    }
+    if (first == blocks_.size()) {
+      return calc::FieldError{std::string(input), value, "'" + id + "' is not an earlier calc block",
+                              "block.flag: the id of an earlier calculator call and one of its flags"};
+    }
+    auto world = std::make_shared<World>();
+    world->results = results_;
+    std::vector<std::string> changed;
+    for (size_t i = first; i < current_; ++i) {
+      const Block& b = blocks_[i];
+      if (!is_calc_block(b)) continue;
+      const std::string bid = block_id(b);
+      bool depends = i == first;
+      for (const auto& c : changed) depends = depends || b.text.find("{{" + c + ".") != std::string_view::npos;
+      if (!depends || bid.empty()) continue;
+      std::optional<calc::Derivation> d;
+      std::string error;
+      if (calc::is_expr_block(b.text)) {
+        const Results& r = world->results;
+        auto lookup = [&r](std::string_view ref) { return lookup_reference(ref, r); };
+        calc::LineOverride line{flag, base};
+        auto e = calc::evaluate_expr_with(b.text, lookup, nullptr, nullptr, i == first ? &line : nullptr);
+        if (!e) {
+          error = e.errors().front().to_string();
+        } else {
+          d = std::move(e).value();
+        }
+      } else {
+        evaluate_call(b.text, world->results, registry_, catalog_, i == first ? flag : "", value, d, error);
+      }
+      if (!d) return calc::FieldError{std::string(input), value, "block " + bid + " fails: " + error, "a value the chain accepts"};
+      world->owned.push_back(std::make_unique<calc::Derivation>(std::move(*d)));
+      world->results[bid] = world->owned.back().get();
+      changed.push_back(bid);
+    }
+    return calc::ReferenceLookup([world](std::string_view ref) { return lookup_reference(ref, world->results); });
+  }
+
+ private:
+  struct World {
+    Results results;
+    std::vector<std::unique_ptr<calc::Derivation>> owned;
+  };
+  const std::vector<Block>& blocks_;
+  size_t current_;
+  const Results& results_;
+  const calc::Registry& registry_;
+  const calc::Catalog& catalog_;
+};
+
+// True when `input` ("srv.batch") is a flag its block's calculator takes as a whole number.
+bool flag_is_count(const std::vector<Block>& blocks, size_t current, const calc::Registry& registry,
+                   std::string_view input) {
+  const size_t dot = input.find('.');
+  const std::string id(input.substr(0, dot));
+  const std::string flag = calc::normalize_param_name(input.substr(dot + 1));
+  for (size_t i = 0; i < current; ++i) {
+    if (!is_calc_block(blocks[i]) || block_id(blocks[i]) != id || calc::is_expr_block(blocks[i].text)) continue;
+    CalcCall call;
+    std::string error;
+    if (!parse_call(blocks[i].text, call, error)) return false;
+    const calc::Calculator* c = registry.find(call.calculator);
+    if (c == nullptr) return false;
+    for (const calc::ParamSpec& p : c->params) {
+      if (p.name == flag) return p.type == calc::ParamType::kCount;
+    }
+  }
+  return false;
+}
+
 // Arithmetic between results: references are resolved by the expr engine itself, so its
 // steps show which result each number came from.
-void evaluate_expr_block(const Block& b, const Results& results, const LoadOptions& options, const std::string& file,
-                         CalcBlock& cb, std::vector<Diagnostic>& diags) {
+void evaluate_expr_block(const Block& b, const Results& results, const calc::WhatIf& what_if, const LoadOptions& options,
+                         const std::string& file, CalcBlock& cb, std::vector<Diagnostic>& diags) {
   cb.call = std::string(b.text.substr(0, b.text.find_last_not_of(" \n") + 1));
   auto lookup = [&](std::string_view ref) -> std::optional<calc::Quantity> { return lookup_reference(ref, results); };
   std::vector<calc::Quantity> literals;
-  auto d = calc::evaluate_expr_collecting(b.text, lookup, &literals);
+  auto d = calc::evaluate_expr_with(b.text, lookup, &literals, &what_if);
   if (d) {
     cb.derivation = std::move(d).value();
   } else {
@@ -137,6 +274,14 @@ void evaluate_call_block(const Block& b, const Results& results, const calc::Reg
       check_retyped(v, value.substr(0, static_cast<size_t>(end - value.c_str())), results, file, b.line, cb.id, diags);
     }
   }
+  if (options.lint) {
+    // One network: a link rate the catalog holds is named, not typed.
+    CalcCall written;
+    std::string ignored;
+    if (parse_call(b.text, written, ignored)) {
+      check_typed_links(written.calculator, written.args, catalog.hardware, file, b.line, cb.id, diags);
+    }
+  }
   CalcCall call;
   std::string error;
   if (!parse_call(call_text, call, error)) {
@@ -161,7 +306,8 @@ Results evaluate_calcs(const std::vector<Block>& blocks, const calc::Registry& r
                        const LoadOptions& options, const std::string& file, Question& q, std::vector<Diagnostic>& diags) {
   Results results;
   q.calcs.reserve(blocks.size());
-  for (const Block& b : blocks) {
+  for (size_t index = 0; index < blocks.size(); ++index) {
+    const Block& b = blocks[index];
     if (!is_calc_block(b)) continue;
     CalcBlock cb;
     cb.line = b.line - 1;
@@ -171,7 +317,12 @@ Results evaluate_calcs(const std::vector<Block>& blocks, const calc::Registry& r
       continue;
     }
     if (calc::is_expr_block(b.text)) {
-      evaluate_expr_block(b, results, options, file, cb, diags);
+      calc::WhatIf what_if;
+      what_if.evaluate = BlockWhatIf(blocks, index, results, registry, catalog);
+      what_if.whole = [&registry, &blocks, index](std::string_view input) {
+        return flag_is_count(blocks, index, registry, input);
+      };
+      evaluate_expr_block(b, results, what_if, options, file, cb, diags);
     } else {
       evaluate_call_block(b, results, registry, catalog, options, file, cb, diags);
     }

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
+
+#include "calc/params.h"
 
 namespace ridge::bank {
 namespace {
@@ -280,6 +283,51 @@ void check_company_sources(const Company& company, const ContentPolicy& policy, 
                                           (r->candidate_reports ? "; this host is accepted only as a first-hand "
                                                                   "candidate report (kind = \"candidate\")"
                                                                 : "; cite the company's own page or posting")});
+  }
+}
+
+void check_typed_links(std::string_view calculator, const std::map<std::string, std::string, std::less<>>& args,
+                       const calc::HardwareCatalog& hardware, const std::string& file, int line, const std::string& id,
+                       std::vector<Diagnostic>& diags) {
+  static const std::map<std::string, std::vector<std::string>, std::less<>> kLinkFlags = {
+      {"allreduce", {"bus-bandwidth"}}, {"alltoall", {"intra-bandwidth", "inter-bandwidth"}}, {"transfer", {"bandwidth"}}};
+  auto flags = kLinkFlags.find(calculator);
+  if (flags == kLinkFlags.end()) return;
+  // A transfer that says it crosses storage or a wide-area link is not a catalog link.
+  if (auto m = args.find("medium"); m != args.end() && m->second != "link") return;
+  struct Link {
+    double rate;
+    std::string what, use;
+  };
+  // Only chips with a system entry: their links are the fabric model's (a PCIe card's
+  // "scale-up" is its host link, and a typed 64 GB/s is as often PCIe 5.0 as an L40S).
+  std::vector<Link> links;
+  for (const calc::Accelerator& g : hardware.all()) {
+    if (!g.has_system()) continue;
+    const std::string chip = "`chip gpu=" + g.id + "`";
+    const std::string collective = std::string(calculator) == "transfer" ? "" : std::string(calculator) + " gpu=" + g.id + " (the fabric model), or ";
+    links.push_back({g.scale_up_bandwidth, g.id + " " + g.scale_up + " both directions added (per direction is half)",
+                     collective + "{{ID.scale_up_per_direction}} from " + chip});
+    links.push_back({g.scale_up_bandwidth / 2, g.id + " " + g.scale_up + " per direction", collective + "{{ID.scale_up_per_direction}} from " + chip});
+    links.push_back({g.system.nic_bandwidth, g.system.name + ": one NIC, one direction",
+                     collective + "{{ID.nic_bandwidth}} from " + chip + " (a group of one GPU per node uses one NIC)"});
+    links.push_back({g.system.nics * g.system.nic_bandwidth, g.system.name + ": all its NICs together, one direction",
+                     collective + "{{ID.node_nic_bandwidth}} from " + chip + " (a collective spanning whole nodes uses all of them)"});
+  }
+  calc::ParamSpec spec;
+  spec.unit = calc::Unit::kBytesPerSecond;
+  for (const std::string& flag : flags->second) {
+    for (const auto& [key, value] : args) {
+      if (calc::normalize_param_name(key) != flag || value.find("{{") != std::string::npos) continue;
+      auto rate = calc::parse_number(spec, value);
+      if (!rate || *rate <= 0) continue;
+      for (const Link& l : links) {
+        if (l.rate <= 0 || std::fabs(*rate - l.rate) > 0.005 * l.rate) continue;
+        diags.push_back({file, line, "calc " + id + ": " + key + "=" + value + " is a link the catalog holds (" + l.what +
+                                         "); name it instead of typing it: " + l.use});
+        break;
+      }
+    }
   }
 }
 

@@ -5,11 +5,13 @@
 // refused domain without touching code.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "bank/question.h"
+#include "calc/hardware.h"
 
 namespace ridge::bank {
 
@@ -64,6 +66,17 @@ const RefusedSource* refused_source(std::string_view url_or_text, const ContentP
 // unless it marks the page as the subject of what is said ("cited as the subject").
 void check_source_kinds(const std::vector<SourceEntry>& sources, const std::string& file, const ContentPolicy& policy,
                         std::vector<Diagnostic>& diags);
+
+// One network (issue 32 item 2): a link rate typed into a collective or a transfer call
+// (allreduce bus-bandwidth, alltoall intra-/inter-bandwidth, transfer bandwidth) that is a link
+// the catalog holds (a system GPU's scale-up both ways or per direction, one NIC, or the
+// node's NICs together, within 0.5%) is an error naming the file, block, value and the
+// catalog name to use instead (allreduce gpu=..., {{chip.nic_bandwidth}} from `chip gpu=...`).
+// `args` are the call's key=value pairs as written; references are not typed rates, and a
+// transfer with medium=storage or medium=wan crosses no catalog link.
+void check_typed_links(std::string_view calculator, const std::map<std::string, std::string, std::less<>>& args,
+                       const calc::HardwareCatalog& hardware, const std::string& file, int line, const std::string& id,
+                       std::vector<Diagnostic>& diags);
 
 // A company page's [[sources]]: a refused kind is an error, except a host marked
 // candidate_reports cited as kind "candidate".

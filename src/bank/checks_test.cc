@@ -239,5 +239,39 @@ No.
   EXPECT_EQ(diags.size(), 3u) << got;
 }
 
+// ---- one network: a link the catalog holds is named, not typed ----
+
+TEST(TypedLinks, ACatalogLinkTypedIntoACollectiveOrTransferIsRefused) {
+  const auto& hw = calc::testing::real_catalog().hardware;
+  std::vector<Diagnostic> diags;
+  // 450 GB/s is DGX H100's NVLink per direction (900 GB/s both ways ÷ 2).
+  check_typed_links("allreduce", {{"bytes", "16GB"}, {"bus-bandwidth", "450GB/s"}}, hw, "q.md", 12, "ar", diags);
+  ASSERT_EQ(diags.size(), 1u) << all(diags);
+  EXPECT_EQ(diags[0].line, 12);
+  EXPECT_NE(diags[0].message.find("calc ar: bus-bandwidth=450GB/s"), std::string::npos) << diags[0].message;
+  EXPECT_NE(diags[0].message.find("h100-sxm NVLink 4 per direction"), std::string::npos) << diags[0].message;
+  EXPECT_NE(diags[0].message.find("allreduce gpu=h100-sxm"), std::string::npos) << diags[0].message;
+  // 8 × 400 Gb/s = 400 GB/s, the node's NICs; 50 GB/s one NIC; 900 GB/s NVLink both ways.
+  diags.clear();
+  check_typed_links("allreduce", {{"bus_bandwidth", "400GB/s"}}, hw, "q.md", 1, "a", diags);
+  check_typed_links("transfer", {{"bandwidth", "50GB/s"}}, hw, "q.md", 2, "b", diags);
+  check_typed_links("alltoall", {{"inter-bandwidth", "900e9"}}, hw, "q.md", 3, "c", diags);
+  ASSERT_EQ(diags.size(), 3u) << all(diags);
+  EXPECT_NE(diags[0].message.find("all its NICs together"), std::string::npos) << diags[0].message;
+  EXPECT_NE(diags[1].message.find("{{ID.nic_bandwidth}} from `chip gpu=h100-sxm`"), std::string::npos) << diags[1].message;
+  EXPECT_NE(diags[2].message.find("both directions added"), std::string::npos) << diags[2].message;
+}
+
+TEST(TypedLinks, MeasuredRatesReferencesAndOtherCalculatorsPass) {
+  const auto& hw = calc::testing::real_catalog().hardware;
+  std::vector<Diagnostic> diags;
+  check_typed_links("allreduce", {{"bus-bandwidth", "370GB/s"}}, hw, "q.md", 1, "a", diags);     // a measured busbw
+  check_typed_links("transfer", {{"bandwidth", "{{c.nic_bandwidth}}"}}, hw, "q.md", 1, "b", diags);  // named
+  check_typed_links("transfer", {{"bandwidth", "25GB/s"}}, hw, "q.md", 1, "c", diags);           // an NVMe array
+  check_typed_links("roofline", {{"bandwidth", "450GB/s"}}, hw, "q.md", 1, "d", diags);          // not a link flag
+  check_typed_links("transfer", {{"bandwidth", "50GB/s"}, {"medium", "storage"}}, hw, "q.md", 1, "e", diags);  // a filesystem
+  EXPECT_TRUE(diags.empty()) << all(diags);
+}
+
 }  // namespace
 }  // namespace ridge::bank

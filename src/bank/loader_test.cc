@@ -273,6 +273,50 @@ TEST(LoaderLint, ExprBlockFeedsReferences) {
   EXPECT_NE(p.q.html.find("kv.max_sequences × 10"), std::string::npos);  // the step shows where the number came from
 }
 
+TEST(LoaderWhatIf, BreakevenAndRangeOnACalculatorsFlag) {
+  // Young/Daly at the optimum: overhead = sqrt(2 × write ÷ MTBF). With MTBF 3 h = 10,800 s it
+  // reaches 5% at write = 0.05² × 10,800 ÷ 2 = 13.5 s; at write 30 s it is sqrt(60 ÷ 10,800)
+  // = 7.45%, at 120 s sqrt(240 ÷ 10,800) = 14.9%.
+  Parsed p = parse(replace(good(), "At that batch",
+                           "```calc id=ck\ncheckpoint mtbf-hours=3 write-seconds=60\n```\n\n"
+                           "```calc id=w\nexpr\nwrite = breakeven({{ck.overhead_fraction}}, ck.write-seconds, 5%, 1 s, 60 s)\n"
+                           "r = range({{ck.overhead_fraction}}, ck.write-seconds, 30 s, 120 s)\n```\n\n"
+                           "Writes under {{w.write:s:1}} keep it at 5%[^h100], {{w.r_low:%:2}} to {{w.r_high:%:1}}. At that batch"));
+  ASSERT_TRUE(p.diags.empty()) << p.all();
+  EXPECT_NE(p.q.html.find("Writes under 13.5 s keep it"), std::string::npos);
+  EXPECT_NE(p.q.html.find("7.45% to 14.9%"), std::string::npos);
+}
+
+TEST(LoaderWhatIf, ALineOfAnEarlierExprBlockIsAnInput) {
+  // t = 100 s ÷ eff: 400 s at eff 25%, 100 s at 100%; it reaches 160 s at eff = 100 ÷ 160 = 62.5%.
+  Parsed p = parse(replace(good(), "At that batch",
+                           "```calc id=a hidden\nexpr\neff = 50%\n```\n\n"
+                           "```calc id=b hidden\nexpr\nt = 100 s / {{a.eff}}\n```\n\n"
+                           "```calc id=w hidden\nexpr\nr = range({{b.t}}, a.eff, 25%, 100%)\n"
+                           "e = breakeven({{b.t}}, a.eff, 160 s, 25%, 100%) as %\n```\n\n"
+                           "From {{w.r_low:s:0}} to {{w.r_high:s:0}}, {{w.e:%:1}} even. At that batch"));
+  ASSERT_TRUE(p.diags.empty()) << p.all();
+  EXPECT_NE(p.q.html.find("From 400 s to 100 s, 62.5% even."), std::string::npos) << p.q.html.substr(0, 3000);
+}
+
+TEST(LoaderWhatIf, AFlagTheBlockDoesNotWriteIsRefused) {
+  Parsed p = parse(replace(good(), "At that batch",
+                           "```calc id=ck\ncheckpoint mtbf-hours=3 write-seconds=60\n```\n\n"
+                           "```calc id=w\nexpr\nx = breakeven({{ck.overhead_fraction}}, ck.restart-seconds, 5%, 1 s, 60 s)\n```\n\n"
+                           "At that batch"));
+  bool found = false;
+  for (const auto& d : p.diags) found = found || d.message.find("the block writes no restart-seconds=") != std::string::npos;
+  EXPECT_TRUE(found) << p.all();
+}
+
+TEST(LoaderLint, PlantedTypedLinkIsAnError) {
+  Parsed p = parse(replace(good(), "At that batch",
+                           "```calc id=ar hidden\nallreduce bytes=16GB ranks=8 bus-bandwidth=450GB/s\n```\n\nAt that batch"));
+  bool found = false;
+  for (const auto& d : p.diags) found = found || d.message.find("calc ar: bus-bandwidth=450GB/s is a link the catalog holds") != std::string::npos;
+  EXPECT_TRUE(found) << p.all();
+}
+
 TEST(LoaderLint, PlantedSeedSentenceIsAnError) {
   namespace fs = std::filesystem;
   fs::path root = fs::temp_directory_path() / "ridge_seed_test" / "content";

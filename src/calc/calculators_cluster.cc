@@ -70,6 +70,8 @@ Result<Derivation> allreduce(const Inputs& in, const Catalog&) {
   }
   d.result("bytes_per_rank", per_rank, Unit::kBytes);
   d.result("seconds", seconds, Unit::kSeconds);
+  // The bus bandwidth used (typed or from the fabric model), so an answer's ratios name it.
+  d.result("bus_bandwidth", busbw, Unit::kBytesPerSecond);
   return d;
 }
 
@@ -121,6 +123,11 @@ std::vector<ParamSpec> transfer_params() {
       number("bytes", Unit::kBytes, "bytes to move (1.1TB, 16GB)", 0, 1e21, "", true, "1.1TB"),
       number("bandwidth", Unit::kBytesPerSecond, "aggregate bandwidth (100GB/s)", 0, 1e16, "", true, "100GB/s"),
       number("efficiency", Unit::kRatio, "fraction of the bandwidth reached", 0, 1, "1"),
+      // One network (issue 32): a link the catalog holds is named by reference; storage and
+      // wide-area rates are not in the catalog, and saying so lets `ridge check` tell them apart.
+      choice("medium", {"link", "storage", "wan"}, "link",
+             "what the bytes cross: link (a GPU's NVLink, NIC or PCIe: pass {{chip.*}} from the catalog), storage "
+             "(a filesystem, object store or drive array), wan (between sites)"),
   };
 }
 
@@ -319,7 +326,7 @@ Result<Derivation> replicas(const Inputs& in, const Catalog&) {
 
 void register_cluster_calculators(Registry& r) {
   r.add({"allreduce", "Ring all-reduce: bytes each rank sends and the time at a bus bandwidth", allreduce_params(),
-         {"bytes_per_rank", "seconds"}, "--bytes 16GB --ranks 8 --bus-bandwidth 400GB/s", allreduce});
+         {"bytes_per_rank", "seconds", "bus_bandwidth"}, "--bytes 16GB --ranks 8 --bus-bandwidth 400GB/s", allreduce});
   r.add({"checkpoint", "Checkpoint interval and overhead from the failure rate (Young/Daly)", checkpoint_params(),
          {"interval_seconds", "overhead_fraction", "optimal_interval_seconds"}, "--mtbf-hours 3 --write-seconds 60", checkpoint});
   r.add({"transfer", "Time to move bytes at a bandwidth: a checkpoint write, a weight load, a dataset read",

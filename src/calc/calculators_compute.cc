@@ -313,6 +313,28 @@ Result<Derivation> chip(const Inputs& in, const Catalog&) {
   d.result("ridge_bf16_flops_per_byte", ridge, Unit::kFlopPerByte);
   if (gpu.scale_up_bandwidth > 0) d.result("scale_up_bandwidth", gpu.scale_up_bandwidth, Unit::kBytesPerSecond);
   if (gpu.power_watts > 0) d.result("power_watts", gpu.power_watts, Unit::kWatts);
+  // The links by name (issue 32, one network): answers pass these to transfer and expr
+  // blocks instead of typing a link rate. Scale-up per direction is half the vendor's
+  // bidirectional aggregate (hardware.toml's convention for NVIDIA and AMD).
+  if (gpu.scale_up_bandwidth > 0) {
+    d.result("scale_up_per_direction",
+             d.step("Scale-up per direction", "bidirectional ÷ 2", q(gpu.scale_up_bandwidth, Unit::kBytesPerSecond) + " ÷ 2",
+                    gpu.scale_up_bandwidth / 2, Unit::kBytesPerSecond),
+             Unit::kBytesPerSecond);
+  }
+  if (gpu.host_link_bandwidth > 0) d.result("host_link_per_direction", gpu.host_link_bandwidth, Unit::kBytesPerSecond);
+  if (gpu.has_system() && gpu.system.nic_bandwidth > 0) {
+    const SystemSpec& s = gpu.system;
+    d.assume("scale-out: " + s.name + ", " + num(s.nics) + " NICs at " + q(s.nic_bandwidth, Unit::kBytesPerSecond) +
+             " each, one direction");
+    d.result("nic_bandwidth", s.nic_bandwidth, Unit::kBytesPerSecond);
+    d.result("node_nic_bandwidth",
+             d.step("Node's NICs together", "NICs × rate", num(s.nics) + " × " + q(s.nic_bandwidth, Unit::kBytesPerSecond),
+                    s.nics * s.nic_bandwidth, Unit::kBytesPerSecond),
+             Unit::kBytesPerSecond);
+    d.result("scale_out_per_gpu", s.scale_out_bandwidth(), Unit::kBytesPerSecond);
+    d.result("scale_up_domain", s.scale_up_domain, Unit::kCount);
+  }
   return d;
 }
 
@@ -320,7 +342,9 @@ Result<Derivation> chip(const Inputs& in, const Catalog&) {
 
 void register_compute_calculators(Registry& r) {
   std::vector<std::string> chip_keys = {"memory_bytes", "memory_bandwidth", "ridge_bf16_flops_per_byte",
-                                        "scale_up_bandwidth", "power_watts"};
+                                        "scale_up_bandwidth", "power_watts", "scale_up_per_direction", "nic_bandwidth",
+                                        "node_nic_bandwidth", "scale_out_per_gpu", "scale_up_domain",
+                                        "host_link_per_direction"};
   for (Dtype dt : kAllDtypes) chip_keys.push_back("peak_" + std::string(dtype_name(dt)) + "_flops");
   r.add({"chip", "A chip's catalog figures (memory, bandwidth, dense peaks, scale-up, power) with source and date",
          chip_params(), chip_keys, "--gpu h100-sxm", chip});

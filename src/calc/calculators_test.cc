@@ -352,6 +352,20 @@ TEST(Chip, CatalogFiguresAsResults) {
   EXPECT_EQ(d.find("peak_fp4_flops"), nullptr);  // Hopper has no fp4
 }
 
+TEST(Chip, LinksByName) {
+  // DGX H100: NVLink 900 GB/s both directions together, so 450 GB/s each way; 8 ConnectX-7
+  // at 400 Gb/s = 50 GB/s each, 400 GB/s for the node, 50 GB/s per GPU; one 8-GPU domain.
+  Derivation d = run("chip", {{"gpu", "h100-sxm"}});
+  EXPECT_DOUBLE_EQ(result(d, "scale_up_per_direction"), 450e9);
+  EXPECT_DOUBLE_EQ(result(d, "nic_bandwidth"), 50e9);
+  EXPECT_DOUBLE_EQ(result(d, "node_nic_bandwidth"), 400e9);
+  EXPECT_DOUBLE_EQ(result(d, "scale_out_per_gpu"), 50e9);
+  EXPECT_DOUBLE_EQ(result(d, "scale_up_domain"), 8);
+  EXPECT_DOUBLE_EQ(result(d, "host_link_per_direction"), 64e9);  // PCIe Gen5 128 GB/s both ways ÷ 2
+  // GB200 NVL72: 72 GPUs in one NVLink domain.
+  EXPECT_DOUBLE_EQ(result(run("chip", {{"gpu", "gb200"}}), "scale_up_domain"), 72);
+}
+
 TEST(Transfer, CheckpointWrite) {
   // 1.1 TB at 100 GB/s × 0.5 = 22 s.
   Derivation d = run("transfer", {{"bytes", "1.1TB"}, {"bandwidth", "100GB/s"}, {"efficiency", "0.5"}});

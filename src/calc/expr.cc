@@ -1,578 +1,19 @@
+// The expr block: its lines in order (units named, steps shown), and the what-if functions
+// range() and breakeven(), which evaluate the block's earlier lines (and, through the
+// caller's WhatIf, the calc blocks they depend on) again with one input changed.
 #include "calc/expr.h"
 
-#include <array>
-#include <cctype>
+#include <algorithm>
 #include <cmath>
-#include <map>
-#include <memory>
-#include <set>
+#include <cstdio>
 #include <sstream>
-#include <vector>
+
+#include "calc/expr_internal.h"
 
 namespace ridge::calc {
 namespace {
 
-// Dimensions over the base units: bytes, FLOP, seconds, USD, tokens, watts.
-constexpr int kDims = 6;
-using Dim = std::array<int, kDims>;
-constexpr Dim kScalar{};
-constexpr Dim dim(int b, int f, int s, int usd, int tok, int w) { return Dim{b, f, s, usd, tok, w}; }
-
-struct Val {
-  double value = 0;
-  Dim dim = kScalar;
-};
-
-std::string dim_name(const Dim& d) {
-  static constexpr std::array<const char*, kDims> kNames = {"B", "FLOP", "s", "USD", "token", "W"};
-  std::string top, bottom;
-  for (int i = 0; i < kDims; ++i) {
-    if (d[i] == 0) continue;
-    std::string& side = d[i] > 0 ? top : bottom;
-    if (!side.empty()) side += "·";
-    side += kNames[i];
-    int e = std::abs(d[i]);
-    if (e > 1) side += "^" + std::to_string(e);
-  }
-  if (top.empty() && bottom.empty()) return "a plain number";
-  if (top.empty()) top = "1";
-  return bottom.empty() ? top : top + "/" + bottom;
-}
-
-struct UnitAtom {
-  std::string_view text;
-  double factor;
-  Dim dim;
-};
-
-// Longest first within a shared prefix, so "GB" is tried before "G..." never matches "GBps".
-const std::vector<UnitAtom>& unit_atoms() {
-  static const std::vector<UnitAtom> kAtoms = [] {
-    std::vector<UnitAtom> a = {
-        {"B", 1, dim(1, 0, 0, 0, 0, 0)},         {"kB", 1e3, dim(1, 0, 0, 0, 0, 0)},
-        {"KB", 1e3, dim(1, 0, 0, 0, 0, 0)},      {"MB", 1e6, dim(1, 0, 0, 0, 0, 0)},
-        {"GB", 1e9, dim(1, 0, 0, 0, 0, 0)},      {"TB", 1e12, dim(1, 0, 0, 0, 0, 0)},
-        {"PB", 1e15, dim(1, 0, 0, 0, 0, 0)},     {"EB", 1e18, dim(1, 0, 0, 0, 0, 0)},
-        {"KiB", 1024.0, dim(1, 0, 0, 0, 0, 0)},  {"MiB", 1048576.0, dim(1, 0, 0, 0, 0, 0)},
-        {"GiB", 1073741824.0, dim(1, 0, 0, 0, 0, 0)}, {"TiB", 1099511627776.0, dim(1, 0, 0, 0, 0, 0)},
-        {"bit", 0.125, dim(1, 0, 0, 0, 0, 0)},   {"Mbit", 1.25e5, dim(1, 0, 0, 0, 0, 0)},
-        {"Gbit", 1.25e8, dim(1, 0, 0, 0, 0, 0)}, {"Tbit", 1.25e11, dim(1, 0, 0, 0, 0, 0)},
-        {"Gbps", 1.25e8, dim(1, 0, -1, 0, 0, 0)}, {"Tbps", 1.25e11, dim(1, 0, -1, 0, 0, 0)},
-        {"FLOP", 1, dim(0, 1, 0, 0, 0, 0)},      {"GFLOP", 1e9, dim(0, 1, 0, 0, 0, 0)},
-        {"TFLOP", 1e12, dim(0, 1, 0, 0, 0, 0)},  {"PFLOP", 1e15, dim(0, 1, 0, 0, 0, 0)},
-        {"EFLOP", 1e18, dim(0, 1, 0, 0, 0, 0)},  {"FLOPS", 1, dim(0, 1, -1, 0, 0, 0)},
-        {"GFLOPS", 1e9, dim(0, 1, -1, 0, 0, 0)}, {"TFLOPS", 1e12, dim(0, 1, -1, 0, 0, 0)},
-        {"PFLOPS", 1e15, dim(0, 1, -1, 0, 0, 0)}, {"EFLOPS", 1e18, dim(0, 1, -1, 0, 0, 0)},
-        {"ns", 1e-9, dim(0, 0, 1, 0, 0, 0)},     {"us", 1e-6, dim(0, 0, 1, 0, 0, 0)},
-        {"µs", 1e-6, dim(0, 0, 1, 0, 0, 0)},     {"ms", 1e-3, dim(0, 0, 1, 0, 0, 0)},
-        {"s", 1, dim(0, 0, 1, 0, 0, 0)},         {"min", 60, dim(0, 0, 1, 0, 0, 0)},
-        {"h", 3600, dim(0, 0, 1, 0, 0, 0)},      {"day", 86400, dim(0, 0, 1, 0, 0, 0)},
-        {"days", 86400, dim(0, 0, 1, 0, 0, 0)},  {"week", 604800, dim(0, 0, 1, 0, 0, 0)},
-        {"weeks", 604800, dim(0, 0, 1, 0, 0, 0)}, {"month", 2629800, dim(0, 0, 1, 0, 0, 0)},
-        {"months", 2629800, dim(0, 0, 1, 0, 0, 0)}, {"year", 31557600, dim(0, 0, 1, 0, 0, 0)},
-        {"years", 31557600, dim(0, 0, 1, 0, 0, 0)}, {"USD", 1, dim(0, 0, 0, 1, 0, 0)},
-        {"W", 1, dim(0, 0, 0, 0, 0, 1)},         {"kW", 1e3, dim(0, 0, 0, 0, 0, 1)},
-        {"MW", 1e6, dim(0, 0, 0, 0, 0, 1)},      {"GW", 1e9, dim(0, 0, 0, 0, 0, 1)},
-        {"Wh", 3600, dim(0, 0, 1, 0, 0, 1)},     {"kWh", 3.6e6, dim(0, 0, 1, 0, 0, 1)},
-        {"MWh", 3.6e9, dim(0, 0, 1, 0, 0, 1)},   {"GWh", 3.6e12, dim(0, 0, 1, 0, 0, 1)},
-        {"J", 1, dim(0, 0, 1, 0, 0, 1)},         {"kJ", 1e3, dim(0, 0, 1, 0, 0, 1)},
-        {"token", 1, dim(0, 0, 0, 0, 1, 0)},     {"tokens", 1, dim(0, 0, 0, 0, 1, 0)},
-    };
-    std::sort(a.begin(), a.end(), [](const UnitAtom& x, const UnitAtom& y) { return x.text.size() > y.text.size(); });
-    return a;
-  }();
-  return kAtoms;
-}
-
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// A named unit for a result, and how a base-dimension value converts to it.
-struct NamedUnit {
-  std::string_view as;  // the `as` spelling
-  Unit unit;
-  Dim dim;
-  double per_base;      // value in this unit = base value * per_base
-};
-
-const std::vector<NamedUnit>& named_units() {
-  static const std::vector<NamedUnit> kNamed = {
-      {"B", Unit::kBytes, dim(1, 0, 0, 0, 0, 0), 1},
-      {"FLOP", Unit::kFlop, dim(0, 1, 0, 0, 0, 0), 1},
-      {"FLOP/s", Unit::kFlopPerSecond, dim(0, 1, -1, 0, 0, 0), 1},
-      {"B/s", Unit::kBytesPerSecond, dim(1, 0, -1, 0, 0, 0), 1},
-      {"s", Unit::kSeconds, dim(0, 0, 1, 0, 0, 0), 1},
-      {"h", Unit::kHours, dim(0, 0, 1, 0, 0, 0), 1.0 / 3600},
-      {"days", Unit::kDays, dim(0, 0, 1, 0, 0, 0), 1.0 / 86400},
-      {"USD", Unit::kUsd, dim(0, 0, 0, 1, 0, 0), 1},
-      {"USD/h", Unit::kUsdPerHour, dim(0, 0, -1, 1, 0, 0), 3600},
-      {"tokens", Unit::kTokens, dim(0, 0, 0, 0, 1, 0), 1},
-      {"tokens/s", Unit::kTokensPerSecond, dim(0, 0, -1, 0, 1, 0), 1},
-      {"FLOP/B", Unit::kFlopPerByte, dim(-1, 1, 0, 0, 0, 0), 1},
-      {"B/token", Unit::kBytesPerToken, dim(1, 0, 0, 0, -1, 0), 1},
-      {"W", Unit::kWatts, dim(0, 0, 0, 0, 0, 1), 1},
-      {"count", Unit::kCount, kScalar, 1},
-      {"/s", Unit::kCount, dim(0, 0, -1, 0, 0, 0), 1},  // a rate (requests/s), shown as a plain number
-      {"%", Unit::kRatio, kScalar, 1},
-  };
-  return kNamed;
-}
-
-std::string as_list() {
-  std::string out;
-  for (const auto& n : named_units()) out += (out.empty() ? "" : ", ") + std::string(n.as);
-  return out;
-}
-
-// A reference's quantity in base dimensions.
-Val to_val(const Quantity& q) {
-  switch (q.unit) {
-    case Unit::kBytes: return {q.value, dim(1, 0, 0, 0, 0, 0)};
-    case Unit::kFlop: return {q.value, dim(0, 1, 0, 0, 0, 0)};
-    case Unit::kFlopPerSecond: return {q.value, dim(0, 1, -1, 0, 0, 0)};
-    case Unit::kBytesPerSecond: return {q.value, dim(1, 0, -1, 0, 0, 0)};
-    case Unit::kSeconds: return {q.value, dim(0, 0, 1, 0, 0, 0)};
-    case Unit::kHours: return {q.value * 3600, dim(0, 0, 1, 0, 0, 0)};
-    case Unit::kDays: return {q.value * 86400, dim(0, 0, 1, 0, 0, 0)};
-    case Unit::kUsd: return {q.value, dim(0, 0, 0, 1, 0, 0)};
-    case Unit::kUsdPerHour: return {q.value / 3600, dim(0, 0, -1, 1, 0, 0)};
-    case Unit::kTokens: return {q.value, dim(0, 0, 0, 0, 1, 0)};
-    case Unit::kTokensPerSecond: return {q.value, dim(0, 0, -1, 0, 1, 0)};
-    case Unit::kFlopPerByte: return {q.value, dim(-1, 1, 0, 0, 0, 0)};
-    case Unit::kBytesPerToken: return {q.value, dim(1, 0, 0, 0, -1, 0)};
-    case Unit::kWatts: return {q.value, dim(0, 0, 0, 0, 0, 1)};
-    case Unit::kCount:
-    case Unit::kRatio:
-    case Unit::kBool:
-    case Unit::kNone: return {q.value, kScalar};
-  }
-  return {q.value, kScalar};
-}
-
-// ---- parsing ----
-
-struct Node {
-  enum Kind { kLiteral, kRef, kName, kBinary, kNeg, kCall, kParen } kind = kLiteral;
-  std::string text;  // literal as written, reference or name, operator symbol, function name
-  Val val;           // literal value
-  bool unit_only = false;  // a bare unit that multiplies the value before it
-  std::vector<std::unique_ptr<Node>> kids;
-};
-using NodePtr = std::unique_ptr<Node>;
-
-class Parser {
- public:
-  explicit Parser(std::string_view s) : s_(s) {}
-
-  NodePtr parse_all(std::string& error) {
-    NodePtr n = expression();
-    skip();
-    if (error_.empty() && i_ < s_.size()) fail("unexpected '" + std::string(s_.substr(i_, 12)) + "'");
-    error = error_;
-    return error_.empty() ? std::move(n) : nullptr;
-  }
-
- private:
-  void fail(std::string message) {
-    if (error_.empty()) error_ = std::move(message);
-  }
-  void skip() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t')) ++i_;
-  }
-  // Matches one of the spellings of an operator; returns the canonical symbol or "".
-  std::string_view op(std::initializer_list<std::pair<std::string_view, std::string_view>> spellings) {
-    skip();
-    for (auto [spelling, canonical] : spellings) {
-      if (s_.substr(i_, spelling.size()) == spelling) {
-        i_ += spelling.size();
-        return canonical;
-      }
-    }
-    return {};
-  }
-
-  NodePtr expression() {
-    NodePtr left = term();
-    for (;;) {
-      std::string_view o = op({{"+", "+"}, {"−", "−"}, {"-", "−"}});
-      if (o.empty() || !left) return left;
-      left = binary(std::string(o), std::move(left), term());
-    }
-  }
-  NodePtr term() {
-    NodePtr left = unary();
-    for (;;) {
-      std::string_view o = op({{"×", "×"}, {"*", "×"}, {"÷", "÷"}, {"/", "÷"}});
-      if (o.empty() || !left) return left;
-      left = binary(std::string(o), std::move(left), unary());
-    }
-  }
-  NodePtr unary() {
-    // Every nesting (parentheses, calls, signs, powers) passes through here.
-    struct Depth {
-      int& d;
-      ~Depth() { --d; }
-    } guard{++depth_};
-    if (depth_ > kMaxDepth) {
-      fail("the expression nests deeper than 64 levels");
-      return nullptr;
-    }
-    if (!op({{"−", "−"}, {"-", "−"}}).empty()) {
-      auto n = std::make_unique<Node>();
-      n->kind = Node::kNeg;
-      n->kids.push_back(unary());
-      return n->kids.back() ? std::move(n) : nullptr;
-    }
-    NodePtr base = primary();
-    if (base && base->kind != Node::kLiteral) base = with_unit(std::move(base));
-    if (base && !op({{"^", "^"}}).empty()) return binary("^", std::move(base), unary());
-    return base;
-  }
-  NodePtr binary(std::string o, NodePtr l, NodePtr r) {
-    if (!l || !r) {
-      fail("'" + o + "' needs a value on each side");
-      return nullptr;
-    }
-    auto n = std::make_unique<Node>();
-    n->kind = Node::kBinary;
-    n->text = std::move(o);
-    n->kids.push_back(std::move(l));
-    n->kids.push_back(std::move(r));
-    return n;
-  }
-
-  // A unit after a parenthesis, a reference or a name ("(4 + 4) B", "{{x.n}} tokens")
-  // multiplies it by that unit: nothing else may follow a value there.
-  NodePtr with_unit(NodePtr base) {
-    size_t save = i_;
-    skip();
-    double f = 1;
-    Dim d{};
-    if (!unit_atom(f, d)) {
-      i_ = save;
-      return base;
-    }
-    size_t unit_start = save;
-    while (unit_start < s_.size() && s_[unit_start] == ' ') ++unit_start;
-    Val v{f, d};
-    per_suffix(v);
-    auto unit = std::make_unique<Node>();
-    unit->kind = Node::kLiteral;
-    unit->val = v;
-    unit->text = std::string(s_.substr(unit_start, i_ - unit_start));
-    unit->unit_only = true;
-    return binary("×", std::move(base), std::move(unit));
-  }
-
-  // A unit after a number: ATOM or ATOM/ATOM (no spaces around the slash).
-  bool unit_atom(double& factor, Dim& d) {
-    for (const auto& a : unit_atoms()) {
-      if (s_.substr(i_, a.text.size()) != a.text) continue;
-      size_t after = i_ + a.text.size();
-      if (after < s_.size() && ident_char(s_[after])) continue;
-      i_ = after;
-      factor = a.factor;
-      d = a.dim;
-      return true;
-    }
-    return false;
-  }
-  void unit_suffix(Val& v, size_t& end) {
-    size_t save = i_;
-    skip();
-    if (i_ < s_.size() && s_[i_] == '%') {
-      ++i_;
-      v.value *= 0.01;
-      end = i_;
-      return;
-    }
-    double f = 1;
-    Dim d{};
-    if (!unit_atom(f, d)) {
-      i_ = save;
-      return;
-    }
-    v.value *= f;
-    for (int k = 0; k < kDims; ++k) v.dim[k] += d[k];
-    per_suffix(v);
-    end = i_;
-  }
-  void per_suffix(Val& v) {
-    while (i_ + 1 < s_.size() && s_[i_] == '/' && s_[i_ + 1] != ' ') {
-      size_t save = i_;
-      ++i_;
-      double f = 1;
-      Dim d{};
-      if (!unit_atom(f, d)) {
-        i_ = save;
-        return;
-      }
-      v.value /= f;
-      for (int k = 0; k < kDims; ++k) v.dim[k] -= d[k];
-    }
-  }
-
-  NodePtr primary() {
-    skip();
-    if (i_ >= s_.size()) {
-      fail("the expression ends where a value is expected");
-      return nullptr;
-    }
-    size_t start = i_;
-    char c = s_[i_];
-    if (c == '(') {
-      ++i_;
-      NodePtr inner = expression();
-      if (op({{")", ")"}}).empty()) {
-        fail("a '(' is never closed");
-        return nullptr;
-      }
-      auto n = std::make_unique<Node>();
-      n->kind = Node::kParen;
-      n->kids.push_back(std::move(inner));
-      return n->kids.back() ? std::move(n) : nullptr;
-    }
-    if (s_.substr(i_, 2) == "{{") {
-      size_t close = s_.find("}}", i_);
-      if (close == std::string_view::npos) {
-        fail("a '{{' reference is never closed with '}}'");
-        return nullptr;
-      }
-      auto n = std::make_unique<Node>();
-      n->kind = Node::kRef;
-      n->text = std::string(s_.substr(i_ + 2, close - i_ - 2));
-      i_ = close + 2;
-      return n;
-    }
-    bool dollar = c == '$';
-    if (dollar || std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
-      if (dollar) ++i_;
-      size_t num_start = i_;
-      while (i_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[i_])) || s_[i_] == '.')) ++i_;
-      if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
-        size_t k = i_ + 1;
-        if (k < s_.size() && (s_[k] == '+' || s_[k] == '-')) ++k;
-        if (k < s_.size() && std::isdigit(static_cast<unsigned char>(s_[k]))) {
-          i_ = k;
-          while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
-        }
-      }
-      std::string digits(s_.substr(num_start, i_ - num_start));
-      char* endp = nullptr;
-      double value = std::strtod(digits.c_str(), &endp);
-      if (digits.empty() || endp != digits.c_str() + digits.size() || !std::isfinite(value)) {
-        fail("'" + digits + "' is not a number");
-        return nullptr;
-      }
-      auto digit_at = [&](size_t k) { return k < s_.size() && std::isdigit(static_cast<unsigned char>(s_[k])); };
-      if (i_ < s_.size() && s_[i_] == ',' && digit_at(i_ + 1) && digit_at(i_ + 2) && digit_at(i_ + 3) && !digit_at(i_ + 4)) {
-        fail("'" + digits + ",' : write numbers without thousands separators (1000000 or 1e6)");
-        return nullptr;
-      }
-      auto n = std::make_unique<Node>();
-      n->kind = Node::kLiteral;
-      n->val = {value, kScalar};
-      size_t end = i_;
-      if (dollar) {
-        n->val.dim = dim(0, 0, 0, 1, 0, 0);
-        per_suffix(n->val);
-        end = i_;
-      } else {
-        unit_suffix(n->val, end);
-      }
-      i_ = end;
-      n->text = std::string(s_.substr(start, end - start));
-      return n;
-    }
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-      while (i_ < s_.size() && ident_char(s_[i_])) ++i_;
-      std::string name(s_.substr(start, i_ - start));
-      skip();
-      if (i_ < s_.size() && s_[i_] == '(') {
-        ++i_;
-        auto n = std::make_unique<Node>();
-        n->kind = Node::kCall;
-        n->text = name;
-        for (;;) {
-          NodePtr arg = expression();
-          if (!arg) return nullptr;
-          n->kids.push_back(std::move(arg));
-          if (!op({{",", ","}}).empty()) continue;
-          if (!op({{")", ")"}}).empty()) break;
-          fail("the arguments of " + name + "( are never closed with ')'");
-          return nullptr;
-        }
-        return n;
-      }
-      auto n = std::make_unique<Node>();
-      n->kind = Node::kName;
-      n->text = name;
-      return n;
-    }
-    fail("'" + std::string(s_.substr(i_, 12)) + "' is not a number, a {{reference}}, a name or '('");
-    return nullptr;
-  }
-
-  static constexpr int kMaxDepth = 64;
-  std::string_view s_;
-  size_t i_ = 0;
-  int depth_ = 0;
-  std::string error_;
-};
-
-// ---- evaluation ----
-
-struct Env {
-  const ReferenceLookup* lookup;
-  // Earlier lines: the value in base dimensions (so units cancel across lines, even a rate
-  // shown as a plain number per second) and as shown.
-  std::map<std::string, std::pair<Val, Quantity>, std::less<>> names;
-  std::vector<std::pair<std::string, Quantity>> refs_used;
-  std::vector<Quantity>* literals;
-};
-
-std::string shown(const Quantity& q) { return format_quantity(q.value, q.unit, 4); }
-
-struct Eval {
-  Val val;
-  std::string formula, substituted;
-};
-
-std::optional<Eval> eval(const Node& n, Env& env, std::string& error) {
-  auto same_dims = [&](const Val& a, const Val& b, std::string_view what) {
-    if (a.dim == b.dim) return true;
-    error = std::string(what) + " needs the same unit on both sides (" + dim_name(a.dim) + " and " + dim_name(b.dim) + ")";
-    return false;
-  };
-  switch (n.kind) {
-    case Node::kLiteral:
-      if (env.literals && !n.unit_only) env.literals->push_back({n.val.value, Unit::kNone});
-      return Eval{n.val, n.text, n.text};
-    case Node::kRef: {
-      std::optional<Quantity> q = (*env.lookup)(n.text);
-      if (!q) {
-        error = "{{" + n.text + "}} is not a result of an earlier calc block";
-        return std::nullopt;
-      }
-      bool seen = false;
-      for (const auto& [name, _] : env.refs_used) seen = seen || name == n.text;
-      if (!seen) env.refs_used.emplace_back(n.text, *q);
-      return Eval{to_val(*q), n.text, shown(*q)};
-    }
-    case Node::kName: {
-      auto it = env.names.find(n.text);
-      if (it == env.names.end()) {
-        error = "'" + n.text + "' is not an earlier line of this block (a result of another block is {{id.key}})";
-        return std::nullopt;
-      }
-      return Eval{it->second.first, n.text, shown(it->second.second)};
-    }
-    case Node::kParen: {
-      auto inner = eval(*n.kids[0], env, error);
-      if (!inner) return std::nullopt;
-      return Eval{inner->val, "(" + inner->formula + ")", "(" + inner->substituted + ")"};
-    }
-    case Node::kNeg: {
-      auto inner = eval(*n.kids[0], env, error);
-      if (!inner) return std::nullopt;
-      return Eval{{-inner->val.value, inner->val.dim}, "−" + inner->formula, "−" + inner->substituted};
-    }
-    case Node::kBinary: {
-      auto l = eval(*n.kids[0], env, error);
-      if (!l) return std::nullopt;
-      auto r = eval(*n.kids[1], env, error);
-      if (!r) return std::nullopt;
-      Val v;
-      const std::string& o = n.text;
-      if (o == "+" || o == "−") {
-        if (!same_dims(l->val, r->val, "'" + o + "'")) return std::nullopt;
-        v = {o == "+" ? l->val.value + r->val.value : l->val.value - r->val.value, l->val.dim};
-      } else if (o == "×" || o == "÷") {
-        if (o == "÷" && r->val.value == 0) {
-          error = "division by zero (" + r->formula + " is 0)";
-          return std::nullopt;
-        }
-        v.value = o == "×" ? l->val.value * r->val.value : l->val.value / r->val.value;
-        for (int k = 0; k < kDims; ++k) v.dim[k] = l->val.dim[k] + (o == "×" ? r->val.dim[k] : -r->val.dim[k]);
-      } else {  // ^
-        if (r->val.dim != kScalar) {
-          error = "an exponent is a plain number, not " + dim_name(r->val.dim);
-          return std::nullopt;
-        }
-        double e = r->val.value;
-        if (l->val.dim != kScalar && e != std::round(e)) {
-          error = "a value with a unit (" + dim_name(l->val.dim) + ") can only be raised to a whole power";
-          return std::nullopt;
-        }
-        v.value = std::pow(l->val.value, e);
-        for (int k = 0; k < kDims; ++k) v.dim[k] = l->val.dim[k] * static_cast<int>(e);
-      }
-      if (n.kids[1]->unit_only) return Eval{v, l->formula + " " + r->formula, l->substituted + " " + r->substituted};
-      return Eval{v, l->formula + " " + o + " " + r->formula, l->substituted + " " + o + " " + r->substituted};
-    }
-    case Node::kCall: {
-      static const std::set<std::string, std::less<>> kFunctions = {"min", "max", "ceil", "floor", "round",
-                                                                    "sqrt", "log2", "ln", "exp"};
-      if (!kFunctions.count(n.text)) {
-        error = "'" + n.text + "' is not a function; accepted: ceil, exp, floor, ln, log2, max, min, round, sqrt";
-        return std::nullopt;
-      }
-      std::vector<Eval> args;
-      for (const auto& k : n.kids) {
-        auto a = eval(*k, env, error);
-        if (!a) return std::nullopt;
-        args.push_back(std::move(*a));
-      }
-      bool many = n.text == "min" || n.text == "max";
-      if (many ? args.size() < 2 : args.size() != 1) {
-        error = n.text + "() takes " + (many ? "two or more values" : "one value");
-        return std::nullopt;
-      }
-      Val v = args[0].val;
-      if (many) {
-        for (size_t k = 1; k < args.size(); ++k) {
-          if (!same_dims(args[0].val, args[k].val, n.text + "()")) return std::nullopt;
-          v.value = n.text == "min" ? std::min(v.value, args[k].val.value) : std::max(v.value, args[k].val.value);
-        }
-      } else if (n.text == "sqrt") {
-        for (int k = 0; k < kDims; ++k) {
-          if (v.dim[k] % 2 != 0) {
-            error = "sqrt() of " + dim_name(v.dim) + " has no unit";
-            return std::nullopt;
-          }
-          v.dim[k] /= 2;
-        }
-        if (v.value < 0) {
-          error = "sqrt() of a negative value";
-          return std::nullopt;
-        }
-        v.value = std::sqrt(v.value);
-      } else {
-        if (v.dim != kScalar) {
-          error = n.text + "() takes a plain number (a ratio of two quantities), not " + dim_name(v.dim) +
-                  "; divide by a unit first, for example ceil(bytes / 80 GB)";
-          return std::nullopt;
-        }
-        if ((n.text == "log2" || n.text == "ln") && v.value <= 0) {
-          error = n.text + "() of a value that is not positive";
-          return std::nullopt;
-        }
-        if (n.text == "ceil") v.value = std::ceil(v.value - 1e-9 * std::fabs(v.value));
-        if (n.text == "floor") v.value = std::floor(v.value + 1e-9 * std::fabs(v.value));
-        if (n.text == "round") v.value = std::round(v.value);
-        if (n.text == "log2") v.value = std::log2(v.value);
-        if (n.text == "ln") v.value = std::log(v.value);
-        if (n.text == "exp") v.value = std::exp(v.value);
-      }
-      std::string f, s;
-      for (size_t k = 0; k < args.size(); ++k) {
-        f += (k ? ", " : "") + args[k].formula;
-        s += (k ? ", " : "") + args[k].substituted;
-      }
-      return Eval{v, n.text + "(" + f + ")", n.text + "(" + s + ")"};
-    }
-  }
-  return std::nullopt;
-}
+using namespace expr_detail;
 
 std::string clip(std::string_view s) {
   return s.size() <= 80 ? std::string(s) : std::string(s.substr(0, 77)) + "...";
@@ -585,6 +26,370 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(a, b - a + 1));
 }
 
+// One parsed line: `name = body [as UNIT]`.
+struct Line {
+  std::string name, body, as;
+  NodePtr tree;
+  enum Kind { kPlain, kRange, kBreakeven } kind = kPlain;
+};
+
+// The value a line keeps (base dimensions, for later lines) and shows (its named unit).
+struct Named {
+  Val kept;
+  Quantity shown;
+};
+
+// Names the unit of `v`: the one `as` asks for, or the one its dimensions infer.
+Result<Named> name_unit(const Line& line, const Val& v) {
+  const NamedUnit* chosen = nullptr;
+  const NamedUnit* inferred = nullptr;
+  for (const auto& u : named_units()) {
+    if (!inferred && u.dim == v.dim && u.as != "%" && u.as != "h" && u.as != "days") inferred = &u;
+    if (!line.as.empty() && u.as == line.as) chosen = &u;
+  }
+  if (!line.as.empty() && !chosen) return FieldError{line.name, line.as, "is not a unit an expr result can have", as_list()};
+  double value = v.value;
+  Unit unit = Unit::kCount;
+  if (chosen) {
+    // A plain number may be named any unit (`x as W`); a quantity only its own (or count).
+    if (inferred && chosen->dim != v.dim && chosen->unit != Unit::kCount && v.dim != kScalar) {
+      return FieldError{line.name, "as " + line.as, "the expression is " + dim_name(v.dim) + ", not " + line.as,
+                        std::string("as ") + std::string(inferred->as) + " or no 'as'"};
+    }
+    unit = chosen->unit;
+    if (chosen->dim == v.dim) value *= chosen->per_base;  // otherwise: named by the author, value kept
+  } else if (inferred) {
+    unit = inferred->unit;
+    value *= inferred->per_base;
+  } else {
+    return FieldError{line.name, clip(line.body), "its unit, " + dim_name(v.dim) + ", has no name in the engine",
+                      "end the line with 'as UNIT', one of " + as_list()};
+  }
+  // A result renamed with `as` to another unit (as count) is that unit from here on.
+  Val kept = v;
+  if (chosen && chosen->dim != v.dim) kept = to_val(Quantity{value, unit});
+  return Named{kept, Quantity{value, unit}};
+}
+
+struct Plain {
+  Eval e;
+  Named n;
+};
+
+// Evaluates one plain line in `env`.
+Result<Plain> run_plain(const Line& line, Env& env) {
+  std::string error;
+  auto e = eval(*line.tree, env, error);
+  if (!e) return FieldError{line.name, clip(line.body), error, "quantities whose units agree"};
+  if (!std::isfinite(e->val.value)) return FieldError{line.name, clip(line.body), "is not a finite number", "a finite result"};
+  auto n = name_unit(line, e->val);
+  if (!n) return n.errors();
+  return Plain{std::move(*e), *n};
+}
+
+// The lines before `upto` again, with `lookup` for references and the line named `override`
+// (if any) set to `value` instead of its expression. range() and breakeven() lines are left
+// out: a what-if does not nest. The names, or the first error.
+Result<Env> replay(const std::vector<Line>& lines, size_t upto, const ReferenceLookup& lookup, std::string_view override,
+                   const Val& value) {
+  Env env;
+  env.lookup = &lookup;
+  for (size_t i = 0; i < upto && i < lines.size(); ++i) {
+    const Line& line = lines[i];
+    if (!line.tree || line.kind != Line::kPlain) continue;
+    if (line.name == override) {
+      auto n = name_unit(line, value);
+      if (!n) return n.errors();
+      env.names[line.name] = {n->kept, n->shown};
+      continue;
+    }
+    auto p = run_plain(line, env);
+    if (!p) return p.errors();
+    env.names[line.name] = {p->n.kept, p->n.shown};
+  }
+  return env;
+}
+
+// A flag's value as it would be typed, from base units: the engine's params read B, B/s, s and
+// W with these suffixes, and a USD rate per hour.
+std::string flag_text(const Val& v) {
+  double x = v.value;
+  std::string suffix;
+  if (v.dim == dim(1, 0, 0, 0, 0, 0)) suffix = "B";
+  if (v.dim == dim(1, 0, -1, 0, 0, 0)) suffix = "B/s";
+  if (v.dim == dim(0, 0, 1, 0, 0, 0)) suffix = "s";
+  if (v.dim == dim(0, 0, 0, 0, 0, 1)) suffix = "W";
+  if (v.dim == dim(0, 0, -1, 1, 0, 0)) x *= 3600;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.12g", x);
+  return buf + suffix;
+}
+
+bool whole(double x) { return std::fabs(x - std::round(x)) < 1e-9 * std::max(1.0, std::fabs(x)); }
+
+// One what-if line: RESULT evaluated as a function of INPUT.
+class WhatIfLine {
+ public:
+  WhatIfLine(const std::vector<Line>& lines, size_t index, const Env& env, const WhatIf* what_if)
+      : lines_(lines), index_(index), env_(env), what_if_(what_if), line_(lines[index]) {}
+
+  Result<Derivation*> run(Derivation& d, Env& env) {
+    const Node& call = *line_.tree;
+    const bool range = line_.kind == Line::kRange;
+    const size_t want = range ? 4 : 5;
+    if (call.kids.size() != want) {
+      return fail(call.text + "() takes " + std::to_string(want) + " arguments, not " + std::to_string(call.kids.size()),
+                  usage());
+    }
+    // The result: an earlier line or a reference.
+    const Node& result = *call.kids[0];
+    if (result.kind == Node::kRef) {
+      result_ref_ = result.text;
+      if (!(*env_.lookup)(result_ref_)) return fail("{{" + result_ref_ + "}} is not a result of an earlier calc block", usage());
+      result_text_ = result_ref_;
+    } else if (result.kind == Node::kName && result.text.find('.') == std::string::npos) {
+      if (!env_.names.count(result.text)) return fail("'" + result.text + "' is not an earlier line of this block", usage());
+      result_name_ = result.text;
+      result_text_ = result.text;
+    } else {
+      return fail("the first argument is the result: an earlier line's name or {{id.key}}", usage());
+    }
+    // The input: an earlier line, or a calc block's flag.
+    const Node& input = *call.kids[1];
+    if (input.kind != Node::kName) return fail("the second argument is the input: an earlier line or block.flag", usage());
+    input_ = input.text;
+    flag_ = input_.find('.') != std::string::npos;
+    if (flag_ && what_if_ == nullptr) return fail("'" + input_ + "': no calc blocks can be varied here", "an earlier line of this block");
+    if (!flag_) {
+      auto it = env_.names.find(input_);
+      if (it == env_.names.end()) return fail("'" + input_ + "' is not an earlier line of this block", usage());
+      input_dim_ = it->second.first.dim;
+      input_shown_unit_ = it->second.second.unit;
+      input_whole_ = whole(it->second.second.value);
+    }
+    // The bounds (and the threshold) in this block's environment.
+    std::vector<Eval> bounds;
+    Env scratch = env_;
+    scratch.literals = env.literals;
+    for (size_t k = 2; k < call.kids.size(); ++k) {
+      std::string error;
+      auto e = eval(*call.kids[k], scratch, error);
+      if (!e) return fail(error, "quantities whose units agree");
+      bounds.push_back(std::move(*e));
+    }
+    for (const auto& r : scratch.refs_used) {
+      bool known = false;
+      for (const auto& [name, _] : env.refs_used) known = known || name == r.first;
+      if (!known) env.refs_used.push_back(r);
+    }
+    const Eval& low = bounds[range ? 0 : 1];
+    const Eval& high = bounds[range ? 1 : 2];
+    if (flag_) {
+      input_dim_ = low.val.dim;
+      // A line of an earlier expr block (or a flag the calculator echoes as a result) has a
+      // unit: the bounds must carry it.
+      if (auto q = (*env_.lookup)(input_)) {
+        input_dim_ = to_val(*q).dim;
+        input_shown_unit_ = q->unit;
+        input_whole_ = whole(q->value);
+        echoed_ = true;
+      }
+    }
+    for (const Eval* b : {&low, &high}) {
+      if (b->val.dim != input_dim_) {
+        return fail("the bound " + b->formula + " is " + dim_name(b->val.dim) + " but " + input_ + " is " + dim_name(input_dim_),
+                    "bounds in the input's unit");
+      }
+    }
+    if (!(low.val.value < high.val.value)) {
+      return fail("the low bound " + low.substituted + " is not below the high bound " + high.substituted, "low < high");
+    }
+    // A count steps by one: a flag the calculator takes as a whole number, or a plain-number
+    // line whose value is whole (gpus = 8).
+    whole_ = whole(low.val.value) && whole(high.val.value) &&
+             (flag_ && !echoed_ ? (what_if_->whole && what_if_->whole(input_)) : input_whole_ && input_dim_ == kScalar);
+    // Sample the range: the two ends and 7 points between, to see that RESULT is monotone.
+    std::vector<double> xs;
+    for (int k = 0; k <= 8; ++k) {
+      double x = low.val.value + (high.val.value - low.val.value) * k / 8.0;
+      if (whole_) x = std::round(x);
+      if (xs.empty() || x != xs.back()) xs.push_back(x);
+    }
+    std::vector<Point> ys;
+    for (double x : xs) {
+      auto p = at(x);
+      if (!p) return p.errors();
+      ys.push_back(*p);
+    }
+    if (range) return run_range(d, env, low, high, xs, ys);
+    return run_breakeven(d, env, bounds[0], low, high, xs, ys);
+  }
+
+ private:
+  struct Point {
+    Val base;
+    Quantity shown;
+  };
+
+  std::string usage() const {
+    return line_.kind == Line::kRange ? "NAME = range(result, input, low, high)"
+                                      : "NAME = breakeven(result, input, threshold, low, high)";
+  }
+  Errors fail(std::string message, std::string accepted) const {
+    return Errors{{line_.name, clip(line_.body), std::move(message), std::move(accepted)}};
+  }
+
+  // RESULT with INPUT at `x` (base units).
+  Result<Point> at(double x) {
+    ReferenceLookup lookup = *env_.lookup;
+    if (flag_) {
+      auto world = what_if_->evaluate(input_, x, flag_text(Val{x, input_dim_}));
+      if (!world) {
+        Errors errors = world.errors();
+        for (auto& e : errors) e.message = input_ + " = " + flag_text(Val{x, input_dim_}) + ": " + e.message;
+        return errors;
+      }
+      lookup = *world;
+    }
+    if (!result_ref_.empty()) {
+      auto q = lookup(result_ref_);
+      if (!q) return fail("{{" + result_ref_ + "}} has no value when " + input_ + " changes", usage());
+      return Point{to_val(*q), *q};
+    }
+    auto env = replay(lines_, index_, lookup, flag_ ? "" : input_, Val{x, input_dim_});
+    if (!env) return env.errors();
+    auto it = env->names.find(result_name_);
+    if (it == env->names.end()) return fail("'" + result_name_ + "' has no value when " + input_ + " changes", usage());
+    return Point{it->second.first, it->second.second};
+  }
+
+  // Values of the samples in order are non-decreasing or non-increasing (within rounding).
+  static bool monotone(const std::vector<Point>& ys) {
+    double scale = 0;
+    for (const auto& y : ys) scale = std::max(scale, std::fabs(y.base.value));
+    const double tol = 1e-9 * scale;
+    bool up = true, down = true;
+    for (size_t k = 1; k < ys.size(); ++k) {
+      up = up && ys[k].base.value >= ys[k - 1].base.value - tol;
+      down = down && ys[k].base.value <= ys[k - 1].base.value + tol;
+    }
+    return up || down;
+  }
+  std::string samples(const std::vector<double>& xs, const std::vector<Point>& ys) const {
+    std::string out;
+    for (size_t k = 0; k < ys.size(); ++k) {
+      out += (k ? ", " : "") + shown(ys[k].shown) + " at " + input_shown(xs[k]);
+    }
+    return out;
+  }
+  // An input value in the input's unit ("45%", "96").
+  std::string input_shown(double x) const {
+    if (!flag_ || echoed_) {
+      for (const auto& u : named_units()) {
+        if (u.unit == input_shown_unit_ && u.dim == input_dim_) return shown(Quantity{x * u.per_base, u.unit});
+      }
+    }
+    return flag_text(Val{x, input_dim_});
+  }
+
+  Result<Derivation*> run_range(Derivation& d, Env& env, const Eval& low, const Eval& high, const std::vector<double>& xs,
+                                const std::vector<Point>& ys) {
+    if (!line_.as.empty()) return fail("range() takes no 'as': its results have the result's unit", usage());
+    if (!monotone(ys)) {
+      return fail(result_text_ + " is not monotone in " + input_ + " between " + low.substituted + " and " + high.substituted +
+                      ", so its ends do not bound it (" + samples(xs, ys) + ")",
+                  "a low and high between which the result only rises or only falls");
+    }
+    const Point& lo = ys.front();
+    const Point& hi = ys.back();
+    const std::string what = result_text_ + " with " + input_ + " = ";
+    d.step(line_.name + "_low", what + low.formula, what + low.substituted, lo.shown.value, lo.shown.unit);
+    d.step(line_.name + "_high", what + high.formula, what + high.substituted, hi.shown.value, hi.shown.unit);
+    d.result(line_.name + "_low", lo.shown.value, lo.shown.unit);
+    d.result(line_.name + "_high", hi.shown.value, hi.shown.unit);
+    env.names[line_.name + "_low"] = {lo.base, lo.shown};
+    env.names[line_.name + "_high"] = {hi.base, hi.shown};
+    return &d;
+  }
+
+  Result<Derivation*> run_breakeven(Derivation& d, Env& env, const Eval& threshold, const Eval& low, const Eval& high,
+                                    const std::vector<double>& xs, const std::vector<Point>& ys) {
+    const double t = threshold.val.value;
+    if (threshold.val.dim != ys.front().base.dim) {
+      return fail("the threshold " + threshold.substituted + " is " + dim_name(threshold.val.dim) + " but " + result_text_ +
+                      " is " + dim_name(ys.front().base.dim),
+                  "a threshold in the result's unit");
+    }
+    if (!monotone(ys)) {
+      return fail(result_text_ + " is not monotone in " + input_ + " between " + low.substituted + " and " + high.substituted +
+                      ", so a crossing is not unique (" + samples(xs, ys) + ")",
+                  "a low and high between which the result only rises or only falls");
+    }
+    const double g_lo = ys.front().base.value - t, g_hi = ys.back().base.value - t;
+    if ((g_lo > 0 && g_hi > 0) || (g_lo < 0 && g_hi < 0)) {
+      return fail("no crossing: " + result_text_ + " is " + shown(ys.front().shown) + " at " + input_ + " = " +
+                      low.substituted + " and " + shown(ys.back().shown) + " at " + high.substituted + ", both " +
+                      (g_lo > 0 ? "above " : "below ") + threshold.substituted,
+                  "a low and high between which " + result_text_ + " passes " + threshold.substituted);
+    }
+    // Bisection on [a, b] keeping the sign of g(a) = the low end's side of the threshold;
+    // b is always on the other side (or on it). The loop is bounded: 64 halvings, or a
+    // whole-number interval of one.
+    // It starts from the two samples that bracket the crossing.
+    const bool start_below = g_lo < 0;
+    double a = low.val.value, b = high.val.value;
+    for (size_t k = 1; k < ys.size(); ++k) {
+      const double g = ys[k].base.value - t;
+      if (start_below ? g >= 0 : g <= 0) {
+        a = xs[k - 1];
+        b = xs[k];
+        break;
+      }
+    }
+    if (g_lo == 0) b = a;
+    for (int k = 0; k < 64 && b - a > (whole_ ? 1.0 : 1e-9 * std::max(std::fabs(a), std::fabs(b))); ++k) {
+      double m = whole_ ? std::floor((a + b) / 2) : (a + b) / 2;
+      if (whole_ && (m <= a || m >= b)) break;
+      auto p = at(m);
+      if (!p) return p.errors();
+      const double g = p->base.value - t;
+      bool same_side = start_below ? g < 0 : g > 0;
+      (same_side ? a : b) = m;
+    }
+    const double x = whole_ ? b : (g_lo == 0 ? a : (a + b) / 2);
+    Val xv{x, input_dim_};
+    Quantity q;
+    if (!line_.as.empty() || (flag_ && !echoed_)) {
+      auto n = name_unit(line_, xv);
+      if (!n) return n.errors();
+      q = n->shown;
+    } else {
+      q = Quantity{x, input_shown_unit_};
+      for (const auto& u : named_units()) {
+        if (u.unit == input_shown_unit_ && u.dim == input_dim_) q.value = x * u.per_base;
+      }
+    }
+    d.step(line_.name,
+           input_ + " where " + result_text_ + " = " + threshold.formula + ", between " + low.formula + " and " + high.formula,
+           input_ + " where " + result_text_ + " = " + threshold.substituted + ", between " + low.substituted + " and " +
+               high.substituted + (whole_ ? " (first whole value)" : " (bisection)"),
+           q.value, q.unit);
+    d.result(line_.name, q.value, q.unit);
+    env.names[line_.name] = {xv, q};
+    return &d;
+  }
+
+  const std::vector<Line>& lines_;
+  size_t index_;
+  const Env& env_;
+  const WhatIf* what_if_;
+  const Line& line_;
+  std::string result_ref_, result_name_, result_text_, input_;
+  bool flag_ = false, whole_ = false, input_whole_ = false, echoed_ = false;
+  Dim input_dim_ = kScalar;
+  Unit input_shown_unit_ = Unit::kCount;
+};
+
 }  // namespace
 
 bool is_expr_block(std::string_view text) {
@@ -594,21 +399,28 @@ bool is_expr_block(std::string_view text) {
 }
 
 Result<Derivation> evaluate_expr(std::string_view text, const ReferenceLookup& lookup) {
-  return evaluate_expr_collecting(text, lookup, nullptr);
+  return evaluate_expr_with(text, lookup, nullptr, nullptr);
 }
 
 Result<Derivation> evaluate_expr_collecting(std::string_view text, const ReferenceLookup& lookup,
                                             std::vector<Quantity>* literals) {
+  return evaluate_expr_with(text, lookup, literals, nullptr);
+}
+
+Result<Derivation> evaluate_expr_with(std::string_view text, const ReferenceLookup& lookup,
+                                      std::vector<Quantity>* literals, const WhatIf* what_if,
+                                      const LineOverride* override) {
   Derivation d("expr", "Arithmetic on earlier results");
   Errors errors;
-  Env env{&lookup, {}, {}, literals};
   size_t a = text.find("expr");
   std::string_view rest = a == std::string_view::npos ? text : text.substr(a + 4);
-  std::istringstream lines{std::string(rest)};
-  std::string line;
-  int assignments = 0;
-  while (std::getline(lines, line)) {
-    std::string t = trim(line);
+  std::istringstream in{std::string(rest)};
+  std::string raw;
+  // Parse every line first, so a what-if line can evaluate the lines before it again.
+  std::vector<Line> lines;
+  std::map<std::string, bool, std::less<>> seen;
+  while (std::getline(in, raw)) {
+    std::string t = trim(raw);
     if (t.empty() || t[0] == '#') continue;
     size_t eq = t.find('=');
     std::string name = eq == std::string::npos ? "" : trim(std::string_view(t).substr(0, eq));
@@ -619,71 +431,66 @@ Result<Derivation> evaluate_expr_collecting(std::string_view text, const Referen
                         "a name of letters, digits and _, then =, then an expression"});
       continue;
     }
-    if (env.names.count(name)) {
+    if (seen.count(name)) {
       errors.push_back({name, clip(t), "is assigned twice in this block", "each name once"});
       continue;
     }
-    std::string body = trim(std::string_view(t).substr(eq + 1));
+    seen[name] = true;
+    Line line;
+    line.name = name;
+    line.body = trim(std::string_view(t).substr(eq + 1));
     // An optional "as UNIT" at the end names the result's unit.
-    std::string as;
-    if (size_t p = body.rfind(" as "); p != std::string::npos) {
-      as = trim(std::string_view(body).substr(p + 4));
-      body = trim(std::string_view(body).substr(0, p));
+    if (size_t p = line.body.rfind(" as "); p != std::string::npos) {
+      line.as = trim(std::string_view(line.body).substr(p + 4));
+      line.body = trim(std::string_view(line.body).substr(0, p));
     }
-    Parser parser(body);
     std::string error;
-    NodePtr tree = parser.parse_all(error);
-    if (!tree) {
-      errors.push_back({name, clip(body), error, "numbers with units, {{id.key}}, earlier names, + − × ÷ ^ ( ), "
-                                                 "min max ceil floor round sqrt log2 ln exp"});
-      continue;
+    line.tree = parse_expression(line.body, error);
+    if (!line.tree) {
+      errors.push_back({name, clip(line.body), error, "numbers with units, {{id.key}}, earlier names, + − × ÷ ^ ( ), "
+                                                     "min max ceil floor round sqrt log2 ln exp, range() and breakeven()"});
+    } else if (line.tree->kind == Node::kCall && (line.tree->text == "range" || line.tree->text == "breakeven")) {
+      line.kind = line.tree->text == "range" ? Line::kRange : Line::kBreakeven;
     }
-    auto e = eval(*tree, env, error);
-    if (!e) {
-      errors.push_back({name, clip(body), error, "quantities whose units agree"});
-      continue;
-    }
-    if (!std::isfinite(e->val.value)) {
-      errors.push_back({name, clip(body), "is not a finite number", "a finite result"});
-      continue;
-    }
-    // Name the unit: the inferred one, or the one `as` asks for.
-    const NamedUnit* chosen = nullptr;
-    const NamedUnit* inferred = nullptr;
-    for (const auto& u : named_units()) {
-      if (!inferred && u.dim == e->val.dim && u.as != "%" && u.as != "h" && u.as != "days") inferred = &u;
-      if (!as.empty() && u.as == as) chosen = &u;
-    }
-    if (!as.empty() && !chosen) {
-      errors.push_back({name, as, "is not a unit an expr result can have", as_list()});
-      continue;
-    }
-    double value = e->val.value;
-    Unit unit = Unit::kCount;
-    if (chosen) {
-      // A plain number may be named any unit (`x as W`); a quantity only its own (or count).
-      if (inferred && chosen->dim != e->val.dim && chosen->unit != Unit::kCount && e->val.dim != kScalar) {
-        errors.push_back({name, "as " + as, "the expression is " + dim_name(e->val.dim) + ", not " + as,
-                          std::string("as ") + std::string(inferred->as) + " or no 'as'"});
+    lines.push_back(std::move(line));
+  }
+  Env env;
+  env.lookup = &lookup;
+  env.literals = literals;
+  int assignments = 0;
+  bool overridden = false;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const Line& line = lines[i];
+    if (!line.tree) continue;
+    if (line.kind != Line::kPlain) {
+      WhatIfLine w(lines, i, env, what_if);
+      auto r = w.run(d, env);
+      if (!r) {
+        errors.insert(errors.end(), r.errors().begin(), r.errors().end());
         continue;
       }
-      unit = chosen->unit;
-      if (chosen->dim == e->val.dim) value *= chosen->per_base;  // otherwise: named by the author, value kept
-    } else if (inferred) {
-      unit = inferred->unit;
-      value *= inferred->per_base;
-    } else {
-      errors.push_back({name, clip(body), "its unit, " + dim_name(e->val.dim) + ", has no name in the engine",
-                        "end the line with 'as UNIT', one of " + as_list()});
+      ++assignments;
       continue;
     }
+    auto p = run_plain(line, env);
+    if (!p) {
+      errors.insert(errors.end(), p.errors().begin(), p.errors().end());
+      continue;
+    }
+    Plain plain = std::move(p).value();
+    if (override != nullptr && line.name == override->name) {
+      overridden = true;
+      auto n = name_unit(line, Val{override->value, plain.e.val.dim});
+      if (!n) return n.errors();
+      plain.n = *n;
+    }
     ++assignments;
-    d.step(name, e->formula, e->substituted, value, unit);
-    d.result(name, value, unit);
-    // A result renamed with `as` to another unit (as count) is that unit from here on.
-    Val kept = e->val;
-    if (chosen && chosen->dim != e->val.dim) kept = to_val(Quantity{value, unit});
-    env.names[name] = {kept, Quantity{value, unit}};
+    d.step(line.name, plain.e.formula, plain.e.substituted, plain.n.shown.value, plain.n.shown.unit);
+    d.result(line.name, plain.n.shown.value, plain.n.shown.unit);
+    env.names[line.name] = {plain.n.kept, plain.n.shown};
+  }
+  if (override != nullptr && !overridden && errors.empty()) {
+    errors.push_back({override->name, "", "is not a line of this expr block", "a NAME = line of the block"});
   }
   if (assignments == 0 && errors.empty()) {
     errors.push_back({"expr", clip(text), "holds no assignment", "one NAME = EXPRESSION per line"});

@@ -61,6 +61,7 @@ struct Accelerator {
   double memory_bandwidth = 0;     // B/s
   std::string scale_up;            // "NVLink 4"
   double scale_up_bandwidth = 0;   // B/s per accelerator as the vendor states it
+  double host_link_bandwidth = 0;  // B/s to the host (PCIe), one direction; 0: not in the catalog
   double power_watts = 0;          // 0 when the vendor publishes none
   std::map<Dtype, double> peak_flops;  // dense FLOP/s; absent dtype = not supported
   std::string source;
