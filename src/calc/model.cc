@@ -252,8 +252,11 @@ Mixer gated_deltanet_mixer(int64_t h, int64_t nk, int64_t dk, int64_t nv, int64_
   const double key_dim = d(nk * dk), value_dim = d(nv * dv), conv_dim = 2 * key_dim + value_dim, hd = d(h);
   x.params = hd * (2 * key_dim + 2 * value_dim) + hd * 2 * d(nv) + conv_dim * d(kernel) + 2 * d(nv) + d(dv) +
              value_dim * hd;
-  x.state = d(nv) * d(dk) * d(dv) + conv_dim * d(kernel - 1);
-  x.state_text = n(nv) + " × " + n(dk) + " × " + n(dv) + " + " + n(static_cast<int64_t>(conv_dim)) + " × " + n(kernel - 1);
+  x.conv_state = conv_dim * d(kernel - 1);
+  x.state = d(nv) * d(dk) * d(dv) + x.conv_state;
+  x.ssm_text = n(nv) + " × " + n(dk) + " × " + n(dv);
+  x.conv_text = n(static_cast<int64_t>(conv_dim)) + " × " + n(kernel - 1);
+  x.state_text = x.ssm_text + " + " + x.conv_text;
   return x;
 }
 
@@ -270,8 +273,11 @@ Mixer kimi_delta_mixer(int64_t h, int64_t heads, int64_t dim, int64_t kernel) {
   x.qk_dim = x.v_dim = dim;
   const double p = d(heads * dim), hd = d(h), r = d(dim);
   x.params = 3 * hd * p + 3 * p * d(kernel) + 2 * (hd * r + r * p) + hd * d(heads) + d(heads) + p + r + p * hd;
-  x.state = d(heads) * r * r + 3 * p * d(kernel - 1);
-  x.state_text = n(heads) + " × " + n(dim) + " × " + n(dim) + " + 3 × " + n(heads * dim) + " × " + n(kernel - 1);
+  x.conv_state = 3 * p * d(kernel - 1);
+  x.state = d(heads) * r * r + x.conv_state;
+  x.ssm_text = n(heads) + " × " + n(dim) + " × " + n(dim);
+  x.conv_text = "3 × " + n(heads * dim) + " × " + n(kernel - 1);
+  x.state_text = x.ssm_text + " + " + x.conv_text;
   return x;
 }
 
@@ -287,7 +293,7 @@ Mixer lightning_mixer(int64_t h, int64_t heads, int64_t dim) {
   const double w = d(heads * dim), hd = d(h);
   x.params = 3 * hd * w + hd * w + w + w * hd;
   x.state = d(heads) * d(dim) * d(dim);
-  x.state_text = n(heads) + " × " + n(dim) + " × " + n(dim);
+  x.ssm_text = x.state_text = n(heads) + " × " + n(dim) + " × " + n(dim);
   return x;
 }
 
@@ -314,9 +320,11 @@ Mixer mamba2_mixer(int64_t h, const Mamba2Shape& s) {
   if (s.proj_bias) p += inner + conv_dim + d(s.heads) + hd;
   if (s.gated_norm) p += inner;
   x.params = p;
-  x.state = inner * d(s.state) + conv_dim * d(s.kernel - 1);
-  x.state_text = n(s.heads) + " × " + n(s.head_dim) + " × " + n(s.state) + " + " +
-                 n(static_cast<int64_t>(conv_dim)) + " × " + n(s.kernel - 1);
+  x.conv_state = conv_dim * d(s.kernel - 1);
+  x.state = inner * d(s.state) + x.conv_state;
+  x.ssm_text = n(s.heads) + " × " + n(s.head_dim) + " × " + n(s.state);
+  x.conv_text = n(static_cast<int64_t>(conv_dim)) + " × " + n(s.kernel - 1);
+  x.state_text = x.ssm_text + " + " + x.conv_text;
   return x;
 }
 
@@ -338,8 +346,11 @@ Mixer mamba1_mixer(int64_t h, int64_t inner, int64_t state, int64_t kernel, int6
   if (conv_bias) p += di;
   if (proj_bias) p += 2 * di + hd;
   x.params = p;
-  x.state = di * d(state) + di * d(kernel - 1);
-  x.state_text = n(inner) + " × " + n(state) + " + " + n(inner) + " × " + n(kernel - 1);
+  x.conv_state = di * d(kernel - 1);
+  x.state = di * d(state) + x.conv_state;
+  x.ssm_text = n(inner) + " × " + n(state);
+  x.conv_text = n(inner) + " × " + n(kernel - 1);
+  x.state_text = x.ssm_text + " + " + x.conv_text;
   return x;
 }
 
@@ -532,25 +543,101 @@ const json* list_key(const json& cfg, const char* key) {
   return it != cfg.end() && it->is_array() ? &*it : nullptr;
 }
 
-// quantization_config: how the checkpoint ships its weights (transformers quantizers).
-std::string shipped_quantization(const json& root, const json& cfg) {
+// quantization_config: how the checkpoint ships its weights (transformers quantizers). Sets
+// m.shipped_quantization (the name), m.shipped (the format) or m.shipped_errors.
+void read_quantization(const json& root, const json& cfg, ModelArch& m) {
   const json* q = nullptr;
   for (const json* j : {&cfg, &root}) {
     auto it = j->find("quantization_config");
     if (it != j->end() && it->is_object()) q = &*it;
   }
-  if (q == nullptr) return "";
+  if (q == nullptr) return;
   auto text = [&](const char* k) {
     auto it = q->find(k);
     return it != q->end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  std::string method = text("quant_method");
-  if (method.empty()) return "";
-  auto bits = q->find("bits");
-  std::string b = bits != q->end() && bits->is_number_integer() ? "int" + std::to_string(bits->get<int64_t>()) + " " : "";
-  if (method == "mxfp4") return "mxfp4 (the experts; attention, router, embedding and head in bf16)";
-  if (method == "fp8") return "fp8";
-  return b + method;
+  const std::string method = text("quant_method");
+  if (method.empty()) return;
+  Errors errors;
+  ConfigReader r(*q, errors);
+  WeightFormat& f = m.shipped;
+  if (method == "fp8") {
+    // transformers integrations/finegrained_fp8.py (DeepSeek-V3's layout): e4m3 weights and one
+    // fp32 weight_scale_inv per weight_block_size block; without a block size, one scale per tensor.
+    m.shipped_quantization = "fp8";
+    f = {"fp8", 1, 0, false, "fp8 (e4m3), one scale per tensor", "0"};
+    const json* block = r.find("weight_block_size");
+    if (block != nullptr && block->is_array() && block->size() == 2 && (*block)[0].is_number_integer() &&
+        (*block)[1].is_number_integer() && (*block)[0].get<int64_t>() > 0 && (*block)[1].get<int64_t>() > 0 &&
+        (*block)[0].get<int64_t>() <= 65536 && (*block)[1].get<int64_t>() <= 65536) {
+      const int64_t a = (*block)[0].get<int64_t>(), b = (*block)[1].get<int64_t>();
+      f.scale_bytes = 4.0 / (d(a) * d(b));
+      f.text = "fp8 (e4m3), one fp32 scale per " + n(a) + " × " + n(b) + " block";
+      f.scale_text = "4 B ÷ (" + n(a) + " × " + n(b) + ")";
+    } else if (block != nullptr) {
+      m.shipped_errors.push_back({"config.json:quantization_config.weight_block_size", quote(*block),
+                                  "is not a block shape", "two positive integers, as [128, 128]"});
+    }
+  } else if (method == "mxfp4") {
+    // OCP Microscaling MXFP4 (transformers integrations/mxfp4.py, gpt-oss): 4-bit E2M1 values
+    // and one 8-bit E8M0 scale per 32; gpt-oss quantizes only the experts (modules_to_not_convert:
+    // attention, router, embedding, head).
+    m.shipped_quantization = "mxfp4 (the experts; attention, router, embedding and head in bf16)";
+    f = {"mxfp4", 0.5, 1.0 / 32, true, "mxfp4 on the routed experts (4-bit values, one 1-byte scale per 32); "
+         "attention, router, embedding and head in bf16", "1 B ÷ 32"};
+  } else if (method == "gptq" || method == "awq") {
+    // GPTQ (AutoGPTQ / gptqmodel) and AWQ (AutoAWQ) pack `bits`-bit weights with, per group of
+    // group_size input weights of each output column, an fp16 scale and a bits-wide zero point
+    // (qzeros); the embedding and head stay in 16 bits. group_size -1: one group per column
+    // (counted over hidden_size).
+    const int64_t bits = r.integer({"bits", "w_bit"}, false, 4);
+    const int64_t group_raw = [&]() -> int64_t {
+      for (const char* key : {"group_size", "q_group_size"}) {
+        auto it = q->find(key);
+        if (it != q->end() && it->is_number_integer() && it->get<int64_t>() == -1) return -1;
+      }
+      return r.integer({"group_size", "q_group_size"}, false, 128);
+    }();
+    if (bits != 2 && bits != 3 && bits != 4 && bits != 8) {
+      m.shipped_errors.push_back({"config.json:quantization_config.bits", n(bits), "is not a bit width ridge sizes",
+                                  "2, 3, 4 or 8"});
+    }
+    const int64_t group = group_raw == -1 ? m.hidden : group_raw;
+    if (group <= 0) {
+      m.shipped_errors.push_back({"config.json:quantization_config.group_size", n(group_raw),
+                                  "is not a group size", "a positive group size (128) or -1 (one per column)"});
+    }
+    if (!errors.empty() || !m.shipped_errors.empty()) {
+      for (auto& e : errors) m.shipped_errors.push_back(e);
+      f = {};
+      return;
+    }
+    const double bytes = d(bits) / 8;
+    m.shipped_quantization = "int" + std::to_string(bits) + " " + method;
+    f = {method, bytes, (2 + bytes) / d(group), false,
+         "int" + std::to_string(bits) + " " + method + ", an fp16 scale and an int" + std::to_string(bits) +
+             " zero point per group of " + (group_raw == -1 ? "a whole column (" + n(group) + ")" : n(group)) +
+             "; embedding, head, norms and routers in bf16",
+         "(2 + " + format_significant(bytes, 3) + ") B ÷ " + n(group)};
+  } else {
+    m.shipped_quantization = method;
+    m.shipped_errors.push_back({"config.json:quantization_config.quant_method", method,
+                                "is a checkpoint format ridge does not size",
+                                "fp8 (block or per-tensor scales), mxfp4, gptq, awq; or --weights-dtype to size every "
+                                "weight at one dtype"});
+    f = {};
+    return;
+  }
+  for (const char* key : {"modules_to_not_convert", "ignored_layers"}) {
+    const json* kept = r.find(key);
+    if (kept != nullptr && kept->is_array() && !kept->empty()) {
+      m.notes.push_back("quantization_config." + std::string(key) + " lists " +
+                        count_of(static_cast<long double>(kept->size()), "module") +
+                        " kept unquantized; ridge keeps the embedding, head, norms and routers" +
+                        (f.experts_only ? " and everything but the routed experts" : "") +
+                        " unquantized and sizes the rest as quantized");
+    }
+  }
 }
 
 }  // namespace
@@ -563,7 +650,7 @@ std::string LayerRun::describe() const {
   }
   if (mixers.empty()) text = mlp.kind == MlpKind::kMoe ? "MoE-only" : "MLP-only";
   if (mlp.kind == MlpKind::kMoe) {
-    text += std::string(mixers.empty() ? "" : " + MoE") + " (" + n(mlp.experts) + " experts, " + n(mlp.experts_per_token) + " per token" +
+    text += std::string(mixers.empty() ? "" : " + MoE") + " (" + count_of(static_cast<long double>(mlp.experts), "expert") + ", " + n(mlp.experts_per_token) + " per token" +
             (mlp.shared_width > 0 ? ", shared width " + n(mlp.shared_width) : "") + ")";
   } else if (mlp.kind == MlpKind::kDense && !mixers.empty()) {
     text += " + dense MLP (" + n(mlp.width) + ")";
@@ -1014,9 +1101,19 @@ Result<ModelArch> parse_model_config(std::string_view json_text, std::string_vie
     modelled.insert({"hybrid_override_pattern", "mamba_num_heads", "mamba_head_dim", "ssm_state_size", "mamba_hidden_act",
                      "mamba_proj_bias", "mamba_conv_bias", "mamba_chunk_size", "mamba_dt_rank", "chunk_size",
                      "mamba_ssm_cache_dtype"});
-    if (r.text("mamba_ssm_cache_dtype") == "float32") {
-      m.notes.push_back("mamba_ssm_cache_dtype float32: engines keep the SSM state in fp32, twice the state bytes "
-                        "shown at a 2-byte cache dtype");
+    // The config's dtype for the SSM state, as vLLM's NemotronH config hook and TensorRT-LLM's
+    // KvCacheConfig.mamba_ssm_cache_dtype honour it; the convolution window stays at the cache dtype.
+    if (const std::string ssm_dtype = r.text("mamba_ssm_cache_dtype"); !ssm_dtype.empty() && ssm_dtype != "auto") {
+      static const std::map<std::string, double, std::less<>> kSsmBytes = {
+          {"float32", 4}, {"float16", 2}, {"bfloat16", 2}};
+      auto it = kSsmBytes.find(ssm_dtype);
+      if (it == kSsmBytes.end()) {
+        return FieldError{"config.json:mamba_ssm_cache_dtype", ssm_dtype, "is not a state dtype ridge sizes",
+                          "auto, float32, float16, bfloat16"};
+      }
+      m.ssm_state_bytes = it->second;
+      m.notes.push_back("mamba_ssm_cache_dtype " + ssm_dtype + ": the Mamba-2 layers' SSM state is held at " +
+                        format_significant(it->second, 3) + " B per element (the convolution window at the cache dtype)");
     }
   } else if (type == "falcon_h1") {
     // transformers models/falcon_h1/configuration_falcon_h1.py: every layer runs attention and
@@ -1224,13 +1321,9 @@ Result<ModelArch> parse_model_config(std::string_view json_text, std::string_vie
     }
   }
   if (m.sliding_layers == 0) m.sliding_window = 0;
-  m.shipped_quantization = shipped_quantization(root, *cfg);
-  if (!m.shipped_quantization.empty()) {
-    m.notes.push_back("the checkpoint ships " + m.shipped_quantization +
-                      " weights (quantization_config); weights are sized at --weights-dtype");
-  }
+  read_quantization(root, *cfg, m);
   if (m.is_hybrid()) {
-    for (const auto& run : m.runs) m.notes.push_back(n(run.count) + " layers: " + run.describe());
+    for (const auto& run : m.runs) m.notes.push_back(count_of(static_cast<long double>(run.count), "layer") + ": " + run.describe());
   }
   return m;
 }
@@ -1304,6 +1397,26 @@ ParamCount count_params(const ModelArch& m) {
   return p;
 }
 
+WeightSplit split_weights(const ModelArch& m) {
+  const ParamCount p = count_params(m);
+  WeightSplit w;
+  w.experts = p.experts_total;
+  w.kept = p.embedding + p.lm_head + p.norms;
+  for (const auto& run : m.runs) {
+    if (run.mlp.kind == MlpKind::kMoe) w.kept += d(run.count) * d(m.hidden) * d(run.mlp.experts);  // the router
+  }
+  w.matrices = p.total - w.experts - w.kept;
+  return w;
+}
+
+double weight_bytes(const ModelArch& m, const WeightFormat& f, double kept_bytes) {
+  const WeightSplit w = split_weights(m);
+  if (!f.quantized()) return (w.experts + w.matrices + w.kept) * f.bytes;
+  const double per = f.bytes + f.scale_bytes;
+  return f.experts_only ? w.experts * per + (w.matrices + w.kept) * kept_bytes
+                        : (w.experts + w.matrices) * per + w.kept * kept_bytes;
+}
+
 namespace {
 // Σ over runs and their mixers of the run's layer count × `per_layer(mixer)`.
 template <class PerLayer>
@@ -1333,6 +1446,18 @@ double kv_elements_per_sequence(const ModelArch& m, double context) {
 
 double state_elements_per_sequence(const ModelArch& m) {
   return sum_over_mixers(m, [](const Mixer& x) { return x.state; });
+}
+
+double recurrent_state_bytes(const ModelArch& m, const Mixer& x, double cache_bytes, double ssm_bytes) {
+  if (ssm_bytes > 0) return ssm_bytes;
+  if (x.kind == MixerKind::kStateSpace && m.ssm_state_bytes > 0) return m.ssm_state_bytes;
+  return cache_bytes;
+}
+
+double state_bytes_per_sequence(const ModelArch& m, double cache_bytes, double ssm_bytes) {
+  return sum_over_mixers(m, [&](const Mixer& x) {
+    return (x.state - x.conv_state) * recurrent_state_bytes(m, x, cache_bytes, ssm_bytes) + x.conv_state * cache_bytes;
+  });
 }
 
 namespace {
@@ -1398,20 +1523,26 @@ double params_read_per_decode_step(const ModelArch& m, double batch) {
   return count_params(m).total - untouched;
 }
 
-std::vector<std::string> describe_runs(const ModelArch& m, double bytes) {
+std::vector<std::string> describe_runs(const ModelArch& m, double bytes, double ssm_bytes) {
   std::vector<std::string> lines;
   const std::string b = format_significant(bytes, 3) + " B";
   for (const auto& run : m.runs) {
     for (const auto& x : run.mixers) {
-      std::string line = n(run.count) + " " + x.name + " layers";
+      std::string line = count_of(static_cast<long double>(run.count), x.name + " layer");
       if (x.bound != CacheBound::kFull) line += " (" + n(x.span) + " tokens)";
       if (x.kv_per_token > 0) {
         line += ": " + x.kv_text + " × " + b + " per token each";
         if (x.bound == CacheBound::kWindow) line += ", at most the window";
         if (x.bound == CacheBound::kChunk) line += ", at most one chunk";
       } else {
-        line += ": no KV, " + format_quantity(x.state * bytes, Unit::kBytes, 3) + " of state each ((" + x.state_text +
-                ") × " + b + ")";
+        const double rb = recurrent_state_bytes(m, x, bytes, ssm_bytes);
+        const double each = (x.state - x.conv_state) * rb + x.conv_state * bytes;
+        if (rb == bytes) {
+          line += ": no KV, " + format_quantity(each, Unit::kBytes, 3) + " of state each ((" + x.state_text + ") × " + b + ")";
+        } else {
+          line += ": no KV, " + format_quantity(each, Unit::kBytes, 3) + " of state each (" + x.ssm_text + " × " +
+                  format_significant(rb, 3) + " B" + (x.conv_text.empty() ? "" : " + " + x.conv_text + " × " + b) + ")";
+        }
       }
       lines.push_back(line);
     }
