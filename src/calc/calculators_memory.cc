@@ -47,10 +47,14 @@ Result<Derivation> fit(const Inputs& in, const Catalog& catalog) {
   Derivation d("fit", "Will " + m.id + " fit on " + num(gpus) + " × " + gpu.id + "?");
   describe_model(d, m, in.has("config") ? "config" : "model");
   describe_gpu(d, gpu);
-  describe_inputs(d, in, fit_params());
   auto storage = weight_storage(m, in);
   if (!storage) return storage.errors();
-  d.assume("weights stored once across the " + num(gpus) + " GPUs (tensor parallel), in " +
+  describe_inputs(d, in, fit_params(), implied_weights(*storage));
+  if (!storage->as_shipped && !m.shipped_quantization.empty()) {
+    d.assume("the checkpoint ships " + m.shipped_quantization + " weights (quantization_config); weights are sized at --weights-dtype");
+  }
+  d.assume((gpus == 1 ? std::string("weights on one GPU, in ")
+                       : "weights stored once across the " + num(gpus) + " GPUs (tensor parallel), in ") +
            (storage->as_shipped ? "the checkpoint's format (quantization_config: " + storage->name +
                                       "); --weights-dtype sizes them at one dtype instead"
                                 : storage->name) +

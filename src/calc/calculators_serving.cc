@@ -46,14 +46,17 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
   Derivation d("decode", "Decode step floor for " + m.id + " on " + num(tp) + " × " + gpu.id);
   describe_model(d, m, in.has("config") ? "config" : "model");
   describe_gpu(d, gpu);
-  describe_inputs(d, in, decode_params());
+  auto storage = weight_storage(m, in);
+  if (!storage) return storage.errors();
+  describe_inputs(d, in, decode_params(), implied_weights(*storage));
+  if (!storage->as_shipped && !m.shipped_quantization.empty()) {
+    d.assume("the checkpoint ships " + m.shipped_quantization + " weights (quantization_config); weights are sized at --weights-dtype");
+  }
   d.assume("decode is memory-bound: each step reads the weights it uses and every sequence's KV cache once");
   d.assume("the floor ignores compute, kernel launch gaps and the all-reduce time; real steps are slower");
   d.assume("weights and KV split evenly across the tensor-parallel group");
   check_context(m, context, d);
   ParamCount p = count_params(m);
-  auto storage = weight_storage(m, in);
-  if (!storage) return storage.errors();
   const double wb = storage->format.bytes, kb = dtype_bytes(kvd);
   const bool uniform = !storage->format.quantized();
   if (!uniform) {

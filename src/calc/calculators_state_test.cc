@@ -57,6 +57,12 @@ TEST(FitState, MambaSsmCacheDtypeFloat32HoldsTheSsmStateAtFourBytes) {
   EXPECT_DOUBLE_EQ(result(d, "kv_bytes_per_token"), 6144.0);
   EXPECT_DOUBLE_EQ(result(d, "kv_bytes_per_sequence"), 12582912.0 + 49082368.0);
   EXPECT_TRUE(assumes(d, "mamba_ssm_cache_dtype float32"));
+  // An fp8 KV cache halves the KV (6 × 2 × 2 × 128 × 1 B = 3,072 B per token) but not the state,
+  // which engines keep in the model's dtype (vLLM mamba_cache_dtype auto): still 49,082,368 B.
+  Derivation fp8 = run("fit", {{"model", "nemotron-3-nano-30b-a3b"}, {"gpu", "h200"}, {"context", "2048"},
+                               {"kv-dtype", "fp8"}});
+  EXPECT_DOUBLE_EQ(result(fp8, "kv_bytes_per_token"), 3072.0);
+  EXPECT_DOUBLE_EQ(result(fp8, "state_bytes_per_sequence"), 49082368.0);
   // --state-dtype bf16 overrides the config: 24,965,120 B.
   Derivation bf16 = run("fit", {{"model", "nemotron-3-nano-30b-a3b"}, {"gpu", "h200"}, {"context", "2048"},
                                 {"state-dtype", "bf16"}});

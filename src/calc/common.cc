@@ -202,7 +202,7 @@ Result<WeightStorage> weight_storage(const ModelArch& m, const Inputs& in) {
 ParamSpec state_dtype_param() {
   return dtype_param("state-dtype",
                      "dtype of the recurrent state of linear-attention and Mamba layers (default: the config's "
-                     "mamba_ssm_cache_dtype, else the KV dtype)",
+                     "mamba_ssm_cache_dtype, else bf16); the convolution window stays bf16",
                      "");
 }
 
@@ -334,29 +334,34 @@ CacheBytes kv_per_sequence_step(const ModelArch& m, double kv_token, double cont
       d.step("KV per sequence", formula, sub, kv, Unit::kBytes);
     }
     if (!m.has_state()) return {kv, 0};
+    // The state is held in the checkpoint's 16-bit dtype whatever the KV dtype: vLLM's
+    // mamba_cache_dtype "auto" is the model dtype (MambaStateDtypeCalculator), and only the SSM
+    // part follows mamba_ssm_cache_dtype (the config's, or --state-dtype).
+    constexpr double sb = 2;
     std::string sformula, ssub;
-    bool at_cache_dtype = true;
+    bool at_model_dtype = true;
     for (const auto& run : m.runs) {
       for (const auto& x : run.mixers) {
         if (x.state <= 0) continue;
         sformula += std::string(sformula.empty() ? "" : " + ") + x.name + " layers × state";
-        const double rb = recurrent_state_bytes(m, x, bytes, ssm_bytes);
+        const double rb = recurrent_state_bytes(m, x, sb, ssm_bytes);
         const std::string count = num(static_cast<double>(run.count));
-        if (rb == bytes) {
-          ssub += (ssub.empty() ? "" : " + ") + count + " × (" + x.state_text + ") × " + num(bytes) + " B";
+        if (rb == sb) {
+          ssub += (ssub.empty() ? "" : " + ") + count + " × (" + x.state_text + ") × " + num(sb) + " B";
         } else {
-          at_cache_dtype = false;
+          at_model_dtype = false;
           ssub += (ssub.empty() ? "" : " + ") + count + " × (" + x.ssm_text + " × " + num(rb) + " B" +
-                  (x.conv_text.empty() ? "" : " + " + x.conv_text + " × " + num(bytes) + " B") + ")";
+                  (x.conv_text.empty() ? "" : " + " + x.conv_text + " × " + num(sb) + " B") + ")";
         }
       }
     }
-    d.assume(at_cache_dtype ? "recurrent state (linear attention, SSM) held in the KV dtype, one copy per sequence whatever "
-                              "its length; engines that keep it in fp32 need twice this (--state-dtype)"
+    d.assume(at_model_dtype ? "recurrent state (linear attention, SSM) held in the model's bf16 whatever the KV dtype, one "
+                              "copy per sequence whatever its length; engines that keep it in fp32 need twice this "
+                              "(--state-dtype)"
                             : "recurrent state (linear attention, SSM) one copy per sequence whatever its length; the "
-                              "recurrent part at its own dtype (above), the convolution window in the KV dtype");
+                              "recurrent part at its own dtype (above), the convolution window in the model's bf16");
     const double state = d.step("Recurrent state per sequence", sformula, ssub,
-                                state_bytes_per_sequence(m, bytes, ssm_bytes), Unit::kBytes);
+                                state_bytes_per_sequence(m, sb, ssm_bytes), Unit::kBytes);
     d.step("Cache per sequence", "KV + recurrent state", q(kv, Unit::kBytes) + " + " + q(state, Unit::kBytes),
            kv + state, Unit::kBytes);
     return {kv, state};
@@ -392,10 +397,18 @@ void describe_gpu(Derivation& d, const Accelerator& gpu) {
               gpu.id);
 }
 
-void describe_inputs(Derivation& d, const Inputs& in, const std::vector<ParamSpec>& specs) {
+std::map<std::string, std::string, std::less<>> implied_weights(const WeightStorage& storage) {
+  return {{"weights-dtype", storage.as_shipped ? "as shipped: " + storage.format.method : storage.name}};
+}
+
+void describe_inputs(Derivation& d, const Inputs& in, const std::vector<ParamSpec>& specs,
+                     const std::map<std::string, std::string, std::less<>>& implied) {
   for (const auto& spec : specs) {
     auto raw = in.raw().find(spec.name);
-    if (raw == in.raw().end()) continue;
+    if (raw == in.raw().end()) {
+      if (auto it = implied.find(spec.name); it != implied.end()) d.add_input(spec.name, it->second, it->second);
+      continue;
+    }
     bool already = std::any_of(d.inputs().begin(), d.inputs().end(),
                                [&](const InputLine& l) { return l.name == spec.name; });
     if (already) continue;

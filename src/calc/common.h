@@ -2,6 +2,7 @@
 // short number formatting for the substituted formulas.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "calc/derivation.h"
@@ -43,7 +44,8 @@ Result<bool> check_storage(const Accelerator& gpu, Dtype dtype, const std::strin
 double kv_replication(const ModelArch& m, double tp, const std::string& attention, Derivation& d);
 ParamSpec attention_param();
 // --state-dtype: the dtype of the linear-attention and SSM recurrent state (default: the config's
-// mamba_ssm_cache_dtype, else the KV dtype); the convolution window stays in the KV dtype.
+// mamba_ssm_cache_dtype, else the model's bf16, whatever the KV dtype); the convolution window
+// stays bf16.
 ParamSpec state_dtype_param();
 
 // The weights' and the cache's storage dtypes of a serving calculator (fit, decode): the
@@ -99,6 +101,11 @@ void check_context(const ModelArch& m, double context, Derivation& d);
 void describe_model(Derivation& d, const ModelArch& m, const std::string& raw_name);
 void describe_gpu(Derivation& d, const Accelerator& gpu);
 // Adds every input as given (for parameters the calculator did not describe itself).
-void describe_inputs(Derivation& d, const Inputs& in, const std::vector<ParamSpec>& specs);
+// `implied` gives the line of a parameter left out whose value the calculator decided (the
+// weights' dtype when the checkpoint or the default decides it), in the parameters' order.
+void describe_inputs(Derivation& d, const Inputs& in, const std::vector<ParamSpec>& specs,
+                     const std::map<std::string, std::string, std::less<>>& implied = {});
+// The implied --weights-dtype line for a serving calculator: "bf16", or what the checkpoint ships.
+std::map<std::string, std::string, std::less<>> implied_weights(const WeightStorage& storage);
 
 }  // namespace ridge::calc::detail

@@ -240,13 +240,17 @@ std::vector<std::string> describe_runs(const ModelArch& m, double bytes, double 
         if (x.bound == CacheBound::kWindow) line += ", at most the window";
         if (x.bound == CacheBound::kChunk) line += ", at most one chunk";
       } else {
-        const double rb = recurrent_state_bytes(m, x, bytes, ssm_bytes);
-        const double each = (x.state - x.conv_state) * rb + x.conv_state * bytes;
-        if (rb == bytes) {
-          line += ": no KV, " + format_quantity(each, Unit::kBytes, 3) + " of state each ((" + x.state_text + ") × " + b + ")";
+        // The state is held in the checkpoint's 16-bit dtype whatever the KV dtype (vLLM's
+        // mamba_cache_dtype "auto" is the model dtype), its recurrent part at ssm_bytes or the config's.
+        const double sb = 2;
+        const std::string sbt = "2 B";
+        const double rb = recurrent_state_bytes(m, x, sb, ssm_bytes);
+        const double each = (x.state - x.conv_state) * rb + x.conv_state * sb;
+        if (rb == sb) {
+          line += ": no KV, " + format_quantity(each, Unit::kBytes, 3) + " of state each ((" + x.state_text + ") × " + sbt + ")";
         } else {
           line += ": no KV, " + format_quantity(each, Unit::kBytes, 3) + " of state each (" + x.ssm_text + " × " +
-                  format_significant(rb, 3) + " B" + (x.conv_text.empty() ? "" : " + " + x.conv_text + " × " + b) + ")";
+                  format_significant(rb, 3) + " B" + (x.conv_text.empty() ? "" : " + " + x.conv_text + " × " + sbt) + ")";
         }
       }
       lines.push_back(line);

@@ -147,8 +147,9 @@ struct ModelArch {
   std::string family;  // the reader used ("llama", "qwen3_next", ...)
 
   // Bytes per element of the state-space layers' recurrent (SSM) state when the config names its
-  // dtype (Nemotron-H's mamba_ssm_cache_dtype float32: 4); 0 when the state is held at the cache
-  // dtype. The convolution window stays at the cache dtype either way (vLLM mamba_utils.py,
+  // dtype (Nemotron-H's mamba_ssm_cache_dtype float32: 4); 0 when the state is held at the state
+  // cache's dtype (the model's bf16, whatever the KV dtype). The convolution window stays at that
+  // dtype either way (vLLM mamba_utils.py,
   // MambaStateDtypeCalculator.mamba2_state_dtype: conv state in mamba_cache_dtype, temporal state in
   // mamba_ssm_cache_dtype).
   double ssm_state_bytes = 0;
@@ -257,7 +258,8 @@ int64_t residual_blocks(const ModelArch& m);
 
 // One line per run kind for a derivation ("36 Gated DeltaNet layers: no KV, 1.0 MB of state
 // each at 2 B; 12 full-attention layers: 2 × 2 × 256 per token each").
-// `ssm_bytes` as for state_bytes_per_sequence.
+// KV at `bytes_per_element`; recurrent state at the model's bf16, its SSM part at `ssm_bytes` as for
+// state_bytes_per_sequence.
 std::vector<std::string> describe_runs(const ModelArch& m, double bytes_per_element, double ssm_bytes = 0);
 
 // The formula and the numbers in it, for a derivation's step.
