@@ -19,8 +19,13 @@ std::vector<ParamSpec> fit_params() {
       count("context", Unit::kTokens, "tokens per sequence (prompt + output); k = 1,000, Ki = 1,024", 1,
             1e8, "", true, "32768"),
       count("sequences", Unit::kCount, "concurrent sequences to check (optional)", 1, 1e7),
-      dtype_param("weights-dtype", "storage dtype of the weights", "bf16"),
-      dtype_param("kv-dtype", "storage dtype of the KV cache (default: as the weights)", ""),
+      dtype_param("weights-dtype",
+                  "storage dtype of every weight (default: as the checkpoint ships them, its quantization_config, "
+                  "else bf16)",
+                  ""),
+      weights_group_param(),
+      dtype_param("kv-dtype", "storage dtype of the KV cache (default: as --weights-dtype, else bf16)", ""),
+      state_dtype_param(),
       number("reserve", Unit::kRatio, "fraction of memory held back for activations, CUDA graphs, fragmentation",
              0, 0.9, "0.10"),
       attention_param(),
@@ -34,7 +39,7 @@ Result<Derivation> fit(const Inputs& in, const Catalog& catalog) {
   const Accelerator& gpu = *in.gpu();
   auto dtypes = serving_dtypes(in, gpu);
   if (!dtypes) return dtypes.errors();
-  const Dtype wd = dtypes->weights, kvd = dtypes->kv;
+  const Dtype kvd = dtypes->kv;
   const double gpus = in.number("gpus");
   const double context = in.number("context");
   const double reserve = in.number("reserve");
@@ -42,9 +47,18 @@ Result<Derivation> fit(const Inputs& in, const Catalog& catalog) {
   Derivation d("fit", "Will " + m.id + " fit on " + num(gpus) + " × " + gpu.id + "?");
   describe_model(d, m, in.has("config") ? "config" : "model");
   describe_gpu(d, gpu);
-  describe_inputs(d, in, fit_params());
-  d.assume("weights stored once across the " + num(gpus) + " GPUs (tensor parallel), in " +
-           std::string(dtype_name(wd)) + "; KV cache in " + std::string(dtype_name(kvd)));
+  auto storage = weight_storage(m, in);
+  if (!storage) return storage.errors();
+  describe_inputs(d, in, fit_params(), implied_weights(*storage));
+  if (!storage->as_shipped && !m.shipped_quantization.empty()) {
+    d.assume("the checkpoint ships " + m.shipped_quantization + " weights (quantization_config); weights are sized at --weights-dtype");
+  }
+  d.assume((gpus == 1 ? std::string("weights on one GPU, in ")
+                       : "weights stored once across the " + num(gpus) + " GPUs (tensor parallel), in ") +
+           (storage->as_shipped ? "the checkpoint's format (quantization_config: " + storage->name +
+                                      "); --weights-dtype sizes them at one dtype instead"
+                                : storage->name) +
+           "; KV cache in " + std::string(dtype_name(kvd)));
   d.assume("the reserve covers activations, CUDA graphs, the framework and fragmentation");
   d.assume("decimal units: 1 GB = 10^9 B; memory as the vendor states it");
   check_context(m, context, d);
@@ -53,24 +67,20 @@ Result<Derivation> fit(const Inputs& in, const Catalog& catalog) {
   }
 
   ParamCount p = count_params(m);
-  const double wbytes = dtype_bytes(wd);
   const double kvbytes = dtype_bytes(kvd);
   d.step("Parameters", m.is_moe() ? "every expert resident: shared + experts × moe_layers" : "from config.json",
          m.is_moe() ? num(p.total - p.experts_total) + " + " +
                           num(p.expert) + " × " + num(m.routed_experts) + " × " + num(m.moe_layers)
                     : num(p.total),
          p.total, Unit::kCount);
-  double weights = d.step("Weights", "params × bytes per weight",
-                          num(p.total) + " × " + num(wbytes) + " B", p.total * wbytes, Unit::kBytes);
+  double weights = d.step("Weights", storage->formula, storage->substituted, storage->bytes, Unit::kBytes);
   double kv_token = d.step("KV per token", kv_formula(m), kv_substituted(m, kvbytes),
                            kv_elements_per_token(m) * kvbytes, Unit::kBytes);
-  double kv_seq = kv_per_sequence_step(m, kv_token, context, d, kvbytes);
+  const double ssm_bytes = in.has("state-dtype") ? dtype_bytes(in.dtype("state-dtype")) : 0;
+  const CacheBytes cache = kv_per_sequence_step(m, kv_token, context, d, kvbytes, ssm_bytes);
+  const double kv_seq = cache.total();
   const double replication = kv_replication(m, gpus, in.text("attention"), d);
-  double kv_held = kv_seq;
-  if (replication > 1) {
-    kv_held = d.step("KV held per sequence", "KV per sequence × copies across the group",
-                     q(kv_seq, Unit::kBytes) + " × " + num(replication), kv_seq * replication, Unit::kBytes);
-  }
+  const double kv_held = cache_held_per_sequence(cache, replication, d);
   double budget = d.step("Budget", "gpus × memory × (1 − reserve)",
                          num(gpus) + " × " + q(gpu.memory_bytes, Unit::kBytes) + " × (1 − " + num(reserve) + ")",
                          gpus * gpu.memory_bytes * (1 - reserve), Unit::kBytes);
@@ -89,21 +99,24 @@ Result<Derivation> fit(const Inputs& in, const Catalog& catalog) {
                       num(seqs) + " × " + q(kv_held, Unit::kBytes), seqs * kv_held, Unit::kBytes);
     fits = free_bytes > 0 && kv_total <= free_bytes;
     d.set_conclusion(
-        fits ? "Fits: " + num(seqs) + " sequences of " + num(context) + " tokens need " +
+        fits ? "Fits: " + count_of(seqs, "sequence") + " of " + count_of(context, "token") + (seqs == 1 ? " needs " : " need ") +
                    q(kv_total, Unit::kBytes) + " of KV and " + q(free_bytes, Unit::kBytes) + " is free."
-             : "Does not fit: " + num(seqs) + " sequences need " + q(kv_total, Unit::kBytes) +
+             : "Does not fit: " + count_of(seqs, "sequence") + (seqs == 1 ? " needs " : " need ") + q(kv_total, Unit::kBytes) +
                    " of KV but " + q(std::max(0.0, free_bytes), Unit::kBytes) + " is free; at most " +
-                   num(max_seq) + " sequences of " + num(context) + " tokens fit.");
+                   count_of(max_seq, "sequence") + " of " + count_of(context, "token") + (max_seq == 1 ? " fits." : " fit."));
   } else {
     kv_total = max_seq * kv_held;
     fits = max_seq >= 1;
-    d.set_conclusion(fits ? "Up to " + num(max_seq) + " sequences of " + num(context) + " tokens fit."
-                          : "The weights alone leave no room for one sequence of " + num(context) + " tokens.");
+    d.set_conclusion(fits ? "Up to " + count_of(max_seq, "sequence") + " of " + count_of(context, "token") +
+                                (max_seq == 1 ? " fits." : " fit.")
+                          : "The weights alone leave no room for one sequence of " + count_of(context, "token") + ".");
   }
   d.result("params", p.total, Unit::kCount);
   d.result("weights_bytes", weights, Unit::kBytes);
   d.result("kv_bytes_per_token", kv_token, Unit::kBytes);
   d.result("kv_bytes_per_sequence", kv_seq, Unit::kBytes);
+  d.result("state_bytes_per_sequence", cache.state, Unit::kBytes);
+  d.result("cache_bytes_held_per_sequence", kv_held, Unit::kBytes);
   d.result("kv_bytes_total", kv_total, Unit::kBytes);
   d.result("budget_bytes", budget, Unit::kBytes);
   d.result("free_bytes", free_bytes, Unit::kBytes);
@@ -192,7 +205,8 @@ void register_memory_calculators(Registry& r) {
   r.add({"fit", "Will a model fit for serving: weights, KV per token and sequence, max concurrent sequences",
          fit_params(),
          {"params", "weights_bytes", "kv_bytes_per_token", "kv_bytes_per_sequence", "kv_bytes_total",
-          "budget_bytes", "free_bytes", "max_sequences", "fits", "kv_replication", "gpu_memory_bytes"},
+          "budget_bytes", "free_bytes", "max_sequences", "fits", "kv_replication", "gpu_memory_bytes",
+          "state_bytes_per_sequence", "cache_bytes_held_per_sequence"},
          "--model llama-3.1-70b --gpu h100-sxm --gpus 8 --context 32768 --sequences 64",
          fit});
   r.add({"training-memory", "Weights, gradients and optimizer state per GPU under ZeRO stages 0 to 3",

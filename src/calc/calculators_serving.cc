@@ -14,8 +14,13 @@ std::vector<ParamSpec> decode_params() {
       count("tp", Unit::kCount, "tensor-parallel degree; must divide the attention heads", 1, 1024, "1"),
       count("batch", Unit::kCount, "sequences decoded together in one step", 1, 1e6, "1"),
       count("context", Unit::kTokens, "tokens already in each sequence's KV cache", 0, 1e8, "0"),
-      dtype_param("weights-dtype", "storage dtype of the weights", "bf16"),
-      dtype_param("kv-dtype", "storage dtype of the KV cache (default: as the weights)", ""),
+      dtype_param("weights-dtype",
+                  "storage dtype of every weight (default: as the checkpoint ships them, its quantization_config, "
+                  "else bf16)",
+                  ""),
+      weights_group_param(),
+      dtype_param("kv-dtype", "storage dtype of the KV cache (default: as --weights-dtype, else bf16)", ""),
+      state_dtype_param(),
       attention_param(),
       number("bandwidth-efficiency", Unit::kRatio, "fraction of peak memory bandwidth the kernels reach (1 = the floor)",
              0, 1, "1"),
@@ -30,7 +35,7 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
   const Accelerator& gpu = *in.gpu();
   auto dtypes = serving_dtypes(in, gpu);
   if (!dtypes) return dtypes.errors();
-  const Dtype wd = dtypes->weights, kvd = dtypes->kv;
+  const Dtype kvd = dtypes->kv;
   const double tp = in.number("tp"), batch = in.number("batch"), context = in.number("context");
   const auto tp_int = static_cast<int64_t>(tp);
   if (m.heads % tp_int != 0) {
@@ -41,15 +46,27 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
   Derivation d("decode", "Decode step floor for " + m.id + " on " + num(tp) + " × " + gpu.id);
   describe_model(d, m, in.has("config") ? "config" : "model");
   describe_gpu(d, gpu);
-  describe_inputs(d, in, decode_params());
+  auto storage = weight_storage(m, in);
+  if (!storage) return storage.errors();
+  describe_inputs(d, in, decode_params(), implied_weights(*storage));
+  if (!storage->as_shipped && !m.shipped_quantization.empty()) {
+    d.assume("the checkpoint ships " + m.shipped_quantization + " weights (quantization_config); weights are sized at --weights-dtype");
+  }
   d.assume("decode is memory-bound: each step reads the weights it uses and every sequence's KV cache once");
   d.assume("the floor ignores compute, kernel launch gaps and the all-reduce time; real steps are slower");
   d.assume("weights and KV split evenly across the tensor-parallel group");
   check_context(m, context, d);
   ParamCount p = count_params(m);
-  const double wb = dtype_bytes(wd), kb = dtype_bytes(kvd);
-  double resident = d.step("Weights per GPU", "params × bytes ÷ tp",
-                           num(p.total) + " × " + num(wb) + " B ÷ " + num(tp), p.total * wb / tp, Unit::kBytes);
+  const double wb = storage->format.bytes, kb = dtype_bytes(kvd);
+  const bool uniform = !storage->format.quantized();
+  if (!uniform) {
+    d.assume("weights in " + storage->name +
+             (storage->as_shipped ? " (quantization_config; --weights-dtype sizes them at one dtype instead)" : ""));
+  }
+  double resident = uniform ? d.step("Weights per GPU", "params × bytes ÷ tp",
+                                     num(p.total) + " × " + num(wb) + " B ÷ " + num(tp), p.total * wb / tp, Unit::kBytes)
+                            : d.step("Weights per GPU", "(" + storage->formula + ") ÷ tp",
+                                     "(" + storage->substituted + ") ÷ " + num(tp), storage->bytes / tp, Unit::kBytes);
   double read_params = p.total;
   if (m.is_moe()) {
     // Distinct experts a batch touches per MoE layer, with uniform routing:
@@ -64,20 +81,33 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
            num(p.total) + " − " + num(p.expert) + " × " + num(m.moe_layers) + " × " + num(e - touched),
            read_params, Unit::kCount);
   }
-  double weight_s = d.step("Weight read time", "params read × bytes ÷ tp ÷ bandwidth",
-                           num(read_params) + " × " + num(wb) + " B ÷ " + num(tp) + " ÷ " +
-                               q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
-                           read_params * wb / tp / gpu.memory_bandwidth, Unit::kSeconds);
+  double weight_s;
+  if (uniform) {
+    weight_s = d.step("Weight read time", "params read × bytes ÷ tp ÷ bandwidth",
+                      num(read_params) + " × " + num(wb) + " B ÷ " + num(tp) + " ÷ " +
+                          q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
+                      read_params * wb / tp / gpu.memory_bandwidth, Unit::kSeconds);
+  } else {
+    // Untouched experts are the only weights a step skips, each at the experts' stored size.
+    const double untouched = p.total - read_params;
+    const double read_bytes = storage->bytes - untouched * storage->expert_bytes;
+    weight_s = d.step("Weight read time", "(weight bytes − untouched experts × bytes each) ÷ tp ÷ bandwidth",
+                      "(" + q(storage->bytes, Unit::kBytes) + " − " + num(untouched) + " × " +
+                          format_significant(storage->expert_bytes, 4) + " B) ÷ " + num(tp) + " ÷ " +
+                          q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
+                      read_bytes / tp / gpu.memory_bandwidth, Unit::kSeconds);
+  }
   double kv_token = d.step("KV per token", kv_formula(m), kv_substituted(m, kb), kv_elements_per_token(m) * kb,
                            Unit::kBytes);
   const double replication = kv_replication(m, tp, in.text("attention"), d);
   double kv_s;
   if (!m.cache_is_per_token_times_context() && (kv_elements_per_sequence(m, context) != kv_elements_per_token(m) * context || m.has_state())) {
-    double kv_seq = kv_per_sequence_step(m, kv_token, context, d, kb);
-    kv_s = d.step("KV read time", "batch × KV per sequence × copies ÷ tp ÷ bandwidth",
-                  num(batch) + " × " + q(kv_seq, Unit::kBytes) + " × " + num(replication) + " ÷ " + num(tp) + " ÷ " +
+    const double ssm_bytes = in.has("state-dtype") ? dtype_bytes(in.dtype("state-dtype")) : 0;
+    const double held = cache_held_per_sequence(kv_per_sequence_step(m, kv_token, context, d, kb, ssm_bytes), replication, d);
+    kv_s = d.step("KV read time", "batch × cache held per sequence ÷ tp ÷ bandwidth",
+                  num(batch) + " × " + q(held, Unit::kBytes) + " ÷ " + num(tp) + " ÷ " +
                       q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
-                  batch * kv_seq * replication / tp / gpu.memory_bandwidth, Unit::kSeconds);
+                  batch * held / tp / gpu.memory_bandwidth, Unit::kSeconds);
   } else {
     kv_s = d.step("KV read time", "batch × context × KV per token × copies ÷ tp ÷ bandwidth",
                   num(batch) + " × " + num(context) + " × " + num(kv_token) + " B × " + num(replication) + " ÷ " +
@@ -103,7 +133,7 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
   const double blocks = static_cast<double>(residual_blocks(m));
   double allreduces = tp > 1 ? blocks : 0.0;
   d.step("All-reduces per step", tp > 1 ? "one per residual block (after attention, after the MLP)" : "none at tp = 1",
-         tp > 1 ? (blocks == 2.0 * m.layers ? "2 × " + num(m.layers) : num(blocks) + " blocks over " + num(m.layers) + " layers") : "0",
+         tp > 1 ? (blocks == 2.0 * m.layers ? "2 × " + num(m.layers) : count_of(blocks, "block") + " over " + count_of(static_cast<long double>(m.layers), "layer")) : "0",
          allreduces, Unit::kCount);
   d.result("weight_bytes_per_gpu", resident, Unit::kBytes);
   d.result("weight_read_seconds", weight_s, Unit::kSeconds);

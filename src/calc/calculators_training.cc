@@ -41,7 +41,7 @@ Result<Shape> resolve_shape(const Inputs& in, const Catalog& catalog, Derivation
       // 2022); linear-attention, SSM and MLP-only layers store other tensors.
       d.assume("this model mixes layer kinds (see the layer list): the per-layer activation figure is a transformer "
                "block's (Korthikanti et al. 2022) applied to every layer, an estimate for its " +
-               std::to_string(m.layers - m.cache_layers()) + " layers without softmax attention");
+               count_of(static_cast<long double>(m.layers - m.cache_layers()), "layer") + " without softmax attention");
     }
     return s;
   }

@@ -146,6 +146,66 @@ ParamSpec attention_param() {
                 "dp: attention data parallel, one KV copy per sequence");
 }
 
+ParamSpec weights_group_param() {
+  return count("weights-group", Unit::kCount,
+               "size int4/int8 weights as GPTQ and AWQ checkpoints ship them: the layers' matrices at --weights-dtype "
+               "with an fp16 scale and a zero point per group of this many weights (128 is common); embedding, head, "
+               "norms and routers in bf16",
+               8, 1048576);
+}
+
+Result<WeightStorage> weight_storage(const ModelArch& m, const Inputs& in) {
+  WeightStorage w;
+  const ParamCount p = count_params(m);
+  if (in.has("weights-group")) {
+    const Dtype wd = in.dtype("weights-dtype");
+    if (!in.has("weights-dtype") || (wd != Dtype::kInt4 && wd != Dtype::kInt8)) {
+      return FieldError{"weights-group", in.raw().at("weights-group"),
+                        "needs --weights-dtype int4 or int8 (a group size applies to integer weight-only formats)",
+                        "--weights-dtype int4 or int8 with --weights-group, or no --weights-group"};
+    }
+    const double bytes = dtype_bytes(wd), group = in.number("weights-group");
+    const std::string b = format_significant(bytes, 3);
+    w.format = {"grouped", bytes, (2 + bytes) / group, false,
+                std::string(dtype_name(wd)) + " layers with an fp16 scale and an " + std::string(dtype_name(wd)) +
+                    " zero point per group of " + num(group) + " (as GPTQ and AWQ ship them); embedding, head, norms and "
+                    "routers in bf16",
+                "(2 + " + b + ") B ÷ " + num(group)};
+  } else if (in.has("weights-dtype") || !m.shipped.quantized()) {
+    if (!in.has("weights-dtype") && !m.shipped_errors.empty()) return m.shipped_errors;
+    const Dtype wd = in.dtype("weights-dtype");
+    w.format.bytes = dtype_bytes(wd);
+    w.name = std::string(dtype_name(wd));
+    w.bytes = p.total * w.format.bytes;
+    w.expert_bytes = w.format.bytes;
+    w.formula = "params × bytes per weight";
+    w.substituted = num(p.total) + " × " + num(w.format.bytes) + " B";
+    return w;
+  } else {
+    w.format = m.shipped;
+    w.as_shipped = true;
+  }
+  const WeightSplit split = split_weights(m);
+  const WeightFormat& f = w.format;
+  w.name = f.text;
+  w.bytes = weight_bytes(m, f);
+  w.expert_bytes = f.bytes + f.scale_bytes;
+  const double quantized = f.experts_only ? split.experts : split.experts + split.matrices;
+  const double kept = f.experts_only ? split.matrices + split.kept : split.kept;
+  const std::string what = f.experts_only ? "routed experts" : "layer weights";
+  const std::string rest = f.experts_only ? "everything else" : "embedding, head, norms, routers";
+  w.formula = what + " × (bytes + scale bytes) + " + rest + " × 2 B";
+  w.substituted = num(quantized) + " × (" + num(f.bytes) + " B + " + f.scale_text + ") + " + num(kept) + " × 2 B";
+  return w;
+}
+
+ParamSpec state_dtype_param() {
+  return dtype_param("state-dtype",
+                     "dtype of the recurrent state of linear-attention and Mamba layers (default: the config's "
+                     "mamba_ssm_cache_dtype, else bf16); the convolution window stays bf16",
+                     "");
+}
+
 double kv_replication(const ModelArch& m, double tp, const std::string& attention, Derivation& d) {
   if (tp <= 1) return 1;
   if (attention == "dp") {
@@ -167,19 +227,20 @@ double kv_replication(const ModelArch& m, double tp, const std::string& attentio
 }
 
 void describe_model(Derivation& d, const ModelArch& m, const std::string& raw_name) {
-  std::string shape = std::to_string(m.layers) + " layers, hidden " + num(m.hidden) + ", " +
-                      std::to_string(m.heads) + " heads";
+  auto count = [](int64_t v, std::string_view noun, std::string_view plural = {}) {
+    return count_of(static_cast<long double>(v), noun, plural);
+  };
+  std::string shape = count(m.layers, "layer") + ", hidden " + num(m.hidden) + ", " + count(m.heads, "head");
   if (m.is_hybrid()) {
-    shape += ", " + std::to_string(m.runs.size()) + " kinds of layer (listed below)";
+    shape += ", " + count(static_cast<int64_t>(m.runs.size()), "kind of layer", "kinds of layer") + " (listed below)";
   }
   if (m.is_mla()) {
     shape += ", latent attention (kv_lora_rank " + std::to_string(m.kv_lora_rank) + ")";
   } else {
-    shape += ", " + std::to_string(m.kv_heads) + " KV heads of " + std::to_string(m.head_dim);
+    shape += ", " + count(m.kv_heads, "KV head") + " of " + std::to_string(m.head_dim);
   }
   if (m.is_moe()) {
-    shape += ", " + std::to_string(m.routed_experts) + " experts (" +
-             std::to_string(m.experts_per_token) + " per token";
+    shape += ", " + count(m.routed_experts, "expert") + " (" + std::to_string(m.experts_per_token) + " per token";
     if (m.shared_experts > 0) shape += ", " + std::to_string(m.shared_experts) + " shared";
     shape += ")";
   }
@@ -187,8 +248,8 @@ void describe_model(Derivation& d, const ModelArch& m, const std::string& raw_na
   for (const auto& note : m.notes) d.assume(note);
   if (m.has_sliding_window()) {
     d.assume("config sets a sliding window of " + num(static_cast<double>(m.sliding_window)) + " tokens on " +
-             num(static_cast<double>(m.sliding_layers)) + " of " + num(static_cast<double>(m.layers)) +
-             " layers (sliding_window, layer_types / sliding_window_pattern): those layers cache at most the window");
+             num(static_cast<double>(m.sliding_layers)) + " of " + count(m.layers, "layer") +
+             " (sliding_window, layer_types / sliding_window_pattern): those layers cache at most the window");
   }
 }
 
@@ -216,7 +277,21 @@ std::string divisors(int64_t n) {
   return out;
 }
 
-double kv_per_sequence_step(const ModelArch& m, double kv_token, double context, Derivation& d, double bytes) {
+double cache_held_per_sequence(const CacheBytes& cache, double replication, Derivation& d) {
+  if (replication <= 1) return cache.total();
+  if (cache.state <= 0) {
+    return d.step("KV held per sequence", "KV per sequence × copies across the group",
+                  q(cache.kv, Unit::kBytes) + " × " + num(replication), cache.kv * replication, Unit::kBytes);
+  }
+  d.assume("the recurrent state is split across the group by head, one copy in all; only the attention layers' KV "
+           "is copied");
+  return d.step("KV held per sequence", "KV per sequence × copies across the group + recurrent state",
+                q(cache.kv, Unit::kBytes) + " × " + num(replication) + " + " + q(cache.state, Unit::kBytes),
+                cache.kv * replication + cache.state, Unit::kBytes);
+}
+
+CacheBytes kv_per_sequence_step(const ModelArch& m, double kv_token, double context, Derivation& d, double bytes,
+                                double ssm_bytes) {
   const bool bounded_or_fixed = m.is_hybrid() || m.has_state() ||
                                 std::any_of(m.runs.begin(), m.runs.end(), [](const LayerRun& run) {
                                   return std::any_of(run.mixers.begin(), run.mixers.end(), [](const Mixer& x) {
@@ -241,7 +316,7 @@ double kv_per_sequence_step(const ModelArch& m, double kv_token, double context,
     // A sum over the runs, each layer kind with its own bound (issue 29): full layers keep every
     // token, window and chunk layers at most their span, linear-attention and SSM layers a
     // fixed state whatever the context.
-    for (const auto& line : describe_runs(m, bytes)) d.assume(line);
+    for (const auto& line : describe_runs(m, bytes, ssm_bytes)) d.assume(line);
     std::string formula, sub;
     for (const auto& run : m.runs) {
       for (const auto& x : run.mixers) {
@@ -253,42 +328,58 @@ double kv_per_sequence_step(const ModelArch& m, double kv_token, double context,
       }
     }
     const double kv = kv_elements_per_sequence(m, context) * bytes;
-    double total = kv;
     if (formula.empty()) {
       d.step("KV per sequence", "no layer keeps a KV cache", "0", 0, Unit::kBytes);
     } else {
       d.step("KV per sequence", formula, sub, kv, Unit::kBytes);
     }
-    if (m.has_state()) {
-      std::string sformula, ssub;
-      for (const auto& run : m.runs) {
-        for (const auto& x : run.mixers) {
-          if (x.state <= 0) continue;
-          sformula += std::string(sformula.empty() ? "" : " + ") + x.name + " layers × state";
-          ssub += (ssub.empty() ? "" : " + ") + num(static_cast<double>(run.count)) + " × (" + x.state_text + ") × " + num(bytes) + " B";
+    if (!m.has_state()) return {kv, 0};
+    // The state is held in the checkpoint's 16-bit dtype whatever the KV dtype: vLLM's
+    // mamba_cache_dtype "auto" is the model dtype (MambaStateDtypeCalculator), and only the SSM
+    // part follows mamba_ssm_cache_dtype (the config's, or --state-dtype).
+    constexpr double sb = 2;
+    std::string sformula, ssub;
+    bool at_model_dtype = true;
+    for (const auto& run : m.runs) {
+      for (const auto& x : run.mixers) {
+        if (x.state <= 0) continue;
+        sformula += std::string(sformula.empty() ? "" : " + ") + x.name + " layers × state";
+        const double rb = recurrent_state_bytes(m, x, sb, ssm_bytes);
+        const std::string count = num(static_cast<double>(run.count));
+        if (rb == sb) {
+          ssub += (ssub.empty() ? "" : " + ") + count + " × (" + x.state_text + ") × " + num(sb) + " B";
+        } else {
+          at_model_dtype = false;
+          ssub += (ssub.empty() ? "" : " + ") + count + " × (" + x.ssm_text + " × " + num(rb) + " B" +
+                  (x.conv_text.empty() ? "" : " + " + x.conv_text + " × " + num(sb) + " B") + ")";
         }
       }
-      d.assume("recurrent state (linear attention, SSM) held in the KV dtype, one copy per sequence whatever its length; "
-               "engines that keep it in fp32 need twice this");
-      const double state = d.step("Recurrent state per sequence", sformula, ssub,
-                                  state_elements_per_sequence(m) * bytes, Unit::kBytes);
-      total = d.step("Cache per sequence", "KV + recurrent state", q(kv, Unit::kBytes) + " + " + q(state, Unit::kBytes),
-                     kv + state, Unit::kBytes);
     }
-    return total;
+    d.assume(at_model_dtype ? "recurrent state (linear attention, SSM) held in the model's bf16 whatever the KV dtype, one "
+                              "copy per sequence whatever its length; engines that keep it in fp32 need twice this "
+                              "(--state-dtype)"
+                            : "recurrent state (linear attention, SSM) one copy per sequence whatever its length; the "
+                              "recurrent part at its own dtype (above), the convolution window in the model's bf16");
+    const double state = d.step("Recurrent state per sequence", sformula, ssub,
+                                state_bytes_per_sequence(m, sb, ssm_bytes), Unit::kBytes);
+    d.step("Cache per sequence", "KV + recurrent state", q(kv, Unit::kBytes) + " + " + q(state, Unit::kBytes),
+           kv + state, Unit::kBytes);
+    return {kv, state};
   }
   if (!m.has_sliding_window() || context <= static_cast<double>(m.sliding_window)) {
-    return d.step("KV per sequence", "KV per token × context", num(kv_token) + " B × " + num(context),
-                  kv_token * context, Unit::kBytes);
+    return {d.step("KV per sequence", "KV per token × context", num(kv_token) + " B × " + num(context),
+                   kv_token * context, Unit::kBytes),
+            0};
   }
   const double layers = static_cast<double>(m.layers), sliding = static_cast<double>(m.sliding_layers);
   const double window = static_cast<double>(m.sliding_window);
   double per_layer = d.step("KV per token per layer", "KV per token ÷ layers", num(kv_token) + " B ÷ " + num(layers),
                             kv_token / layers, Unit::kBytes);
-  return d.step("KV per sequence", "per layer × (full layers × context + window layers × window)",
+  return {d.step("KV per sequence", "per layer × (full layers × context + window layers × window)",
                 num(per_layer) + " B × (" + num(layers - sliding) + " × " + num(context) + " + " + num(sliding) + " × " +
                     num(window) + ")",
-                per_layer * ((layers - sliding) * context + sliding * window), Unit::kBytes);
+                per_layer * ((layers - sliding) * context + sliding * window), Unit::kBytes),
+          0};
 }
 
 void check_context(const ModelArch& m, double context, Derivation& d) {
@@ -306,10 +397,18 @@ void describe_gpu(Derivation& d, const Accelerator& gpu) {
               gpu.id);
 }
 
-void describe_inputs(Derivation& d, const Inputs& in, const std::vector<ParamSpec>& specs) {
+std::map<std::string, std::string, std::less<>> implied_weights(const WeightStorage& storage) {
+  return {{"weights-dtype", storage.as_shipped ? "as shipped: " + storage.format.method : storage.name}};
+}
+
+void describe_inputs(Derivation& d, const Inputs& in, const std::vector<ParamSpec>& specs,
+                     const std::map<std::string, std::string, std::less<>>& implied) {
   for (const auto& spec : specs) {
     auto raw = in.raw().find(spec.name);
-    if (raw == in.raw().end()) continue;
+    if (raw == in.raw().end()) {
+      if (auto it = implied.find(spec.name); it != implied.end()) d.add_input(spec.name, it->second, it->second);
+      continue;
+    }
     bool already = std::any_of(d.inputs().begin(), d.inputs().end(),
                                [&](const InputLine& l) { return l.name == spec.name; });
     if (already) continue;

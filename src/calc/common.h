@@ -2,6 +2,7 @@
 // short number formatting for the substituted formulas.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "calc/derivation.h"
@@ -42,6 +43,10 @@ Result<bool> check_storage(const Accelerator& gpu, Dtype dtype, const std::strin
 // parallelism ("dp") keeps one copy. States the choice as an assumption.
 double kv_replication(const ModelArch& m, double tp, const std::string& attention, Derivation& d);
 ParamSpec attention_param();
+// --state-dtype: the dtype of the linear-attention and SSM recurrent state (default: the config's
+// mamba_ssm_cache_dtype, else the model's bf16, whatever the KV dtype); the convolution window
+// stays bf16.
+ParamSpec state_dtype_param();
 
 // The weights' and the cache's storage dtypes of a serving calculator (fit, decode): the
 // cache follows the weights unless --kv-dtype says otherwise (int4 and fp6 weights, which
@@ -52,14 +57,43 @@ struct ServingDtypes {
 };
 Result<ServingDtypes> serving_dtypes(const Inputs& in, const Accelerator& gpu);
 
+// How a serving calculator (fit, decode) stores the weights: --weights-dtype for every weight
+// (with --weights-group, the decoder's matrices at that int dtype with a scale and a zero point
+// per group, as GPTQ and AWQ checkpoints ship them), else the checkpoint's quantization_config
+// (model.h WeightFormat), else bf16. Refuses a quantization_config it cannot size, naming the
+// formats it can, only when no --weights-dtype overrides it.
+struct WeightStorage {
+  WeightFormat format;
+  bool as_shipped = false;     // read from quantization_config
+  double bytes = 0;            // every weight
+  double expert_bytes = 0;     // bytes per routed-expert parameter
+  std::string name;            // "bf16", or the format's description
+  std::string formula, substituted;
+};
+Result<WeightStorage> weight_storage(const ModelArch& m, const Inputs& in);
+ParamSpec weights_group_param();
+
 // "1, 2, 4, 8" for an error's accepted range.
 std::string divisors(int64_t n);
 
 // The "KV per sequence" step: KV per token × context, or, for a model with sliding-window
 // layers and a context longer than the window, per layer × (full layers × context +
 // window layers × window). Hybrid, chunked and stateful models get a step per layer kind (each
-// within its bound) plus their fixed recurrent state. Returns the bytes of the whole cache.
-double kv_per_sequence_step(const ModelArch& m, double kv_token, double context, Derivation& d, double bytes_per_element);
+// within its bound) plus their fixed recurrent state. `ssm_bytes` (0: the config's or the cache
+// dtype) is the recurrent state's bytes per element (state_bytes_per_sequence in model.h).
+struct CacheBytes {
+  double kv = 0;     // grows with the context; replicated across a TP group as kv_replication says
+  double state = 0;  // fixed per sequence; split across a TP group by head, never copied
+  double total() const { return kv + state; }
+};
+CacheBytes kv_per_sequence_step(const ModelArch& m, double kv_token, double context, Derivation& d,
+                                double bytes_per_element, double ssm_bytes = 0);
+// The cache one sequence holds across a tensor-parallel group: KV × its copies (kv_replication)
+// plus the recurrent state once, since linear-attention and Mamba heads are split across the TP
+// ranks like attention heads but have no KV-head count below the group size to force copies
+// (vLLM shards them by head: mamba_mixer2.py, qwen3_next.py). A step of its own when it differs
+// from the cache per sequence.
+double cache_held_per_sequence(const CacheBytes& cache, double replication, Derivation& d);
 // States an assumption when the context exceeds the model's max_position_embeddings.
 void check_context(const ModelArch& m, double context, Derivation& d);
 
@@ -67,6 +101,11 @@ void check_context(const ModelArch& m, double context, Derivation& d);
 void describe_model(Derivation& d, const ModelArch& m, const std::string& raw_name);
 void describe_gpu(Derivation& d, const Accelerator& gpu);
 // Adds every input as given (for parameters the calculator did not describe itself).
-void describe_inputs(Derivation& d, const Inputs& in, const std::vector<ParamSpec>& specs);
+// `implied` gives the line of a parameter left out whose value the calculator decided (the
+// weights' dtype when the checkpoint or the default decides it), in the parameters' order.
+void describe_inputs(Derivation& d, const Inputs& in, const std::vector<ParamSpec>& specs,
+                     const std::map<std::string, std::string, std::less<>>& implied = {});
+// The implied --weights-dtype line for a serving calculator: "bf16", or what the checkpoint ships.
+std::map<std::string, std::string, std::less<>> implied_weights(const WeightStorage& storage);
 
 }  // namespace ridge::calc::detail

@@ -44,12 +44,15 @@ struct Mixer {
   double params = 0;                   // weights of one layer's mixer
   double kv_per_token = 0;             // cache elements per token per layer (0: no growth)
   double state = 0;                    // fixed cache elements per sequence per layer
+  double conv_state = 0;               // the part of `state` that is the short convolution's window
   std::string kv_text;                 // kv_per_token as a product: "2 × 8 × 128"
   std::string state_text;              // state as a sum of products
+  std::string ssm_text;                // the recurrent (temporal) part alone: "64 × 64 × 128"
+  std::string conv_text;               // the convolution window alone: "6,144 × 3"
   bool operator==(const Mixer& o) const {
     return kind == o.kind && name == o.name && bound == o.bound && span == o.span && heads == o.heads &&
            kv_heads == o.kv_heads && qk_dim == o.qk_dim && v_dim == o.v_dim && params == o.params &&
-           kv_per_token == o.kv_per_token && state == o.state;
+           kv_per_token == o.kv_per_token && state == o.state && conv_state == o.conv_state;
   }
 };
 
@@ -78,6 +81,20 @@ struct LayerRun {
   Mlp mlp;
   double norm_params = 0;         // one layer's norms
   std::string describe() const;   // "Gated DeltaNet + MoE (512 experts, 10 per token)"
+};
+
+// How a checkpoint stores its weights (quantization_config; transformers' quantizers): the
+// matrices of the decoder layers at `bytes` per weight plus `scale_bytes` per weight of scales
+// (and zero points); the embedding, the head, the norms and the routers, and with experts_only
+// everything but the routed experts, in the checkpoint's 16-bit dtype.
+struct WeightFormat {
+  std::string method;          // "fp8", "mxfp4", "gptq", "awq"; empty: one dtype for every weight
+  double bytes = 2;            // per quantized weight
+  double scale_bytes = 0;      // per quantized weight: one scale (and zero point) per block or group
+  bool experts_only = false;   // mxfp4 in gpt-oss: only the routed experts are quantized
+  std::string text;            // "fp8 (e4m3), one fp32 scale per 128 × 128 block"
+  std::string scale_text;      // the scale overhead as a quotient: "4 B ÷ (128 × 128)"
+  bool quantized() const { return !method.empty(); }
 };
 
 struct ModelArch {
@@ -129,9 +146,21 @@ struct ModelArch {
   std::vector<LayerRun> runs;
   std::string family;  // the reader used ("llama", "qwen3_next", ...)
 
+  // Bytes per element of the state-space layers' recurrent (SSM) state when the config names its
+  // dtype (Nemotron-H's mamba_ssm_cache_dtype float32: 4); 0 when the state is held at the state
+  // cache's dtype (the model's bf16, whatever the KV dtype). The convolution window stays at that
+  // dtype either way (vLLM mamba_utils.py,
+  // MambaStateDtypeCalculator.mamba2_state_dtype: conv state in mamba_cache_dtype, temporal state in
+  // mamba_ssm_cache_dtype).
+  double ssm_state_bytes = 0;
+
   // Weights as shipped (quantization_config): "fp8", "mxfp4 (experts)", "int4 awq"...; empty
   // when the checkpoint is in its torch_dtype.
   std::string shipped_quantization;
+  WeightFormat shipped;
+  // A quantization_config ridge cannot size (an unknown quant_method): reported by a calculator
+  // that sizes the weights as shipped, not by the parser, so --weights-dtype still works.
+  Errors shipped_errors;
 
   bool is_moe() const { return routed_experts > 0; }
   bool has_sliding_window() const { return sliding_window > 0 && sliding_layers > 0; }
@@ -173,6 +202,18 @@ Result<ModelArch> parse_model_config(std::string_view json_text, std::string_vie
 
 ParamCount count_params(const ModelArch& m);
 
+// Parameters by how a quantized checkpoint stores them.
+struct WeightSplit {
+  double experts = 0;   // the routed experts of every MoE layer
+  double matrices = 0;  // every other weight of the layers: attention, dense MLPs, shared experts, mixers
+  double kept = 0;      // embedding, head, norms and routers, never quantized
+};
+WeightSplit split_weights(const ModelArch& m);
+// Bytes of every weight stored in `f`: quantized weights at bytes + scale_bytes, kept ones at
+// `kept_bytes` (the checkpoint's bf16). Biases and the few non-matrix weights of the layers
+// (convolutions, per-head constants) are counted with their matrices.
+double weight_bytes(const ModelArch& m, const WeightFormat& f, double kept_bytes = 2);
+
 // KV-cache elements per token, summed over the layers that keep a cache (linear-attention and
 // SSM layers keep none): 2 × layers × kv_heads × head_dim for uniform attention, layers ×
 // (kv_lora_rank + qk_rope_head_dim) for latent attention. Window and chunk layers count in full
@@ -188,6 +229,14 @@ double kv_elements_per_sequence(const ModelArch& m, double context);
 // Fixed cache elements per sequence whatever its length: the recurrent state of linear
 // attention and the SSM + conv state of state-space layers. 0 for pure attention models.
 double state_elements_per_sequence(const ModelArch& m);
+
+// Bytes of that state per sequence: the convolution windows at `cache_bytes` per element, the
+// recurrent state of state-space (Mamba) layers at `ssm_bytes` when positive, else at the config's
+// ssm_state_bytes when it names one, else at `cache_bytes`; linear-attention states at `ssm_bytes`
+// when positive, else at `cache_bytes`.
+double state_bytes_per_sequence(const ModelArch& m, double cache_bytes, double ssm_bytes = 0);
+// The bytes per element a mixer's recurrent state is held at under those rules.
+double recurrent_state_bytes(const ModelArch& m, const Mixer& x, double cache_bytes, double ssm_bytes = 0);
 
 // FLOPs of the attention core (QKᵀ and AV; the linear-attention and SSM state updates) in the
 // forward pass of one causal sequence of `tokens` tokens, summed over the layers, each with its
@@ -209,7 +258,9 @@ int64_t residual_blocks(const ModelArch& m);
 
 // One line per run kind for a derivation ("36 Gated DeltaNet layers: no KV, 1.0 MB of state
 // each at 2 B; 12 full-attention layers: 2 × 2 × 256 per token each").
-std::vector<std::string> describe_runs(const ModelArch& m, double bytes_per_element);
+// KV at `bytes_per_element`; recurrent state at the model's bf16, its SSM part at `ssm_bytes` as for
+// state_bytes_per_sequence.
+std::vector<std::string> describe_runs(const ModelArch& m, double bytes_per_element, double ssm_bytes = 0);
 
 // The formula and the numbers in it, for a derivation's step.
 std::string kv_formula(const ModelArch& m);

@@ -139,7 +139,7 @@ std::string uneven_options(int64_t layers, int64_t pp, int64_t vp) {
       if (first < vp || last > k || first > k) continue;
       out.push_back("--first-stage-layers " + i(first) + " --last-stage-layers " + i(last) +
                     " (Megatron-LM's --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers; " +
-                    i(k) + " layers on each middle stage)");
+                    count_of(static_cast<long double>(k), "layer") + " on each middle stage)");
       break;
     }
   }
@@ -190,20 +190,21 @@ Result<PipelineSplit> pipeline_split(const PipelineRequest& r) {
     if (rest < 0 || (middle_stages == 0 && rest != 0)) {
       errors.push_back({"first-stage-layers", i(r.first_layers),
                         "and --last-stage-layers " + i(r.last_layers) + " leave " + i(rest) + " of the " + i(L) +
-                            " layers for " + i(middle_stages) + " middle stages",
+                            " layers for " + count_of(static_cast<long double>(middle_stages), "middle stage"),
                         "first + last at most " + i(L) + (middle_stages == 0 ? ", and equal to it with pp = 2" : "")});
     } else if (middle_stages > 0 && (rest % middle_stages != 0 || (rest / middle_stages) % vp != 0)) {
       errors.push_back({"pp", i(pp),
-                        "leaves " + i(rest) + " layers for " + i(middle_stages) +
-                            " middle stages, not a whole multiple of vp = " + i(vp) + " each",
+                        "leaves " + count_of(static_cast<long double>(rest), "layer") + " for " +
+                            count_of(static_cast<long double>(middle_stages), "middle stage") +
+                            ", not a whole multiple of vp = " + i(vp) + " each",
                         "first and last stage layers that leave the middle stages k × " + i(vp) + " layers each"});
     }
     if (!errors.empty()) return errors;
     s.middle = middle_stages > 0 ? static_cast<double>(rest / middle_stages) : 0;
     s.first = r.first_layers > 0 ? static_cast<double>(r.first_layers) : s.middle;
     s.last = r.last_layers > 0 ? static_cast<double>(r.last_layers) : s.middle;
-    s.rule = "first stage " + num(s.first) + " layers, last " + num(s.last) + ", each of the " + i(pp - 2) +
-             " middle stages " + num(s.middle) +
+    s.rule = "first stage " + count_of(s.first, "layer") + ", last " + num(s.last) + ", each of the " +
+             count_of(static_cast<long double>(pp - 2), "middle stage") + " " + num(s.middle) +
              " (Megatron-LM --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers)";
     return s;
   }

@@ -130,6 +130,12 @@ std::string_view unit_symbol(Unit unit) {
   return "";
 }
 
+std::string count_of(long double count, std::string_view singular, std::string_view plural) {
+  std::string noun(count == 1 ? singular : plural.empty() ? singular : plural);
+  if (count != 1 && plural.empty()) noun += "s";
+  return group_thousands(count) + " " + noun;
+}
+
 std::string group_thousands(long double value) {
   bool negative = value < 0;
   long double rounded = std::fabs(std::round(value));

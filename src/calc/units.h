@@ -47,6 +47,11 @@ std::optional<std::string> format_as(double value, Unit unit, std::string_view t
 // Thousands separators on an integer: 327680 -> "327,680".
 std::string group_thousands(long double value);
 
+// A count and its noun, agreeing: (1, "layer") -> "1 layer", (36, "layer") -> "36 layers";
+// `plural` when the noun does not take an s ("1 sequence"/"2 sequences" take one; pass
+// "kinds of layer" for "kind of layer").
+std::string count_of(long double count, std::string_view singular, std::string_view plural = {});
+
 // A number with up to `significant` significant digits, no trailing zeros: 10.7, 141, 0.295.
 // Magnitudes from 1e15 (or with force_sci) are written 3.8e25.
 std::string format_significant(double value, int significant, bool force_sci = false);
