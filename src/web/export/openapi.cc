@@ -230,7 +230,7 @@ ordered_json param_schema(const calc::ParamSpec& s) {
     default: schema["type"] = "string";
   }
   if (!s.default_value.empty()) schema["default"] = s.default_value;
-  std::string unit = calc::unit_symbol(s.unit);
+  std::string unit(calc::unit_symbol(s.unit));
   if (!unit.empty()) schema["x-unit"] = unit;
   return schema;
 }
