@@ -14,6 +14,7 @@
 #include "cli/bank_commands.h"
 #include "cli/billing_commands.h"
 #include "cli/calc_command.h"
+#include "cli/export_command.h"
 #include "cli/flags.h"
 #include "cli/lab_command.h"
 #include "cli/mail_commands.h"
@@ -83,9 +84,11 @@ int run(int argc, char** argv) {
   CLI::App* revoke = add_revoke(app, revoke_flags);
   MailFlags mail_flags;
   CLI::App* mail = add_mail(app, mail_flags);
+  ExportFlags export_flags;  // issue 37
+  CLI::App* exporter = add_export(app, export_flags);
   app.footer(kFooter);  // after the subcommands, which would inherit it
   // --data may come after the command too (`ridge validate --data DIR`), as it always could.
-  for (CLI::App* sub : {check, show, serve, lab, validate, drill, user, grant, revoke, mail}) sub->fallthrough();
+  for (CLI::App* sub : {check, show, serve, lab, validate, drill, user, grant, revoke, mail, exporter}) sub->fallthrough();
 
   try {
     app.parse(argc, argv);
@@ -121,6 +124,7 @@ int run(int argc, char** argv) {
   if (check->parsed()) return run_check(check_flags, registry, *catalog, std::cout, std::cerr);
   if (show->parsed()) return run_show(show_flags, registry, *catalog, std::cout, std::cerr);
   if (mail->parsed()) return run_mail(mail_flags, registry, *catalog, std::cout, std::cerr);
+  if (exporter->parsed()) return run_export(export_flags, registry, *catalog, std::cout, std::cerr);
   if (drill->parsed()) return run_drill(drill_flags, registry, *catalog, std::cin, std::cout, std::cerr);
   std::cerr << "ridge: no command ran\n";  // require_subcommand(1) leaves none unhandled
   return 70;

@@ -8,6 +8,7 @@
 #include "web/routes/calc_routes.h"
 #include "web/routes/content_routes.h"
 #include "web/routes/course_routes.h"
+#include "web/routes/export_routes.h"
 #include "web/routes/health_routes.h"
 #include "web/routes/mail_routes.h"
 #include "web/routes/practice_routes.h"
@@ -145,6 +146,16 @@ void App::add_routes() {
   router_.add("GET", "/healthz", to(routes::healthz), Dispatch::kInline);
   router_.add("GET", "/metrics", to(routes::metrics), Dispatch::kInline);
   router_.add("GET", "/readyz", to(routes::readyz));
+  // Exports (issue 37): Anki decks, printable courses, and the OpenAPI description, made once
+  // from this table (so it is added last, and sees every route above).
+  router_.add("GET", "/export/anki", to(routes::export_anki));
+  router_.add("GET", "/courses/{id}/print", with(routes::course_print));
+  auto openapi_cache = std::make_shared<routes::OpenApiCache>();
+  router_.add("GET", "/api/openapi.json", [this, openapi_cache](const Request& r, const Params&) {
+    std::vector<exports::RouteEntry> table;
+    for (auto& [method, pattern] : router_.table()) table.push_back({method, pattern});
+    return routes::openapi(r, *context_, table, *openapi_cache);
+  });
 }
 
 Router::Match App::route(const Request& req) const { return router_.match(req.method, req.path); }

@@ -75,4 +75,10 @@ Router::Match Router::match(const std::string& method, const std::string& path) 
   return result;
 }
 
+std::vector<std::pair<std::string, std::string>> Router::table() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& r : routes_) out.emplace_back(r.method, r.pattern);
+  return out;
+}
+
 }  // namespace ridge::web

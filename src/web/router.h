@@ -35,6 +35,8 @@ class Router {
     const std::string* pattern = nullptr;   // the route's pattern ("/q/{slug}"), for metrics
   };
   Match match(const std::string& method, const std::string& path) const;
+  // Every route's method and pattern in the order added (the OpenAPI description reads it).
+  std::vector<std::pair<std::string, std::string>> table() const;
 
  private:
   struct Route {

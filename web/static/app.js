@@ -371,4 +371,11 @@
   mark();
   window.addEventListener("resize", mark);
   document.addEventListener("toggle", mark, true);  // a <details> opened shows what it held
+  // Printing shows every answer (issue 37): a closed <details> would print only its summary.
+  window.addEventListener("beforeprint", function () {
+    document.querySelectorAll("details:not([open])").forEach(function (d) { d.setAttribute("open", ""); d.setAttribute("data-print-opened", ""); });
+  });
+  window.addEventListener("afterprint", function () {
+    document.querySelectorAll("details[data-print-opened]").forEach(function (d) { d.removeAttribute("open"); d.removeAttribute("data-print-opened"); });
+  });
 })();
