@@ -20,6 +20,7 @@
 #include "cli/practice_commands.h"
 #include "cli/serve_command.h"
 #include "cli/validate_command.h"
+#include "cli/work_command.h"
 
 namespace {
 
@@ -83,9 +84,11 @@ int run(int argc, char** argv) {
   CLI::App* revoke = add_revoke(app, revoke_flags);
   MailFlags mail_flags;
   CLI::App* mail = add_mail(app, mail_flags);
+  WorkFlags work_flags;  // Work it (issue 34)
+  CLI::App* work = add_work(app, work_flags);
   app.footer(kFooter);  // after the subcommands, which would inherit it
   // --data may come after the command too (`ridge validate --data DIR`), as it always could.
-  for (CLI::App* sub : {check, show, serve, lab, validate, drill, user, grant, revoke, mail}) sub->fallthrough();
+  for (CLI::App* sub : {check, show, serve, lab, validate, drill, user, grant, revoke, mail, work}) sub->fallthrough();
 
   try {
     app.parse(argc, argv);
@@ -121,6 +124,7 @@ int run(int argc, char** argv) {
   if (check->parsed()) return run_check(check_flags, registry, *catalog, std::cout, std::cerr);
   if (show->parsed()) return run_show(show_flags, registry, *catalog, std::cout, std::cerr);
   if (mail->parsed()) return run_mail(mail_flags, registry, *catalog, std::cout, std::cerr);
+  if (work->parsed()) return run_work(work_flags, registry, *catalog, std::cin, std::cout, std::cerr);
   if (drill->parsed()) return run_drill(drill_flags, registry, *catalog, std::cin, std::cout, std::cerr);
   std::cerr << "ridge: no command ran\n";  // require_subcommand(1) leaves none unhandled
   return 70;
