@@ -289,6 +289,7 @@ std::optional<Exercise> make_exercise(const WorkPlan& plan, const std::string& t
     // The same literal (a model, a context) draws the same new value in every block.
     std::map<std::pair<std::string, std::string>, std::optional<std::string>> drawn;
     for (ChainBlock& b : ex.blocks) {
+      if (seed == 0) break;  // seed 0: the question as written
       for (auto& [name, value] : b.args) {
         if (value.find("{{") != std::string::npos) continue;
         const calc::ParamSpec* spec = spec_of(registry, b.calculator, name);
@@ -305,7 +306,7 @@ std::optional<Exercise> make_exercise(const WorkPlan& plan, const std::string& t
         if (it->second) value = *it->second;
       }
     }
-    if (ex.inputs.empty()) {
+    if (ex.inputs.empty() && seed != 0) {
       why = "no input changed";
       continue;
     }
@@ -344,7 +345,7 @@ std::optional<Exercise> make_exercise(const WorkPlan& plan, const std::string& t
     }
     if (!valid) continue;
     ex.chain = std::move(*run);
-    ex.prompt = title + "\nWork it with these inputs:";
+    ex.prompt = title + (seed == 0 ? "" : "\nWork it with these inputs:");
     for (const auto& in : ex.inputs) ex.prompt += "\n  " + in.param + ": " + in.drawn + " (was " + in.original + ")";
     return ex;
   }

@@ -81,7 +81,7 @@ WorkPlan plan_question(const bank::Question& q, const calc::Registry& registry);
 std::optional<ChainRun> run_chain(const std::vector<ChainBlock>& blocks, const calc::Registry& registry,
                                   const calc::Catalog& catalog, std::string* error);
 
-// The exercise for `seed`, or nullopt with `error` when no valid draw was found in kMaxDraws.
+// The exercise for `seed` (0: the inputs as the author wrote them), or nullopt with `error` when no valid draw was found in kMaxDraws.
 std::optional<Exercise> make_exercise(const WorkPlan& plan, const std::string& title, uint64_t seed,
                                       const calc::Registry& registry, const calc::Catalog& catalog,
                                       std::string* error);
