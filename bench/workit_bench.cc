@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
     if (q.calcs.empty()) continue;
     for (int seed = 1; seed <= seeds; ++seed) {
       auto t0 = std::chrono::steady_clock::now();
-      practice::WorkPlan plan = practice::plan_question(q, registry);
+      practice::WorkPlan plan = practice::plan_question(q, registry, catalog);
       if (!plan.workable) break;
       if (seed == 1) ++questions;
       std::string error;

@@ -90,7 +90,7 @@ int run_work(const WorkFlags& f, const calc::Registry& registry, const calc::Cat
   bank::LoadResult loaded = bank::load_bank(dir, registry, catalog, {/*lint=*/false});
   if (f.list) {
     for (const auto& q : loaded.bank.questions) {
-      if (!q.calcs.empty() && practice::plan_question(q, registry).workable) out << q.slug << "\n";
+      if (!q.calcs.empty() && practice::plan_question(q, registry, catalog).workable) out << q.slug << "\n";
     }
     return 0;
   }
@@ -103,7 +103,7 @@ int run_work(const WorkFlags& f, const calc::Registry& registry, const calc::Cat
     err << "ridge work: no question '" << f.slug.substr(0, 120) << "'; ridge work --list prints the workable ones\n";
     return 2;
   }
-  practice::WorkPlan plan = practice::plan_question(*q, registry);
+  practice::WorkPlan plan = practice::plan_question(*q, registry, catalog);
   if (!plan.workable) {
     err << "ridge work: " << f.slug << " is not workable: " << plan.reason << "\n";
     return 2;

@@ -18,7 +18,7 @@ Exercise as_written(const std::string& body, std::vector<std::string> asked) {
   q.title = "t";
   q.body_markdown = body;
   q.work.asked = std::move(asked);
-  WorkPlan plan = plan_question(q, registry());
+  WorkPlan plan = plan_question(q, registry(), real_catalog());
   EXPECT_TRUE(plan.workable) << plan.reason;
   std::string error;
   auto ex = make_exercise(plan, "t", 0, registry(), real_catalog(), &error);

@@ -11,7 +11,7 @@ WorkCoverage check_work(const std::vector<bank::Question>& questions, const calc
     if (q.calcs.empty()) continue;
     ++cov.with_calc[q.topic];
     if (!q.work.workable) ++cov.marked_not_workable;
-    WorkPlan plan = plan_question(q, registry);
+    WorkPlan plan = plan_question(q, registry, catalog);
     if (!plan.workable) continue;
     bool ok = true;
     for (int seed = 1; seed <= draws && ok; ++seed) {

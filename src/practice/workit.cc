@@ -151,7 +151,7 @@ std::optional<double> ChainRun::value(std::string_view ref) const {
   return r->value;
 }
 
-WorkPlan plan_question(const bank::Question& q, const calc::Registry& registry) {
+WorkPlan plan_question(const bank::Question& q, const calc::Registry& registry, const calc::Catalog& catalog) {
   WorkPlan plan;
   plan.slug = q.slug;
   plan.tolerance = q.work.tolerance;
@@ -209,8 +209,22 @@ WorkPlan plan_question(const bank::Question& q, const calc::Registry& registry) 
   plan.asked.erase(std::remove_if(plan.asked.begin(), plan.asked.end(),
                                   [&](const std::string& ref) { return !ids.count(ref.substr(0, ref.find('.'))); }),
                    plan.asked.end());
+  // Numbers only: a yes/no result ("fits") is the story a draw keeps, not a step to type.
+  std::string why;
+  auto as_written = run_chain(plan.blocks, registry, catalog, &why);
+  if (!as_written) {
+    plan.reason = "the chain as written fails: " + why;
+    return plan;
+  }
+  plan.asked.erase(std::remove_if(plan.asked.begin(), plan.asked.end(),
+                                  [&](const std::string& ref) {
+                                    const calc::Derivation* d = as_written->find(ref.substr(0, ref.find('.')));
+                                    const calc::NamedResult* r = d ? d->find(ref.substr(ref.find('.') + 1)) : nullptr;
+                                    return r == nullptr || r->unit == calc::Unit::kBool;
+                                  }),
+                   plan.asked.end());
   if (plan.asked.empty()) {
-    plan.reason = "the TL;DR quotes no calc result and [work] asks none";
+    plan.reason = "the TL;DR quotes no numeric calc result and [work] asks none";
     return plan;
   }
   plan.workable = true;

@@ -74,7 +74,8 @@ struct Exercise {
 inline constexpr int kMaxDraws = 8;
 
 // The plan of `q`: its calc blocks and asked results, or not workable with a reason.
-WorkPlan plan_question(const bank::Question& q, const calc::Registry& registry);
+// Runs the chain once as written (at most one engine evaluation per block).
+WorkPlan plan_question(const bank::Question& q, const calc::Registry& registry, const calc::Catalog& catalog);
 
 // A block's call as the engine evaluates it (references substituted with `run`'s results).
 // Runs every block of `blocks` in order; nullopt with `error` naming the block on failure.

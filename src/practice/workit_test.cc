@@ -28,7 +28,7 @@ bank::Question chain_question() {
 }
 
 TEST(WorkIt, PlanAsksWhatTheTldrQuotesInOrder) {
-  WorkPlan plan = plan_question(chain_question(), registry());
+  WorkPlan plan = plan_question(chain_question(), registry(), real_catalog());
   ASSERT_TRUE(plan.workable) << plan.reason;
   ASSERT_EQ(plan.blocks.size(), 2u);
   EXPECT_EQ(plan.asked, (std::vector<std::string>{"fit.max_sequences", "move.seconds"}));
@@ -37,10 +37,10 @@ TEST(WorkIt, PlanAsksWhatTheTldrQuotesInOrder) {
 TEST(WorkIt, AuthorsAskedListAndNotWorkableWin) {
   bank::Question q = chain_question();
   q.work.asked = {"fit.kv_bytes_per_token"};
-  EXPECT_EQ(plan_question(q, registry()).asked, (std::vector<std::string>{"fit.kv_bytes_per_token"}));
+  EXPECT_EQ(plan_question(q, registry(), real_catalog()).asked, (std::vector<std::string>{"fit.kv_bytes_per_token"}));
   q.work.workable = false;
   q.work.reason = "the figures are a vendor's";
-  WorkPlan plan = plan_question(q, registry());
+  WorkPlan plan = plan_question(q, registry(), real_catalog());
   EXPECT_FALSE(plan.workable);
   EXPECT_EQ(plan.reason, "the figures are a vendor's");
   std::string error;
@@ -49,7 +49,7 @@ TEST(WorkIt, AuthorsAskedListAndNotWorkableWin) {
 }
 
 TEST(WorkIt, SameSeedSameExerciseAndSeedsDiffer) {
-  WorkPlan plan = plan_question(chain_question(), registry());
+  WorkPlan plan = plan_question(chain_question(), registry(), real_catalog());
   std::string error;
   auto a = make_exercise(plan, "t", 7, registry(), real_catalog(), &error);
   auto b = make_exercise(plan, "t", 7, registry(), real_catalog(), &error);
@@ -71,7 +71,7 @@ TEST(WorkIt, SameSeedSameExerciseAndSeedsDiffer) {
 }
 
 TEST(WorkIt, ReferencesFollowTheDrawnInputs) {
-  WorkPlan plan = plan_question(chain_question(), registry());
+  WorkPlan plan = plan_question(chain_question(), registry(), real_catalog());
   std::string error;
   for (uint64_t seed = 1; seed <= 5; ++seed) {
     auto ex = make_exercise(plan, "t", seed, registry(), real_catalog(), &error);
@@ -98,7 +98,7 @@ TEST(WorkIt, ReferencesFollowTheDrawnInputs) {
 }
 
 TEST(WorkIt, SeedZeroIsTheQuestionAsWritten) {
-  WorkPlan plan = plan_question(chain_question(), registry());
+  WorkPlan plan = plan_question(chain_question(), registry(), real_catalog());
   std::string error;
   auto ex = make_exercise(plan, "t", 0, registry(), real_catalog(), &error);
   ASSERT_TRUE(ex) << error;
@@ -114,7 +114,7 @@ TEST(WorkIt, NothingToVaryIsNotWorkable) {
   q.slug = "x";
   q.body_markdown = "```calc id=e\nexpr\nx = 2 * 3\n```\n";
   q.tldr_markdown = "{{e.x}}";
-  WorkPlan plan = plan_question(q, registry());
+  WorkPlan plan = plan_question(q, registry(), real_catalog());
   EXPECT_FALSE(plan.workable);
   EXPECT_NE(plan.reason.find("no calc input can vary"), std::string::npos) << plan.reason;
 }
@@ -124,7 +124,7 @@ TEST(WorkIt, BankCoverage) {
   bank::LoadResult loaded = bank::load_bank(RIDGE_CONTENT_DIR, registry(), real_catalog(), {/*lint=*/false});
   int workable = 0;
   for (const auto& q : loaded.bank.questions) {
-    WorkPlan plan = plan_question(q, registry());
+    WorkPlan plan = plan_question(q, registry(), real_catalog());
     if (!plan.workable) continue;
     ++workable;
     for (uint64_t seed = 1; seed <= 3; ++seed) {
