@@ -73,6 +73,7 @@ void print_grade(const practice::StepGrade& g, const practice::WorkStep& s, std:
 CLI::App* add_work(CLI::App& parent, WorkFlags& f) {
   CLI::App* work = parent.add_subcommand("work", "Work it: a question's numbers with new inputs, graded step by step");
   work->add_flag("--list", f.list, "print the workable slugs, one a line");
+  work->add_flag("--reasons", f.reasons, "with --list: also the questions with calc blocks that are not, and why");
   work->add_option("SLUG", f.slug, "the question's slug");
   work->add_option("--seed", f.seed, "the draw (the same seed gives the same inputs)")
       ->check(flags::whole_number(0, 999999999999999999LL));
@@ -90,7 +91,13 @@ int run_work(const WorkFlags& f, const calc::Registry& registry, const calc::Cat
   bank::LoadResult loaded = bank::load_bank(dir, registry, catalog, {/*lint=*/false});
   if (f.list) {
     for (const auto& q : loaded.bank.questions) {
-      if (!q.calcs.empty() && practice::plan_question(q, registry, catalog).workable) out << q.slug << "\n";
+      if (q.calcs.empty()) continue;
+      practice::WorkPlan plan = practice::plan_question(q, registry, catalog);
+      if (plan.workable) {
+        out << q.slug << "\n";
+      } else if (f.reasons) {
+        out << q.slug << ": not workable: " << plan.reason << "\n";
+      }
     }
     return 0;
   }

@@ -19,6 +19,7 @@ namespace ridge::cli {
 
 struct WorkFlags {
   bool list = false;
+  bool reasons = false;  // --list --reasons: also the questions with calc blocks that are not workable, and why
   std::string slug;
   uint64_t seed = 1;
   std::vector<std::string> answers;  // NAME=VALUE, NAME a step's ref (fit.max_sequences) or its key

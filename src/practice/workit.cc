@@ -91,7 +91,11 @@ std::optional<std::string> draw_value(const calc::ParamSpec& spec, const std::st
       // Same vendor: the prompt's interconnect and software story stay true.
       std::vector<const std::string*> same;
       for (const auto& a : catalog.hardware.all()) {
-        if (a.id != original && a.vendor == g->vendor && a.memory_bytes > 0) same.push_back(&a.id);
+        if (a.id == original || a.vendor != g->vendor || a.memory_bytes <= 0) continue;
+        // Every dtype the original runs (fp8, fp4...), so the question's dtypes stay valid.
+        bool supports_all = true;
+        for (const auto& [dtype, peak] : g->peak_flops) supports_all = supports_all && a.supports(dtype);
+        if (supports_all) same.push_back(&a.id);
       }
       if (same.empty()) return std::nullopt;
       return *same[std::uniform_int_distribution<size_t>(0, same.size() - 1)(rng)];
@@ -124,6 +128,11 @@ std::optional<std::string> draw_value(const calc::ParamSpec& spec, const std::st
     default:
       return std::nullopt;
   }
+}
+
+bool drawable(const calc::ParamSpec* spec) {
+  return spec != nullptr && (spec->type == calc::ParamType::kModel || spec->type == calc::ParamType::kGpu ||
+                             spec->type == calc::ParamType::kNumber || spec->type == calc::ParamType::kCount);
 }
 
 // "max_sequences" -> "max sequences".
@@ -273,8 +282,9 @@ std::optional<ChainRun> run_chain(const std::vector<ChainBlock>& blocks, const c
     run.ids.push_back(b.id);
     run.calls.push_back(std::move(call));
     run.derivations.push_back(std::move(*d));
+    // Stable: the vector was reserved for every block, so it never reallocates.
+    results[b.id] = &run.derivations.back();
   }
-  // Pointers into derivations are taken after the vector stops growing.
   return run;
 }
 
@@ -302,6 +312,17 @@ std::optional<Exercise> make_exercise(const WorkPlan& plan, const std::string& t
     ex.blocks = plan.blocks;
     // The same literal (a model, a context) draws the same new value in every block.
     std::map<std::pair<std::string, std::string>, std::optional<std::string>> drawn;
+    // The first three tries vary each input with probability 2/3; later tries vary a single
+    // one, which keeps a many-block story (what fits, what is compute-bound) far more often.
+    const bool single = attempt > 3;
+    size_t variable = 0;
+    for (const ChainBlock& b : ex.blocks) {
+      for (const auto& [name, value] : b.args) {
+        if (value.find("{{") == std::string::npos && drawable(spec_of(registry, b.calculator, name))) ++variable;
+      }
+    }
+    size_t chosen = variable == 0 ? 0 : std::uniform_int_distribution<size_t>(0, variable - 1)(rng);
+    size_t index = 0;
     for (ChainBlock& b : ex.blocks) {
       if (seed == 0) break;  // seed 0: the question as written
       for (auto& [name, value] : b.args) {
@@ -310,10 +331,13 @@ std::optional<Exercise> make_exercise(const WorkPlan& plan, const std::string& t
         if (spec == nullptr) continue;
         auto key = std::make_pair(name, value);
         auto it = drawn.find(key);
+        const size_t this_index = drawable(spec) ? index++ : variable;
         if (it == drawn.end()) {
           // Each input varies with probability 2/3, so a draw changes a few things, not all.
           std::optional<std::string> v;
-          if (std::uniform_int_distribution<int>(0, 2)(rng) != 0) v = draw_value(*spec, value, rng, catalog);
+          const bool vary = single ? this_index == chosen : std::uniform_int_distribution<int>(0, 2)(rng) != 0;
+          if (vary) v = draw_value(*spec, value, rng, catalog);
+          if (single && vary && !v) ++chosen;  // nothing to draw there: the next input instead
           it = drawn.emplace(key, v).first;
           if (v) ex.inputs.push_back({b.id, name, value, *v});
         }

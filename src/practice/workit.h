@@ -71,7 +71,7 @@ struct Exercise {
   int attempts = 0;                    // draws tried before a valid one (at most kMaxDraws)
 };
 
-inline constexpr int kMaxDraws = 8;
+inline constexpr int kMaxDraws = 16;  // one chain evaluation each: bounded work per exercise
 
 // The plan of `q`: its calc blocks and asked results, or not workable with a reason.
 // Runs the chain once as written (at most one engine evaluation per block).
