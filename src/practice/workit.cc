@@ -44,8 +44,9 @@ std::vector<std::string> references_in(const std::string& text) {
 const calc::ParamSpec* spec_of(const calc::Registry& registry, const std::string& calculator, const std::string& name) {
   const calc::Calculator* c = registry.find(calculator);
   if (c == nullptr) return nullptr;
+  const std::string normalized = calc::normalize_param_name(name);  // weights_dtype = weights-dtype
   for (const auto& p : c->params) {
-    if (p.name == name) return &p;
+    if (p.name == normalized) return &p;
   }
   return nullptr;
 }
