@@ -81,9 +81,10 @@ const std::vector<Misconception> kList = {
      [](const MistakeContext& c) -> std::optional<double> {
        return c.rerun([](const std::string& calculator, calc::Given& args) {
          if (calculator != "fit") return false;
+         // The engine accepts a reserve greater than 0: a millionth is none to 6 digits.
          auto it = args.find("reserve");
-         if (it != args.end() && it->second == "0") return false;
-         args["reserve"] = "0";
+         if (it != args.end() && it->second == "1e-6") return false;
+         args["reserve"] = "1e-6";
          return true;
        });
      }},

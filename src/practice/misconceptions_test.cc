@@ -104,11 +104,12 @@ TEST(Misconception, TpSplitForgotten) {
 }
 
 TEST(Misconception, AggregateForPerSequence) {
-  Exercise ex = as_written("```calc id=d\ndecode model=llama-3.1-70b gpu=h100-sxm tp=8 batch=8 context=4096\n```\n",
+  Exercise ex = as_written("```calc id=d\ndecode model=llama-3.1-70b gpu=h100-sxm tp=8 batch=4 context=4096\n```\n",
                            {"d.tokens_per_second"});
   ASSERT_EQ(ex.steps.size(), 1u);
-  // Batch 8 produces 8 tokens per step; one sequence's rate is the aggregate / 8.
-  EXPECT_EQ(named(ex, 0, std::to_string(ex.steps[0].value / 8)), "aggregate-for-per-sequence");
+  // Batch 4 produces 4 tokens per step; one sequence's rate is the aggregate / 4. (Batch 8
+  // would equal forgetting tp 8, also 1/8 of the bandwidth-bound rate: not told apart.)
+  EXPECT_EQ(named(ex, 0, std::to_string(ex.steps[0].value / 4)), "aggregate-for-per-sequence");
 }
 
 // transfer: 1.1e12 B at 100e9 B/s = 11 s.
@@ -179,11 +180,15 @@ TEST(Misconception, PueForgotten) {
 }
 
 TEST(Misconception, PpSplitForgotten) {
-  Exercise ex = as_written("```calc id=l\nlayout model=llama-3.1-70b gpus=64 tp=8 pp=4\n```\n", {"l.state_bytes_per_gpu"});
+  Exercise ex = as_written(
+      "```calc id=l\nlayout model=llama-3.1-70b gpu=h100-sxm gpus=64 tp=8 pp=4 global-batch=512 seq=8192 zero-stage=0\n```\n",
+      {"l.state_bytes_per_gpu"});
   ASSERT_EQ(ex.steps.size(), 1u);
-  // Adam state, 16 B × 70.55e9 = 1,128.8e9 B, split over tp 8 × pp 4 = 32 GPUs: 35.3e9 B each;
-  // without the PP split only over tp 8: 141.1e9 B.
-  EXPECT_EQ(named(ex, 0, "35.3GB"), "right");
+  // Adam, no ZeRO: 16 B per parameter on the GPU that holds it. With pp 4 the first stage
+  // holds 20 of 80 layers (20 × 0.856e9 params) plus the 128,256 × 8,192 embedding (1.05e9),
+  // split over tp 8: 18.2e9 / 8 × 16 B = 36.3e9 B. Without the PP split all 70.55e9 / 8 × 16 B
+  // = 141.1e9 B.
+  EXPECT_EQ(named(ex, 0, "36.3GB"), "right");
   EXPECT_EQ(named(ex, 0, "141GB"), "pp-split-forgotten");
 }
 
