@@ -215,7 +215,13 @@ std::optional<double> MistakeContext::result(std::string_view name) const {
 
 std::optional<double> MistakeContext::rerun(
     const std::function<bool(const std::string& calculator, calc::Given& args)>& tweak) const {
-  std::vector<ChainBlock> blocks = ex.blocks;
+  // Only the blocks up to the asked one: later blocks cannot change its value.
+  const std::string id = block_id();
+  std::vector<ChainBlock> blocks;
+  for (const auto& b : ex.blocks) {
+    blocks.push_back(b);
+    if (b.id == id) break;
+  }
   bool changed = false;
   for (auto& b : blocks) {
     if (!b.expr && tweak(b.calculator, b.args)) changed = true;

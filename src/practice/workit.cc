@@ -237,6 +237,11 @@ WorkPlan plan_question(const bank::Question& q, const calc::Registry& registry, 
     plan.reason = "the TL;DR quotes no numeric calc result and [work] asks none";
     return plan;
   }
+  for (size_t i = 0; i < as_written->derivations.size(); ++i) {
+    for (const auto& r : as_written->derivations[i].results()) {
+      if (r.unit == calc::Unit::kBool) plan.story.emplace_back(as_written->ids[i] + "." + r.key, r.value);
+    }
+  }
   plan.workable = true;
   return plan;
 }
@@ -296,13 +301,7 @@ std::optional<Exercise> make_exercise(const WorkPlan& plan, const std::string& t
     if (error) *error = plan.slug + " is not workable: " + plan.reason;
     return std::nullopt;
   }
-  // The original chain: the draw must keep its yes/no results (a model that fit still fits).
   std::string why;
-  auto original = run_chain(plan.blocks, registry, catalog, &why);
-  if (!original) {
-    if (error) *error = plan.slug + ": the question's own chain fails: " + why;
-    return std::nullopt;
-  }
   std::mt19937_64 rng(seed ^ std::hash<std::string>{}(plan.slug));
   for (int attempt = 1; attempt <= kMaxDraws; ++attempt) {
     Exercise ex;
@@ -351,16 +350,14 @@ std::optional<Exercise> make_exercise(const WorkPlan& plan, const std::string& t
     }
     auto run = run_chain(ex.blocks, registry, catalog, &why);
     if (!run) continue;
+    // The draw keeps the chain's yes/no results (a model that fit still fits).
     bool same_story = true;
-    for (size_t i = 0; i < run->derivations.size() && same_story; ++i) {
-      for (const auto& r : original->derivations[i].results()) {
-        if (r.unit != calc::Unit::kBool) continue;
-        const calc::NamedResult* now = run->derivations[i].find(r.key);
-        if (now == nullptr || now->value != r.value) {
-          same_story = false;
-          why = "calc " + run->ids[i] + ": " + r.key + " changes from " + (r.value != 0 ? "yes" : "no");
-          break;
-        }
+    for (const auto& [ref, was] : plan.story) {
+      auto now = run->value(ref);
+      if (!now || *now != was) {
+        same_story = false;
+        why = ref + " changes from " + (was != 0 ? "yes" : "no");
+        break;
       }
     }
     if (!same_story) continue;

@@ -36,6 +36,8 @@ struct WorkPlan {
   double tolerance = 0.05;
   bool workable = false;
   std::string reason;  // why not workable
+  // The chain's yes/no results as written ("fit.fits" = 1): the story every draw keeps.
+  std::vector<std::pair<std::string, double>> story;
 };
 
 struct DrawnInput {
