@@ -162,11 +162,18 @@ int run_work(const WorkFlags& f, const calc::Registry& registry, const calc::Cat
   for (size_t i = 0; i < ex->steps.size(); ++i) {
     const auto& s = ex->steps[i];
     out << "\nStep " << (i + 1) << " of " << ex->steps.size() << ": " << s.label << " [" << s.unit_hint << "]\n> " << std::flush;
+    // An answer that cannot be read is asked again (three tries), as `ridge drill` does.
     std::string line;
-    if (!std::getline(in, line)) break;
-    auto g = practice::grade_step(*ex, i, line, registry, catalog);
+    practice::StepGrade g;
+    for (int tries = 0; tries < 3; ++tries) {
+      if (!std::getline(in, line)) break;
+      g = practice::grade_step(*ex, i, line, registry, catalog);
+      print_grade(g, s, out);
+      if (g.message.empty()) break;
+      out << "> " << std::flush;
+    }
+    if (!in) break;
     right += g.correct ? 1 : 0;
-    print_grade(g, s, out);
   }
   out << "\n" << right << " of " << ex->steps.size() << " right. The chain for these inputs:\n";
   for (size_t i = 0; i < ex->chain.derivations.size(); ++i) {
