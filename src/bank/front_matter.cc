@@ -127,7 +127,8 @@ namespace {
 
 void check_keys(const toml::table& fm, bool is_concept, const std::string& file, std::vector<Diagnostic>& diags) {
   static const std::set<std::string, std::less<>> kKeys = {"title", "summary", "topic", "difficulty", "tracks", "concepts",
-                                                           "companies", "free", "must_know", "tldr", "lab", "updated"};
+                                                           "companies", "free", "must_know", "tldr", "lab", "updated",
+                                                           "work"};
   static const std::set<std::string, std::less<>> kConceptKeys = {"title", "summary", "topic", "prerequisites",
                                                                   "calculators", "updated"};
   for (const auto& [k, v] : fm) {
@@ -135,7 +136,7 @@ void check_keys(const toml::table& fm, bool is_concept, const std::string& file,
       diags.push_back({file, line_of(&v, 1), "front matter: unknown key '" + std::string(k.str()) +
                                                  (is_concept ? "'; accepted: title, summary, topic, prerequisites, calculators, updated"
                                                              : "'; accepted: title, summary, topic, difficulty, tracks, concepts, "
-                                                               "companies, free, must_know, tldr, lab, updated")});
+                                                               "companies, free, must_know, tldr, lab, updated, work")});
     }
   }
 }
@@ -201,6 +202,44 @@ std::set<std::string, std::less<>> lab_build_ids(const fs::path& cmake_file) {
   return ids;
 }
 
+namespace {
+
+// [work]: asked = ["id.key", ...], tolerance = 0.05, workable = false with reason = "...".
+void read_work(const toml::table& fm, const std::string& file, Question& q, std::vector<Diagnostic>& diags) {
+  const toml::node* node = fm.get("work");
+  if (node == nullptr) return;
+  const toml::table* t = node->as_table();
+  if (t == nullptr) {
+    diags.push_back({file, line_of(node, 1), "front matter: 'work' must be a table: [work]"});
+    return;
+  }
+  for (const auto& [k, v] : *t) {
+    if (k.str() != "asked" && k.str() != "tolerance" && k.str() != "workable" && k.str() != "reason") {
+      diags.push_back({file, line_of(&v, 1), "front matter: unknown key 'work." + std::string(k.str()) +
+                                                 "'; accepted: asked, tolerance, workable, reason"});
+    }
+  }
+  FieldReader r{*t, file, 1, diags};
+  q.work.asked = r.list("asked", false);
+  for (const auto& ref : q.work.asked) {
+    if (ref.find('.') == std::string::npos) {
+      diags.push_back({file, line_of(t->get("asked"), 1), "front matter: work.asked '" + ref + "' is not ID.KEY (a calc block's result)"});
+    }
+  }
+  if (const toml::node* tol = t->get("tolerance")) {
+    auto v = tol->value<double>();
+    if (!v || !(*v > 0 && *v <= 0.5)) {
+      diags.push_back({file, line_of(tol, 1), "front matter: work.tolerance must be a number greater than 0 and at most 0.5 (0.05 = 5%)"});
+    } else {
+      q.work.tolerance = *v;
+    }
+  }
+  if (t->get("workable") != nullptr) q.work.workable = r.boolean("workable", false);
+  q.work.reason = r.text("reason", !q.work.workable);
+}
+
+}  // namespace
+
 // Stage 2: the front matter's fields into `q`. Answers the raw (unsubstituted) TL;DR.
 std::string read_front_matter(const toml::table& fm, const std::string& file, const KnownIds& known,
                               const calc::Registry& registry, const LoadOptions& options, DocKind doc, Question& q,
@@ -251,6 +290,8 @@ std::string read_front_matter(const toml::table& fm, const std::string& file, co
     diags.push_back({file, 2, "front matter: 'updated' is required (a date such as 2026-11-30)"});
   }
   if (!is_concept) read_companies(fm, file, known, q, diags);
+  if (!is_concept) read_work(fm, file, q, diags);
+  q.tldr_markdown = tldr_raw;
   return tldr_raw;
 }
 

@@ -111,6 +111,14 @@ struct SourceEntry {
   int line = 0;
 };
 
+// The front matter's [work] table: how Work it (src/practice/workit.h) varies the question.
+struct WorkSpec {
+  bool workable = true;
+  std::string reason;               // why not, when workable is false
+  std::vector<std::string> asked;   // "fit.max_sequences", in order; empty: the TL;DR's references
+  double tolerance = 0.05;          // relative, per step
+};
+
 enum class Difficulty { kEasy = 0, kMedium = 1, kHard = 2, kExpert = 3 };
 std::string_view difficulty_name(Difficulty d);
 std::optional<Difficulty> parse_difficulty(std::string_view name);
@@ -130,6 +138,8 @@ struct Question {
   std::string lab;      // the lab build that runs this question's code (lab/ID), coding questions
   std::string updated;  // YYYY-MM-DD
   std::string tldr;     // references substituted, plain text
+  std::string tldr_markdown;  // as written, with its {{id.key}} references (Work it asks these)
+  WorkSpec work;
   std::string body_markdown;  // as written
   std::string html;           // rendered answer (everything after the front matter)
   std::string plain_text;     // prose with references substituted, for search and lint

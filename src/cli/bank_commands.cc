@@ -1,4 +1,5 @@
 #include "cli/bank_commands.h"
+#include "practice/work_check.h"
 
 #include <algorithm>
 #include <chrono>
@@ -76,6 +77,8 @@ int run_check(const CheckFlags& f, const calc::Registry& registry, const calc::C
       }
     }
   }
+  // Work it (issue 34): every workable question at 20 seeded draws; an invalid draw fails.
+  const practice::WorkCoverage work = practice::check_work(loaded.bank.questions, registry, catalog, 20, errors);
   std::stable_sort(errors.begin(), errors.end(), [](const bank::Diagnostic& a, const bank::Diagnostic& b) {
     return std::tie(a.file, a.line) < std::tie(b.file, b.line);
   });
@@ -86,6 +89,15 @@ int run_check(const CheckFlags& f, const calc::Registry& registry, const calc::C
   if (run_snippets) out << " (" << ran << " run, " << cached << " cached, " << skipped << " skipped)";
   else out << " (not run; --run-snippets runs them)";
   out << ": " << errors.size() << " error" << (errors.size() == 1 ? "" : "s") << " in " << static_cast<int>(ms) << " ms\n";
+  int with_calc = 0;
+  for (const auto& [topic, n] : work.with_calc) with_calc += n;
+  out << "work it: " << work.total_workable << " workable of " << with_calc << " questions with calc blocks ("
+      << work.marked_not_workable << " marked not workable), 20 draws each:";
+  for (const auto& [topic, n] : work.with_calc) {
+    auto it = work.workable.find(topic);
+    out << " " << topic << " " << (it == work.workable.end() ? 0 : it->second) << "/" << n;
+  }
+  out << "\n";
   return errors.empty() ? 0 : 1;
 }
 

@@ -21,6 +21,7 @@
 #include "cli/practice_commands.h"
 #include "cli/serve_command.h"
 #include "cli/validate_command.h"
+#include "cli/work_command.h"
 
 namespace {
 
@@ -86,9 +87,11 @@ int run(int argc, char** argv) {
   CLI::App* mail = add_mail(app, mail_flags);
   ExportFlags export_flags;  // issue 37
   CLI::App* exporter = add_export(app, export_flags);
+  WorkFlags work_flags;  // Work it (issue 34)
+  CLI::App* work = add_work(app, work_flags);
   app.footer(kFooter);  // after the subcommands, which would inherit it
   // --data may come after the command too (`ridge validate --data DIR`), as it always could.
-  for (CLI::App* sub : {check, show, serve, lab, validate, drill, user, grant, revoke, mail, exporter}) sub->fallthrough();
+  for (CLI::App* sub : {check, show, serve, lab, validate, drill, user, grant, revoke, mail, exporter, work}) sub->fallthrough();
 
   try {
     app.parse(argc, argv);
@@ -125,6 +128,7 @@ int run(int argc, char** argv) {
   if (show->parsed()) return run_show(show_flags, registry, *catalog, std::cout, std::cerr);
   if (mail->parsed()) return run_mail(mail_flags, registry, *catalog, std::cout, std::cerr);
   if (exporter->parsed()) return run_export(export_flags, registry, *catalog, std::cout, std::cerr);
+  if (work->parsed()) return run_work(work_flags, registry, *catalog, std::cin, std::cout, std::cerr);
   if (drill->parsed()) return run_drill(drill_flags, registry, *catalog, std::cin, std::cout, std::cerr);
   std::cerr << "ridge: no command ran\n";  // require_subcommand(1) leaves none unhandled
   return 70;

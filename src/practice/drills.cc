@@ -369,6 +369,8 @@ std::string unit_hint(calc::Unit u) {
 
 }  // namespace
 
+std::string answer_unit_hint(calc::Unit unit) { return unit_hint(unit); }
+
 std::vector<std::string> drill_template_ids() {
   std::vector<std::string> out;
   for (const auto& t : kTemplates) out.push_back(t.id);

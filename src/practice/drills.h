@@ -44,6 +44,9 @@ std::vector<std::string> drill_topics();
 std::optional<Drill> make_drill(uint64_t seed, const std::string& topic, const calc::Registry& registry,
                                 const calc::Catalog& catalog);
 
+// What an answer in `unit` may be typed as, for error messages ("bytes: a number (10.7e9) or ...").
+std::string answer_unit_hint(calc::Unit unit);
+
 // Reads "10.7 GB", "10.7e9", "40", "295 FLOP/B"... in the drill's unit and grades it.
 Graded grade_drill(const Drill& drill, const std::string& answer, double tolerance = 0.10);
 
