@@ -31,7 +31,9 @@ TEST(Rehearsal, EveryCompanyAndTrackAssemblesALoop) {
     ASSERT_TRUE(plan.ok()) << id << ": " << plan.error().message();
     // A page without reported rounds gets its first track's four-round loop, and says so.
     EXPECT_EQ(plan->rounds.size(), company.rounds.empty() ? 4u : std::min(company.rounds.size(), kMaxRounds)) << id;
-    if (company.rounds.empty()) EXPECT_NE(plan->note.find("reports no rounds"), std::string::npos) << id;
+    if (company.rounds.empty()) {
+      EXPECT_NE(plan->note.find("reports no rounds"), std::string::npos) << id;
+    }
     std::set<std::string> slugs;
     bool reported = true;
     for (const auto& r : plan->rounds) {
@@ -73,7 +75,9 @@ TEST(Rehearsal, ARoundWithNoReportedContentSaysSo) {
       EXPECT_TRUE(r.from_track_weights);
       EXPECT_NE(r.drawn.find("reports no content"), std::string::npos) << r.drawn;
     }
-    if (r.name == "System design: scale an LLM token endpoint") EXPECT_EQ(r.kind, Kind::kDesign);
+    if (r.name == "System design: scale an LLM token endpoint") {
+      EXPECT_EQ(r.kind, Kind::kDesign);
+    }
     if (r.name == "Performance take-home") {
       EXPECT_EQ(r.kind, Kind::kCoding);
       EXPECT_EQ(r.minutes, 120);  // 4 hours = 240 min, clamped to 120
