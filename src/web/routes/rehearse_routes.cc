@@ -1,5 +1,6 @@
 #include "web/routes/rehearse_routes.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -68,8 +69,7 @@ std::string expiry_line(const store::Rehearsal& r, int64_t now) {
          std::to_string((r.expires_at - now + 3599) / 3600) + " h.</p>";
 }
 
-std::string rubric_form(const Context& ctx, const std::string& csrf, int64_t id, size_t round) {
-  (void)ctx;
+std::string rubric_form(const std::string& csrf, int64_t id, size_t round) {
   std::string h = "<form method=\"post\" action=\"/rehearsals/" + std::to_string(id) +
                   "\" id=\"rubric\"><input type=\"hidden\" name=\"csrf\" value=\"" + esc(csrf) +
                   "\"><input type=\"hidden\" name=\"action\" value=\"score\"><input type=\"hidden\" name=\"round\" value=\"" +
@@ -140,7 +140,7 @@ std::string round_html(const Context& ctx, const Loaded& l, size_t i, int shown,
     h += "<p class=\"tldr\">" + esc(q->tldr) + "</p><p>The full worked answer comes with <a href=\"/pricing\">access</a>.</p>";
   }
   h += "</section>";
-  if (open) h += rubric_form(ctx, csrf, l.r.id, i);
+  if (open) h += rubric_form(csrf, l.r.id, i);
   return h;
 }
 
@@ -279,6 +279,10 @@ Response rehearsal_page(const Request& req, const Params& p, const Context& ctx)
       return plain_error(409, "This rehearsal expired (an open rehearsal closes 48 hours after it starts); start a new one.");
     }
     if (action == "answer") {
+      // Only the round in progress takes an answer: the clock of a later round has not started.
+      if (static_cast<size_t>(round) != current_round(l)) {
+        return plain_error(409, "round " + round_text + " is not the round in progress; accepted: " + std::to_string(current_round(l)));
+      }
       const std::string answer = form_value(form, "answer");
       if (answer.size() > rh::kMaxAnswerBytes) {
         return plain_error(413, "answer: " + std::to_string(answer.size()) + " bytes is too long; accepted: at most 20,000 bytes "
