@@ -1,6 +1,9 @@
 // Mock loops through App::handle (issue 36): start from a company and a track (signed in,
 // CSRF, 303), a round answered, its follow-ups, scored twice (counted once), the report and its
 // JSON, size limits, ownership, expiry, the dashboard, and deletion with the account.
+#include <cstdio>
+#include <cstdlib>
+
 #include <nlohmann/json.hpp>
 
 #include "web/practice_fixture.h"
@@ -89,6 +92,7 @@ TEST_F(Rehearse, ARoundRunsToTheReport) {
   }
   s = state(id, c);
   ASSERT_EQ(s["state"], "finished") << s.dump();
+  if (std::getenv("RIDGE_REHEARSAL_LIST")) std::printf("%s\n", s.dump(2).c_str());  // a sample report
   // Sums 16, 16, 7, 7 over 16 lines: mean 46/16 = 2.875; two lines at 1 -> not lean hire; mean
   // >= 2.0 -> lean no. The first round's line means stay 4 (its resend of 1s did not count).
   const auto& rep = s["report"];
