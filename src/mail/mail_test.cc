@@ -89,7 +89,7 @@ TEST(Sender, BacksOffDoublingToAnHour) {
   EXPECT_EQ(Sender::backoff(30, 50), 3600);
 }
 
-// Mock loops (issue 36): design rounds scored 2,2,2,1 and 3,2,2,1 (14 of 8 lines: 1.75) against
+// Mock loops (issue 36): design rounds scored 2,2,2,1 and 3,2,2,1 (7 + 8 = 15 over 8 lines: 1.875) against
 // a coding round at 3,3,3,3 (3.0) and an unfinished rehearsal (ignored): design is the weakest,
 // offered with the loop it was last rehearsed in.
 TEST(WeeklyRehearsal, OffersTheWeakestRoundType) {
@@ -109,7 +109,7 @@ TEST(WeeklyRehearsal, OffersTheWeakestRoundType) {
   auto w = weakest_round_type({a, b, open});
   ASSERT_TRUE(w.has_value());
   EXPECT_EQ(w->kind, "design");
-  EXPECT_DOUBLE_EQ(w->mean, 14.0 / 8.0);
+  EXPECT_DOUBLE_EQ(w->mean, 15.0 / 8.0);
   EXPECT_EQ(w->rounds, 2);
   EXPECT_EQ(w->source, "company:meta");
   EXPECT_FALSE(weakest_round_type({open}).has_value());
@@ -117,7 +117,7 @@ TEST(WeeklyRehearsal, OffersTheWeakestRoundType) {
   m.text = "body\n\n-- \nfooter\n";
   m.html = "<p>body</p><hr><p>footer</p>";
   add_rehearsal_offer(m, *w, "https://ridge.test");
-  EXPECT_NE(m.text.find("weakest round type in your rehearsals is design (a mean of 1.8 of 4 over 2 rounds)"), std::string::npos);
+  EXPECT_NE(m.text.find("weakest round type in your rehearsals is design (a mean of 1.9 of 4 over 2 rounds)"), std::string::npos);
   EXPECT_LT(m.text.find("https://ridge.test/rehearse?company=meta"), m.text.find("-- "));
   EXPECT_LT(m.html.find("id=\"rehearsal-offer\""), m.html.find("<hr>"));
 }
