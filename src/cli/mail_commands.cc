@@ -96,6 +96,13 @@ int run_mail(const MailFlags& f, const calc::Registry& registry, const calc::Cat
       }
       auto message = mail::weekly_message(loaded.bank, *q, sub.email, config->base_url,
                                           mail::unsubscribe_url(*config, signer, sub.email), week);
+      // Mock loops (issue 36): a subscriber with an account and finished rehearsals is offered
+      // their weakest round type as next week's rehearsal. A failed read only leaves it out.
+      if (auto user = s.find_user_by_email(sub.email); user.ok() && user->has_value()) {
+        if (auto past = s.rehearsals((*user)->id); past.ok()) {
+          if (auto weakest = mail::weakest_round_type(*past)) mail::add_rehearsal_offer(message, *weakest, config->base_url);
+        }
+      }
       auto done = s.queue_weekly(week, sub.id, q->slug, sub.email, mail::render(*config, message, now), now);
       if (!done.ok()) {
         err << "ridge mail weekly: subscription " << sub.id << ": " << done.error().message << "\n";

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "account/clock.h"
 #include "mail/mail.h"
 #include "mail/sender.h"
@@ -85,6 +87,39 @@ TEST(Sender, BacksOffDoublingToAnHour) {
   EXPECT_EQ(Sender::backoff(30, 2), 60);
   EXPECT_EQ(Sender::backoff(30, 5), 480);
   EXPECT_EQ(Sender::backoff(30, 50), 3600);
+}
+
+// Mock loops (issue 36): design rounds scored 2,2,2,1 and 3,2,2,1 (7 + 8 = 15 over 8 lines: 1.875) against
+// a coding round at 3,3,3,3 (3.0) and an unfinished rehearsal (ignored): design is the weakest,
+// offered with the loop it was last rehearsed in.
+TEST(WeeklyRehearsal, OffersTheWeakestRoundType) {
+  auto round = [](const char* kind, std::vector<int> s) {
+    return nlohmann::json{{"kind", kind},
+                          {"scores", {{"technical depth", s[0]}, {"problem solving", s[1]}, {"communication", s[2]}, {"numbers right", s[3]}}}};
+  };
+  store::Rehearsal a, b, open;
+  a.source = "track:serving";
+  a.finished_at = 10;
+  a.report_json = nlohmann::json{{"rounds", {round("design", {2, 2, 2, 1}), round("coding", {3, 3, 3, 3})}}}.dump();
+  b.source = "company:meta";
+  b.finished_at = 20;
+  b.report_json = nlohmann::json{{"rounds", {round("design", {3, 2, 2, 1}), nlohmann::json{{"kind", "question"}, {"scores", nullptr}}}}}.dump();
+  open.source = "company:groq";
+  open.report_json = nlohmann::json{{"rounds", {round("question", {1, 1, 1, 1})}}}.dump();
+  auto w = weakest_round_type({a, b, open});
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->kind, "design");
+  EXPECT_DOUBLE_EQ(w->mean, 15.0 / 8.0);
+  EXPECT_EQ(w->rounds, 2);
+  EXPECT_EQ(w->source, "company:meta");
+  EXPECT_FALSE(weakest_round_type({open}).has_value());
+  Message m;
+  m.text = "body\n\n-- \nfooter\n";
+  m.html = "<p>body</p><hr><p>footer</p>";
+  add_rehearsal_offer(m, *w, "https://ridge.test");
+  EXPECT_NE(m.text.find("weakest round type in your rehearsals is design (a mean of 1.9 of 4 over 2 rounds)"), std::string::npos);
+  EXPECT_LT(m.text.find("https://ridge.test/rehearse?company=meta"), m.text.find("-- "));
+  EXPECT_LT(m.html.find("id=\"rehearsal-offer\""), m.html.find("<hr>"));
 }
 
 }  // namespace

@@ -1,7 +1,11 @@
 #include "mail/weekly.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
+#include <map>
+
+#include <nlohmann/json.hpp>
 
 #include "calc/derivation.h"
 
@@ -66,6 +70,56 @@ Message weekly_message(const bank::Bank& bank, const bank::Question& q, const st
            "\">Try it, then read the worked answer</a></p><hr><p style=\"color:#555;font-size:.9em\">You get this because you subscribed to "
            "the weekly question. <a href=\"" + e(unsubscribe_url) + "\">Unsubscribe</a>.</p></body></html>";
   return m;
+}
+
+std::optional<WeakestRound> weakest_round_type(const std::vector<store::Rehearsal>& rehearsals) {
+  struct Sum {
+    int total = 0, lines = 0, rounds = 0;
+    std::string source;
+  };
+  std::map<std::string, Sum> by_kind;  // ordered: ties go to the kind named first
+  for (const auto& r : rehearsals) {  // oldest first: the last source seen is the latest
+    if (r.finished_at == 0) continue;
+    auto report = nlohmann::json::parse(r.report_json, nullptr, false);
+    if (!report.is_object() || !report.contains("rounds") || !report["rounds"].is_array()) continue;
+    for (const auto& round : report["rounds"]) {
+      if (!round.is_object() || !round.contains("kind") || !round["kind"].is_string() || !round.contains("scores") ||
+          !round["scores"].is_object()) {
+        continue;
+      }
+      Sum& sum = by_kind[round["kind"].get<std::string>()];
+      for (const auto& [line, v] : round["scores"].items()) {
+        if (!v.is_number_integer()) continue;
+        sum.total += v.get<int>();
+        ++sum.lines;
+      }
+      ++sum.rounds;
+      sum.source = r.source;
+    }
+  }
+  std::optional<WeakestRound> out;
+  for (const auto& [kind, sum] : by_kind) {
+    if (sum.lines == 0) continue;
+    const double mean = static_cast<double>(sum.total) / sum.lines;
+    if (!out || mean < out->mean) out = WeakestRound{kind, mean, sum.rounds, sum.source};
+  }
+  return out;
+}
+
+void add_rehearsal_offer(Message& m, const WeakestRound& w, const std::string& base_url) {
+  const size_t colon = w.source.find(':');
+  const std::string link = base_url + "/rehearse?" + (colon == std::string::npos ? std::string("track=") : w.source.substr(0, colon) + "=") +
+                           (colon == std::string::npos ? w.source : w.source.substr(colon + 1));
+  char mean[16];
+  std::snprintf(mean, sizeof mean, "%.1f", w.mean);
+  const std::string line = "Your weakest round type in your rehearsals is " + w.kind + " (a mean of " + mean + " of 4 over " +
+                           std::to_string(w.rounds) + " round" + (w.rounds == 1 ? "" : "s") +
+                           "). Rehearse it again next week:";
+  auto e = [](const std::string& s) { return calc::html_escape(s); };
+  if (size_t at = m.text.find("\n\n-- \n"); at != std::string::npos) m.text.insert(at, "\n\n" + line + "\n" + link);
+  if (size_t at = m.html.find("<hr>"); at != std::string::npos) {
+    m.html.insert(at, "<p id=\"rehearsal-offer\">" + e(line) + " <a href=\"" + e(link) + "\">" + e(link) + "</a></p>");
+  }
 }
 
 }  // namespace ridge::mail

@@ -153,6 +153,31 @@ CREATE INDEX billing_events_payment_ref ON billing_events(payment_ref);
 ALTER TABLE readiness ADD COLUMN nonce TEXT NOT NULL DEFAULT '';
 CREATE UNIQUE INDEX readiness_nonce ON readiness(user_id, nonce) WHERE nonce <> '';
 )sql"},
+      // 9: mock loops (issue 36): a rehearsal of a company's or a track's loop, its plan as the
+      // service assembled it, and per round the candidate's answer and rubric scores. Both go
+      // with the account (ON DELETE CASCADE), as every answer is the user's own data.
+      {9, R"sql(
+CREATE TABLE rehearsals (
+  id {ID},
+  user_id {BIGINT} NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  source TEXT NOT NULL,
+  plan_json TEXT NOT NULL,
+  started_at {BIGINT} NOT NULL,
+  expires_at {BIGINT} NOT NULL,
+  finished_at {BIGINT} NOT NULL DEFAULT 0,
+  report_json TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX rehearsals_user ON rehearsals(user_id);
+CREATE TABLE rehearsal_rounds (
+  rehearsal_id {BIGINT} NOT NULL REFERENCES rehearsals(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  answer TEXT NOT NULL DEFAULT '',
+  answered_at {BIGINT} NOT NULL DEFAULT 0,
+  scores TEXT NOT NULL DEFAULT '',
+  scored_at {BIGINT} NOT NULL DEFAULT 0,
+  PRIMARY KEY (rehearsal_id, idx)
+);
+)sql"},
   };
   return m;
 }

@@ -25,6 +25,11 @@ Card to_card(const Row& r) {
 }
 Subscription to_subscription(const Row& r) { return {r.i64(0), r.text(1), r.text(2), r.i64(3), r.i64(4)}; }
 std::string to_text(const Row& r) { return r.text(0); }
+const std::string kSelectRehearsal =
+    "SELECT id, user_id, source, plan_json, started_at, expires_at, finished_at, report_json FROM rehearsals ";
+Rehearsal to_rehearsal(const Row& r) {
+  return {r.i64(0), r.i64(1), r.text(2), r.text(3), r.i64(4), r.i64(5), r.i64(6), r.text(7), {}};
+}
 
 // The row mappings, once: every row, the first row if any, or only whether it worked.
 template <class F>
@@ -356,6 +361,57 @@ class SqlStore final : public Store {
     auto r = db_->query("DELETE FROM rate_limits WHERE full_at <= ?", {now});
     if (!r.ok()) return r.error();
     return r->changes;
+  }
+
+  // Mock loops (issue 36). Each statement names the user, so another account's id reads as
+  // none and writes nothing.
+  Result<int64_t> create_rehearsal(int64_t user_id, const Rehearsal& r, int rounds) override {
+    return db_->in_transaction([&](Conn& c) -> Result<int64_t> {
+      auto id = returned_id(c.query("INSERT INTO rehearsals (user_id, source, plan_json, started_at, expires_at) VALUES (?, ?, ?, ?, ?) "
+                                    "RETURNING id",
+                                    {user_id, r.source, r.plan_json, r.started_at, r.expires_at}));
+      if (!id.ok()) return id;
+      for (int i = 0; i < rounds; ++i) {
+        auto row = c.query("INSERT INTO rehearsal_rounds (rehearsal_id, idx) VALUES (?, ?)", {*id, i});
+        if (!row.ok()) return row.error();
+      }
+      return id;
+    });
+  }
+  Result<std::optional<Rehearsal>> get_rehearsal(int64_t user_id, int64_t id) override {
+    auto head = first(db_->query(kSelectRehearsal + "WHERE user_id = ? AND id = ?", {user_id, id}), to_rehearsal);
+    if (!head.ok() || !head->has_value()) return head;
+    auto rounds = all(db_->query("SELECT idx, answer, answered_at, scores, scored_at FROM rehearsal_rounds WHERE rehearsal_id = ? "
+                                 "ORDER BY idx",
+                                 {id}),
+                      [](const Row& r) {
+                        return RehearsalRound{static_cast<int>(r.i64(0)), r.text(1), r.i64(2), r.text(3), r.i64(4)};
+                      });
+    if (!rounds.ok()) return rounds.error();
+    Rehearsal out = **head;
+    out.rounds = std::move(rounds).value();
+    return std::optional<Rehearsal>(std::move(out));
+  }
+  Result<bool> answer_rehearsal_round(int64_t user_id, int64_t id, int index, const std::string& answer, int64_t now) override {
+    return changed(db_->query("UPDATE rehearsal_rounds SET answer = ?1, "
+                              "answered_at = CASE WHEN answered_at = 0 THEN ?2 ELSE answered_at END "
+                              "WHERE rehearsal_id = ?3 AND idx = ?4 AND scored_at = 0 AND rehearsal_id IN "
+                              "(SELECT id FROM rehearsals WHERE id = ?3 AND user_id = ?5 AND finished_at = 0 AND expires_at > ?2)",
+                              {answer, now, id, index, user_id}));
+  }
+  Result<bool> score_rehearsal_round(int64_t user_id, int64_t id, int index, const std::string& scores, int64_t now) override {
+    // `scored_at = 0` in the WHERE is the once: of two submissions, the second matches no row.
+    return changed(db_->query("UPDATE rehearsal_rounds SET scores = ?1, scored_at = ?2 "
+                              "WHERE rehearsal_id = ?3 AND idx = ?4 AND scored_at = 0 AND answered_at <> 0 AND rehearsal_id IN "
+                              "(SELECT id FROM rehearsals WHERE id = ?3 AND user_id = ?5 AND finished_at = 0 AND expires_at > ?2)",
+                              {scores, now, id, index, user_id}));
+  }
+  Result<bool> finish_rehearsal(int64_t user_id, int64_t id, const std::string& report_json, int64_t now) override {
+    return changed(db_->query("UPDATE rehearsals SET finished_at = ?, report_json = ? WHERE id = ? AND user_id = ? AND finished_at = 0",
+                              {now, report_json, id, user_id}));
+  }
+  Result<std::vector<Rehearsal>> rehearsals(int64_t user_id) override {
+    return all(db_->query(kSelectRehearsal + "WHERE user_id = ? ORDER BY id", {user_id}), to_rehearsal);
   }
 
   bool ping() override { return db_->ping(); }

@@ -116,6 +116,27 @@ struct Subscription {
   int64_t confirmed_at = 0;
 };
 
+// A mock loop (issue 36). The plan (the rounds as assembled) is JSON the rehearsal service
+// wrote and reads; the store keeps it opaque. Per round: the candidate's answer and their
+// rubric scores ("3,2,4,3": technical depth, problem solving, communication, numbers right).
+struct RehearsalRound {
+  int index = 0;
+  std::string answer;
+  int64_t answered_at = 0;  // 0 until answered
+  std::string scores;       // "" until scored
+  int64_t scored_at = 0;    // 0 until scored
+};
+struct Rehearsal {
+  int64_t id = 0;
+  int64_t user_id = 0;
+  std::string source;  // "company:ID" or "track:ID"
+  std::string plan_json;
+  int64_t started_at = 0, expires_at = 0;
+  int64_t finished_at = 0;  // 0 while open
+  std::string report_json;  // "" until finished
+  std::vector<RehearsalRound> rounds;  // by index; empty in the list of rehearsals()
+};
+
 // Calendar months added in UTC, the day clamped to the month's length (Jan 31 + 1 = Feb 28).
 int64_t add_months_utc(int64_t unix_seconds, int months);
 
@@ -236,6 +257,24 @@ class Store {
   virtual Result<double> bucket_tokens(const std::string& key, double capacity, double per_second, int64_t now) = 0;
   // Deletes the buckets that are full again by `now` (the same as no row); how many.
   virtual Result<int64_t> prune_buckets(int64_t now) = 0;
+
+  // Mock loops (issue 36). Every call names the user: a rehearsal is read and written only by
+  // its owner. create_rehearsal writes the rehearsal and `rounds` empty rounds in one
+  // transaction; its id.
+  virtual Result<int64_t> create_rehearsal(int64_t user_id, const Rehearsal& r, int rounds) = 0;
+  virtual Result<std::optional<Rehearsal>> get_rehearsal(int64_t user_id, int64_t id) = 0;
+  // Keeps the round's answer (the first answer's time is kept) while the rehearsal is open
+  // (unfinished, unexpired at `now`) and the round unscored; false when nothing changed.
+  virtual Result<bool> answer_rehearsal_round(int64_t user_id, int64_t id, int index, const std::string& answer,
+                                              int64_t now) = 0;
+  // Records the round's scores once: a second submission (a resent form, another server)
+  // changes nothing and answers false. Only an answered round of an open rehearsal.
+  virtual Result<bool> score_rehearsal_round(int64_t user_id, int64_t id, int index, const std::string& scores,
+                                             int64_t now) = 0;
+  // Closes the rehearsal with its report, once: false when it was closed before.
+  virtual Result<bool> finish_rehearsal(int64_t user_id, int64_t id, const std::string& report_json, int64_t now) = 0;
+  // The user's rehearsals, oldest first, without their rounds.
+  virtual Result<std::vector<Rehearsal>> rehearsals(int64_t user_id) = 0;
 
   // Answers when the database is reachable (for /readyz).
   virtual bool ping() = 0;

@@ -520,6 +520,58 @@ TEST_P(StoreSuite, APreviousReleasesSchemaMigratesWhileItsServerRuns) {
   }
 }
 
+// Mock loops (issue 36): a rehearsal belongs to its user, an answer is kept until the round is
+// scored, a score counts once, an expired or finished one takes nothing, and the account's
+// deletion takes every rehearsal and answer with it.
+TEST_P(StoreSuite, RehearsalsBelongToTheirUserAndCountAScoreOnce) {
+  auto a = store_->create_user("reh-a@example.com", "h", 1);
+  auto b = store_->create_user("reh-b@example.com", "h", 1);
+  ASSERT_TRUE(a.ok() && b.ok());
+  Rehearsal r;
+  r.source = "company:anthropic";
+  r.plan_json = "{\"rounds\":[]}";
+  r.started_at = 100;
+  r.expires_at = 100 + 48 * 3600;
+  auto id = store_->create_rehearsal(*a, r, 3);
+  ASSERT_TRUE(id.ok()) << id.error().message;
+  auto got = store_->get_rehearsal(*a, *id);
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->source, "company:anthropic");
+  ASSERT_EQ((*got)->rounds.size(), 3u);
+  EXPECT_EQ((*got)->rounds[2].index, 2);
+  // Another user sees nothing and changes nothing.
+  EXPECT_FALSE(store_->get_rehearsal(*b, *id)->has_value());
+  EXPECT_FALSE(*store_->answer_rehearsal_round(*b, *id, 0, "theirs", 200));
+  // Scoring before answering is refused; an answer is kept with its first time.
+  EXPECT_FALSE(*store_->score_rehearsal_round(*a, *id, 0, "3,3,3,3", 150));
+  EXPECT_TRUE(*store_->answer_rehearsal_round(*a, *id, 0, "first draft", 200));
+  EXPECT_TRUE(*store_->answer_rehearsal_round(*a, *id, 0, "second draft", 260));
+  // Twice scored: the first counts, the second changes nothing.
+  EXPECT_TRUE(*store_->score_rehearsal_round(*a, *id, 0, "4,3,2,1", 300));
+  EXPECT_FALSE(*store_->score_rehearsal_round(*a, *id, 0, "1,1,1,1", 301));
+  EXPECT_FALSE(*store_->answer_rehearsal_round(*a, *id, 0, "after scoring", 302));
+  got = store_->get_rehearsal(*a, *id);
+  EXPECT_EQ((*got)->rounds[0].answer, "second draft");
+  EXPECT_EQ((*got)->rounds[0].answered_at, 200);
+  EXPECT_EQ((*got)->rounds[0].scores, "4,3,2,1");
+  EXPECT_EQ((*got)->rounds[0].scored_at, 300);
+  // Past its expiry, an open rehearsal takes no answer.
+  EXPECT_FALSE(*store_->answer_rehearsal_round(*a, *id, 1, "late", r.expires_at));
+  // Finished once.
+  EXPECT_FALSE(*store_->finish_rehearsal(*b, *id, "{}", 400));
+  EXPECT_TRUE(*store_->finish_rehearsal(*a, *id, "{\"recommendation\":\"no\"}", 400));
+  EXPECT_FALSE(*store_->finish_rehearsal(*a, *id, "{}", 401));
+  EXPECT_FALSE(*store_->answer_rehearsal_round(*a, *id, 1, "after the end", 402));
+  auto list = store_->rehearsals(*a);
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ((*list)[0].report_json, "{\"recommendation\":\"no\"}");
+  EXPECT_EQ((*list)[0].finished_at, 400);
+  EXPECT_TRUE(store_->rehearsals(*b)->empty());
+  ASSERT_TRUE(store_->delete_user(*a).ok());
+  EXPECT_TRUE(store_->rehearsals(*a)->empty());
+  EXPECT_FALSE(store_->get_rehearsal(*a, *id)->has_value());
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, StoreSuite, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& param_info) { return param_info.param; });
 

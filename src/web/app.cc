@@ -12,6 +12,7 @@
 #include "web/routes/health_routes.h"
 #include "web/routes/mail_routes.h"
 #include "web/routes/practice_routes.h"
+#include "web/routes/rehearse_routes.h"
 #include "web/routes/response.h"
 #include "web/routes/search_routes.h"
 
@@ -143,6 +144,14 @@ void App::add_routes() {
   get_post("/reset/confirm", routes::reset_confirm);
   get_post("/signin/link", routes::signin_link);
   // Health and metrics.
+  // Mock loops (issue 36): start, rounds, report, API.
+  router_.add("GET", "/rehearse", to(routes::rehearse_start));
+  router_.add("POST", "/companies/{id}/rehearse", with(routes::rehearse_company));
+  router_.add("POST", "/tracks/{id}/rehearse", with(routes::rehearse_track));
+  router_.add("GET", "/rehearsals/{id}", with(routes::rehearsal_page));
+  router_.add("POST", "/rehearsals/{id}", with(routes::rehearsal_page));
+  router_.add("GET", "/api/rehearsals/{id}", with(routes::api_rehearsal));
+
   router_.add("GET", "/healthz", to(routes::healthz), Dispatch::kInline);
   router_.add("GET", "/metrics", to(routes::metrics), Dispatch::kInline);
   router_.add("GET", "/readyz", to(routes::readyz));

@@ -25,7 +25,8 @@ namespace ridge::web {
   X(claim_mail) X(mail_sent) X(mail_failed) X(mail_counts) X(subscribe) X(find_subscription) \
   X(confirm_subscription) X(unsubscribe) X(confirmed_subscriptions) X(weekly_slugs_sent) X(queue_weekly) \
   X(create_account_token) X(use_account_token) X(set_email_verified) X(take_token) X(return_token) X(bucket_tokens) \
-  X(prune_buckets)
+  X(prune_buckets) \
+  X(create_rehearsal) X(get_rehearsal) X(answer_rehearsal_round) X(score_rehearsal_round) X(finish_rehearsal) X(rehearsals)
 
 enum class StoreOp {
 #define RIDGE_STORE_OP_ENUM(name) name,
@@ -214,6 +215,26 @@ class MeteredStore final : public store::Store {
   }
   Result<int64_t> prune_buckets(int64_t now) override {
     return timed(StoreOp::prune_buckets, [&] { return inner_.prune_buckets(now); });
+  }
+
+  // Mock loops (issue 36).
+  Result<int64_t> create_rehearsal(int64_t user_id, const store::Rehearsal& r, int rounds) override {
+    return timed(StoreOp::create_rehearsal, [&] { return inner_.create_rehearsal(user_id, r, rounds); });
+  }
+  Result<std::optional<store::Rehearsal>> get_rehearsal(int64_t user_id, int64_t id) override {
+    return timed(StoreOp::get_rehearsal, [&] { return inner_.get_rehearsal(user_id, id); });
+  }
+  Result<bool> answer_rehearsal_round(int64_t user_id, int64_t id, int index, const std::string& answer, int64_t now) override {
+    return timed(StoreOp::answer_rehearsal_round, [&] { return inner_.answer_rehearsal_round(user_id, id, index, answer, now); });
+  }
+  Result<bool> score_rehearsal_round(int64_t user_id, int64_t id, int index, const std::string& scores, int64_t now) override {
+    return timed(StoreOp::score_rehearsal_round, [&] { return inner_.score_rehearsal_round(user_id, id, index, scores, now); });
+  }
+  Result<bool> finish_rehearsal(int64_t user_id, int64_t id, const std::string& report_json, int64_t now) override {
+    return timed(StoreOp::finish_rehearsal, [&] { return inner_.finish_rehearsal(user_id, id, report_json, now); });
+  }
+  Result<std::vector<store::Rehearsal>> rehearsals(int64_t user_id) override {
+    return timed(StoreOp::rehearsals, [&] { return inner_.rehearsals(user_id); });
   }
 
   bool ping() override { return inner_.ping(); }

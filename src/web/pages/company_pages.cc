@@ -3,6 +3,7 @@
 
 
 
+#include "calc/derivation.h"
 #include "web/pages/parts.h"
 
 namespace ridge::web {
@@ -125,7 +126,10 @@ std::string company_page(const Site& site, const bank::Company& c) {
     if (const bank::Question* q = site.bank.find(tag.slug)) v.questions.push_back({question_item_view(*q), tag.why, tag.source});
   }
   return layout(site, c.name, "The " + c.name + " interview loop as publicly reported, with sources and confidence levels",
-                render("company", to_view(v)));
+                render("company", to_view(v)) +
+                    // Mock loops (issue 36): the start page holds the signed-in form.
+                    "<p id=\"rehearse\"><a href=\"/rehearse?company=" + calc::html_escape(c.id) + "\">Rehearse this loop</a>: timed, " +
+                    "scored round by round, with a report.</p>");
 }
 
 std::string company_table(const Site& site) {

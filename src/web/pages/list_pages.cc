@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "calc/derivation.h"
 #include "web/pages/parts.h"
 
 namespace ridge::web {
@@ -174,7 +175,10 @@ std::string track_page(const Site& site, const bank::Track& track) {
     v.topics.emplace_back(topic, topic_name(site, topic));
     v.weights.push_back(-w);
   }
-  return layout(site, track.name, track.description, render("track", to_view(site, v)));
+  // Mock loops (issue 36): the start page holds the signed-in form.
+  return layout(site, track.name, track.description,
+                render("track", to_view(site, v)) + "<p id=\"rehearse\"><a href=\"/rehearse?track=" + calc::html_escape(track.id) +
+                    "\">Rehearse this track's loop</a>: four timed rounds drawn from its weights, with a report.</p>");
 }
 
 std::string difficulty_page(const Site& site, bank::Difficulty level) {

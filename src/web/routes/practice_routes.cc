@@ -7,6 +7,7 @@
 
 #include "practice/card_state.h"
 #include "web/log.h"
+#include "web/routes/rehearse_routes.h"
 #include "web/routes/response.h"
 #include "web/views/practice_views.h"
 
@@ -135,7 +136,9 @@ Response dashboard(const Request& req, const Context& ctx) {
   if (auto history = ctx.store()->readiness_history(v.user_id); history.ok()) {
     for (const auto& r : *history) view.readiness.push_back({r.track, r.score, r.finished_at});
   }
-  Response r = html(200, layout(ctx.site(), "Progress", "Your progress", views::dashboard_page(view)));
+  // Mock loops (issue 36): past rehearsals with the trend per rubric line.
+  Response r = html(200, layout(ctx.site(), "Progress", "Your progress",
+                                views::dashboard_page(view) + rehearsals_dashboard_html(ctx, v.user_id)));
   r.set("Cache-Control", "no-store");
   return r;
 }

@@ -1,0 +1,204 @@
+// Mock loops (issue 36): a plan for every company page and every track of the real bank, the
+// rubric's parsing, the recommendation rule and the report.
+#include "web/services/rehearsal.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "bank/loader.h"
+#include "calc/test_catalog.h"
+
+namespace ridge::web::services::rehearsal {
+namespace {
+
+const bank::Bank& real_bank() {
+  static const bank::Bank b = bank::load_bank(std::string(RIDGE_SOURCE_DIR) + "/content", calc::testing::registry(),
+                                              calc::testing::real_catalog(), {false})
+                                  .bank;
+  return b;
+}
+
+// Every company page and every track assembles a loop whose questions exist and do not repeat,
+// and the plan survives its JSON.
+TEST(Rehearsal, EveryCompanyAndTrackAssemblesALoop) {
+  const bank::Bank& b = real_bank();
+  ASSERT_GE(b.companies.size(), 40u);
+  size_t all_reported = 0;
+  for (const auto& [id, company] : b.companies) {
+    auto plan = plan_company(b, id, {}, 7);
+    ASSERT_TRUE(plan.ok()) << id << ": " << plan.error().message();
+    // A page without reported rounds gets its first track's four-round loop, and says so.
+    EXPECT_EQ(plan->rounds.size(), company.rounds.empty() ? 4u : std::min(company.rounds.size(), kMaxRounds)) << id;
+    if (company.rounds.empty()) {
+      EXPECT_NE(plan->note.find("reports no rounds"), std::string::npos) << id;
+    }
+    std::set<std::string> slugs;
+    bool reported = true;
+    for (const auto& r : plan->rounds) {
+      EXPECT_NE(b.find(r.slug), nullptr) << id << " " << r.name;
+      EXPECT_TRUE(slugs.insert(r.slug).second) << id << " repeats " << r.slug;
+      EXPECT_GE(r.minutes, 10);
+      EXPECT_LE(r.minutes, 120);
+      if (r.from_track_weights) reported = false;
+    }
+    all_reported += reported;
+    if (reported && std::getenv("RIDGE_REHEARSAL_LIST")) std::printf("every round reported: %s\n", id.c_str());
+    auto back = plan_from_json(plan_json(*plan));
+    ASSERT_TRUE(back.has_value()) << id;
+    EXPECT_EQ(plan_json(*back), plan_json(*plan)) << id;
+  }
+  // At least one company's loop draws on reported content for every round (printed for the
+  // closing note by RIDGE_REHEARSAL_LIST=1).
+  EXPECT_GT(all_reported, 0u);
+  for (const auto& t : b.tracks) {
+    auto plan = plan_track(b, t.id, {}, 7);
+    ASSERT_TRUE(plan.ok()) << t.id;
+    EXPECT_EQ(plan->rounds.size(), 4u) << t.id;
+    for (const auto& r : plan->rounds) EXPECT_TRUE(r.from_track_weights);
+  }
+  EXPECT_FALSE(plan_company(b, "no-such-company", {}, 1).ok());
+  EXPECT_FALSE(plan_track(b, "no-such-track", {}, 1).ok());
+}
+
+// Anthropic's "Design document review" weighs "not described": drawn from the track's weights
+// and said so; its design round is a design round; its 4-hour take-home is rehearsed in 120 min.
+TEST(Rehearsal, ARoundWithNoReportedContentSaysSo) {
+  const bank::Bank& b = real_bank();
+  auto plan = plan_company(b, "anthropic", {}, 3);
+  ASSERT_TRUE(plan.ok());
+  bool saw_review = false;
+  for (const auto& r : plan->rounds) {
+    if (r.name == "Design document review") {
+      saw_review = true;
+      EXPECT_TRUE(r.from_track_weights);
+      EXPECT_NE(r.drawn.find("reports no content"), std::string::npos) << r.drawn;
+    }
+    if (r.name == "System design: scale an LLM token endpoint") {
+      EXPECT_EQ(r.kind, Kind::kDesign);
+    }
+    if (r.name == "Performance take-home") {
+      EXPECT_EQ(r.kind, Kind::kCoding);
+      EXPECT_EQ(r.minutes, 120);  // 4 hours = 240 min, clamped to 120
+    }
+  }
+  EXPECT_TRUE(saw_review);
+}
+
+// Unseen questions are drawn before seen-and-right ones: with every linked question but one
+// seen and right, a one-candidate pool is always that one.
+TEST(Rehearsal, DrawFavoursUnseenOrWrong) {
+  bank::Bank b;
+  b.topics = {{"system-design", "Design", "", 0}};
+  b.tracks = {{"t", "T", "", {{"system-design", 1}}}};
+  for (const char* s : {"a", "b", "c"}) {
+    bank::Question q;
+    q.slug = s;
+    q.title = s;
+    q.topic = "system-design";
+    q.tracks = {"t"};
+    b.questions.push_back(q);
+  }
+  b.build_indexes();
+  History h;
+  h.seen = {"a", "b"};
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    auto plan = plan_track(b, "t", h, seed);
+    ASSERT_TRUE(plan.ok());
+    EXPECT_EQ(plan->rounds.front().slug, "c") << seed;  // the design round (first that fits) or coding fallback
+  }
+  // A question got wrong counts as fresh again.
+  h.seen = {"a", "b", "c"};
+  h.wrong = {"b"};
+  auto plan = plan_track(b, "t", h, 5);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->rounds.front().slug, "b");
+}
+
+TEST(Rehearsal, HistoryReadsLapsesAndLastGrades) {
+  store::Card c;
+  c.slug = "x";
+  c.lapses = 1;
+  History h = history_of({c}, {{"y", 1, 1}, {"y", 3, 2}, {"z", 3, 1}, {"z", 2, 2}});
+  EXPECT_EQ(h.seen, (std::set<std::string>{"x", "y", "z"}));
+  EXPECT_EQ(h.wrong, (std::set<std::string>{"x", "z"}));  // y's last grade is Good
+}
+
+TEST(Rehearsal, ScoresParseStrictly) {
+  EXPECT_EQ(parse_scores("4,3,2,1"), (Scores{4, 3, 2, 1}));
+  for (const char* bad : {"", "4,3,2", "4,3,2,1,", "5,3,2,1", "0,3,2,1", "4;3;2;1", "4,3,2,11", "a,b,c,d"}) {
+    EXPECT_FALSE(parse_scores(bad).has_value()) << bad;
+  }
+  EXPECT_EQ(format_scores({1, 2, 3, 4}), "1,2,3,4");
+  for (size_t l = 0; l < 4; ++l) {
+    for (int v = 1; v <= 4; ++v) EXPECT_FALSE(level_description(l, v).empty());
+  }
+  EXPECT_TRUE(level_description(0, 5).empty());
+}
+
+// The stated rule, at its edges (means worked by hand).
+TEST(Rehearsal, RecommendationFollowsTheStatedRule) {
+  EXPECT_EQ(recommend(3.25, 0, 3, 3), "hire");
+  EXPECT_EQ(recommend(3.25, 0, 2, 3), "lean hire");  // not every round scored
+  EXPECT_EQ(recommend(3.5, 1, 3, 3), "lean hire");   // a line at 1
+  EXPECT_EQ(recommend(3.0, 2, 3, 3), "lean no");     // two lines at 1
+  EXPECT_EQ(recommend(2.74, 0, 3, 3), "lean no");
+  EXPECT_EQ(recommend(1.99, 0, 3, 3), "no");
+  EXPECT_EQ(recommend(4.0, 0, 1, 3), "no");  // fewer than half scored
+}
+
+// Three rounds: scores 4,4,3,3 / 2,2,2,2 / 1,3,3,3. Sums 14, 8, 10: mean 32/48 = 0.667 of 4,
+// i.e. 2.667; one line at 1; means per line (4+2+1)/3 = 2.33, (4+2+3)/3 = 3, (3+2+3)/3 = 2.67,
+// (3+2+3)/3 = 2.67. Rule: 2.667 < 2.75 -> lean no. Rounds 2 and 3 (sums 8 and 10 < 12) go to review.
+TEST(Rehearsal, ReportFromThreeRounds) {
+  bank::Bank b;
+  for (const char* s : {"q1", "q2", "q3"}) {
+    bank::Question q;
+    q.slug = s;
+    q.title = std::string("T ") + s;
+    q.concepts = {std::string("c-") + s};
+    b.questions.push_back(q);
+  }
+  b.build_indexes();
+  Plan plan{"track:t", "T", "", {}};
+  for (const char* s : {"q1", "q2", "q3"}) plan.rounds.push_back({s, Kind::kQuestion, 10, "", s, "", false});
+  store::Rehearsal r;
+  r.started_at = 1000;
+  r.expires_at = 1000 + kExpirySeconds;
+  r.rounds = {{0, "a", 1300, "4,4,3,3", 1400}, {1, "", 2300, "2,2,2,2", 2400}, {2, "c", 2500, "1,3,3,3", 2600}};
+  Report rep = build_report(b, plan, r, 3000);
+  ASSERT_EQ(rep.rounds.size(), 3u);
+  EXPECT_EQ(rep.rounds[0].seconds_used, 300);  // 1300 - 1000
+  EXPECT_EQ(rep.rounds[1].seconds_used, 900);  // 2300 - 1400: over 10 min by 5
+  EXPECT_EQ(rep.rounds[2].seconds_used, 100);
+  EXPECT_NEAR(rep.mean, 32.0 / 12.0, 1e-9);
+  EXPECT_EQ(rep.ones, 1);
+  EXPECT_NEAR(rep.line_means[0], 7.0 / 3.0, 1e-9);
+  EXPECT_NEAR(rep.line_means[1], 3.0, 1e-9);
+  EXPECT_EQ(rep.recommendation, "lean no");
+  EXPECT_EQ(rep.review_slugs, (std::vector<std::string>{"q2", "q3"}));
+  EXPECT_EQ(rep.review_concepts, (std::vector<std::string>{"c-q2", "c-q3"}));
+  const auto& missed = rep.rounds[1].missed;
+  EXPECT_NE(std::find(missed.begin(), missed.end(), "no answer written"), missed.end());
+  EXPECT_NE(std::find(missed.begin(), missed.end(), "over the 10-minute length by 5 min"), missed.end());
+  EXPECT_FALSE(rep.expired);
+  EXPECT_TRUE(build_report(b, plan, r, r.expires_at).expired);
+  EXPECT_EQ(report_json(rep)["recommendation"], "lean no");
+}
+
+// Until issues 34 and 35 land, no kind has an engine score and the page says why.
+TEST(Rehearsal, StandInKindsSaySo) {
+  bank::Question q;
+  q.slug = "x";
+  q.title = "X";
+  EXPECT_FALSE(numeric_round(q).note.empty());
+  EXPECT_FALSE(design_round(q).note.empty());
+  EXPECT_TRUE(question_round(q).note.empty());
+  q.lab = "batcher";
+  EXPECT_EQ(coding_round(q).test_command, "ridge lab test batcher --impl your_file.cc");
+  EXPECT_FALSE(engine_score({"n", Kind::kNumeric, 30, "", "x", "", false}, "42").has_value());
+}
+
+}  // namespace
+}  // namespace ridge::web::services::rehearsal
