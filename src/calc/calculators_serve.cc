@@ -200,8 +200,13 @@ std::vector<ParamSpec> serve_rate_params() {
   return {
       model_param(), config_param(), gpu_param(),
       count("tp", Unit::kCount, "tensor-parallel GPUs per replica (prefill and decode replicas alike)", 1, 1024, "1"),
-      number("rate", Unit::kNone, "requests per second offered to the whole deployment (Poisson arrivals)", 0, 1e7, "",
-             true, "4"),
+      number("rate", Unit::kNone,
+             "requests per second offered to the whole deployment (Poisson arrivals); or give --concurrency", 0, 1e7, "",
+             false, "4"),
+      count("concurrency", Unit::kCount,
+            "closed loop instead of a rate: clients each sending a request when their last one ends (genai-perf, NIM "
+            "and vLLM --max-concurrency benchmarks)",
+            1, 1e7, "", false, "25"),
       count("input-tokens", Unit::kTokens, "mean prompt tokens per request", 1, 1e8, "", true, "2048"),
       count("output-tokens", Unit::kTokens, "mean generated tokens per request", 1, 1e8, "", true, "256"),
       choice("input-lengths", {"fixed", "exponential"}, "fixed", "how prompt lengths vary around the mean"),
@@ -260,6 +265,11 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
                       "a divisor of the head count"};
   }
   const bool disagg = in.text("deployment") == "disaggregated";
+  if (in.has("rate") == in.has("concurrency")) {
+    return FieldError{"rate", in.has("rate") ? num(in.number("rate")) : "", "needs exactly one of --rate and --concurrency",
+                      "a Poisson rate in requests/s, or a closed loop's --concurrency"};
+  }
+  const bool closed = in.has("concurrency");
   const double k = in.number("draft-tokens"), accept = in.number("acceptance");
   if (k > 0 && accept <= 0) {
     return FieldError{"acceptance", num(accept), "is needed with --draft-tokens (no token would ever be accepted)",
@@ -372,7 +382,7 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
            "(1 − " + num(accept) + "^" + num(k + 1) + ") ÷ (1 − " + num(accept) + ")", E, Unit::kNone);
   }
   const serving::Slo slo{in.number("ttft-slo"), in.number("tpot-slo")};
-  const double rate = in.number("rate");
+  const double concurrency = in.number("concurrency");
   serving::LoadPoint p;
   double gpus = 0, sat = 0, best = 0;
   serving::Disaggregation dis;
@@ -390,24 +400,35 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
            in.has("kv-transfer-bandwidth") ? q(dis.transfer_bandwidth, Unit::kBytesPerSecond)
                                            : num(tp) + " × " + q(per_gpu, Unit::kBytesPerSecond),
            dis.transfer_bandwidth, Unit::kBytesPerSecond);
-    load.rate = rate;
-    p = serving::disaggregated(dc, pf, spec, load, dis);
     gpus = (dis.prefill_replicas + dis.decode_replicas) * tp;
     sat = serving::max_rate_disaggregated(dc, pf, spec, load, dis, {});
+    load.rate = in.number("rate");
+    p = closed ? serving::closed_loop_disaggregated(dc, pf, spec, load, dis, concurrency, sat)
+               : serving::disaggregated(dc, pf, spec, load, dis);
     if (slo.ttft_p99 > 0 || slo.tpot_p99 > 0) best = serving::max_rate_disaggregated(dc, pf, spec, load, dis, slo);
   } else {
     const double replicas = in.number("replicas");
-    load.rate = rate / replicas;
-    p = serving::aggregated(dc, pf, spec, load);
     gpus = replicas * tp;
     sat = serving::max_rate_aggregated(dc, pf, spec, load, {}, replicas);
+    load.rate = in.number("rate") / replicas;
+    p = closed ? serving::closed_loop_aggregated(dc, pf, spec, load, concurrency / replicas, sat / replicas)
+               : serving::aggregated(dc, pf, spec, load);
+    p.rate *= replicas;
     if (slo.ttft_p99 > 0 || slo.tpot_p99 > 0) best = serving::max_rate_aggregated(dc, pf, spec, load, slo, replicas);
   }
+  const double rate = p.rate;
+  if (closed) {
+    d.step("Rate the clients make", "C ÷ (TTFT + (output − 1) × TPOT)  (Little's law over the clients" +
+               std::string(p.saturated ? "; saturated: the rest wait in the queue)" : ")"),
+           num(concurrency) + " ÷ (" + q(p.ttft_mean, Unit::kSeconds) + " + " + num(osl - 1) + " × " +
+               q(p.tpot_mean, Unit::kSeconds) + ")",
+           rate, Unit::kNone);
+  }
   if (!p.stable) {
-    return FieldError{"rate", num(rate), "saturates the deployment: " + p.why,
+    return FieldError{closed ? "concurrency" : "rate", num(closed ? concurrency : in.number("rate")), "saturates the deployment: " + p.why,
                       "below " + num(std::floor(sat * 1000) / 1000) + " requests/s for this deployment"};
   }
-  d.step("Prefill utilisation", "rate per prefill replica × prefill time", num(load.rate / (disagg ? dis.prefill_replicas : 1)) +
+  d.step("Prefill utilisation", "rate per prefill replica × prefill time", num(rate / (disagg ? dis.prefill_replicas : in.number("replicas"))) +
          " × " + q(s_mean, Unit::kSeconds), p.prefill_utilisation, Unit::kRatio);
   d.step("Steady decode batch per replica", "B = rate per replica × output ÷ tokens per step × step(B)" +
          std::string(disagg ? "" : " ÷ (1 − rho)"), "solved: step(B) = " + q(p.step_seconds, Unit::kSeconds), p.batch,
@@ -437,6 +458,7 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
   d.result("gpus", gpus, Unit::kCount);
   d.result("output_tokens_per_second_per_gpu", rate * osl / gpus, Unit::kTokensPerSecond);
   d.result("saturation_rate", sat, Unit::kNone);
+  d.result("rate", rate, Unit::kNone);
   if (best > 0 || slo.ttft_p99 > 0 || slo.tpot_p99 > 0) d.result("max_rate_within_slo", best, Unit::kNone);
   d.set_conclusion("At " + num(rate) + " requests/s: TTFT " + q(p.ttft_mean, Unit::kSeconds) + " mean, " +
                    q(p.ttft_p99, Unit::kSeconds) + " p99; TPOT " + q(p.tpot_mean, Unit::kSeconds) + " mean, " +
@@ -458,7 +480,7 @@ void register_serve_calculators(Registry& r) {
          serve_rate_params(),
          {"ttft_mean_seconds", "ttft_p99_seconds", "tpot_mean_seconds", "tpot_p99_seconds", "batch_per_replica",
           "max_batch_per_replica", "prefill_utilisation", "kv_transfer_seconds", "gpus",
-          "output_tokens_per_second_per_gpu", "saturation_rate", "max_rate_within_slo"},
+          "output_tokens_per_second_per_gpu", "saturation_rate", "rate", "max_rate_within_slo"},
          "--model llama-3.1-70b --gpu h100-sxm --tp 4 --rate 4 --input-tokens 2048 --output-tokens 256", serve_rate});
 }
 

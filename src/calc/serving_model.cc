@@ -115,6 +115,7 @@ LoadPoint aggregated(const DecodeCost& decode, const PrefillCost& prefill, const
   const double wait = lambda * s.second_moment / (2 * (1 - rho));
   const double p99_prompt = prefill_seconds(prefill, length_p99(load.input_lengths, load.input_tokens));
   out.stable = true;
+  out.rate = lambda;
   out.batch = batch;
   out.step_seconds = step;
   // A prompt also waits for the decode step in flight: half a step on average while decoding runs.
@@ -155,6 +156,7 @@ LoadPoint disaggregated(const DecodeCost& decode, const PrefillCost& prefill, co
   const double wait = lambda_p * s.second_moment / (2 * (1 - rho));
   const double p99_len = length_p99(load.input_lengths, load.input_tokens);
   out.stable = true;
+  out.rate = load.rate;
   out.batch = batch;
   out.step_seconds = step;
   out.kv_transfer_seconds = transfer(load.input_tokens);
@@ -185,7 +187,46 @@ double highest(double hi, Ok ok) {
   return lo;
 }
 
+// The closed loop's rate: clients(lambda) = lambda × (TTFT + (output − 1) × TPOT) grows with
+// lambda; find where it equals C, or run at saturation with the rest queued.
+template <typename At>
+LoadPoint closed_loop(double clients, double output, double saturation, At at) {
+  auto held = [&](const LoadPoint& p) { return p.rate * (p.ttft_mean + (output - 1) * p.tpot_mean); };
+  LoadPoint top = at(saturation);
+  if (!top.stable) return top;
+  if (held(top) < clients) {
+    const double extra = clients / saturation - (output - 1) * top.tpot_mean;
+    top.saturated = true;
+    top.ttft_p99 += std::max(0.0, extra - top.ttft_mean);
+    top.ttft_mean = std::max(top.ttft_mean, extra);
+    return top;
+  }
+  double lo = 0, hi = saturation;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = (lo + hi) / 2;
+    const LoadPoint p = at(mid);
+    (p.stable && held(p) < clients ? lo : hi) = mid;
+  }
+  return at(hi);
+}
+
 }  // namespace
+
+LoadPoint closed_loop_aggregated(const DecodeCost& decode, const PrefillCost& prefill, const Speculation& spec,
+                                 Load load, double concurrency, double saturation) {
+  return closed_loop(concurrency, load.output_tokens, saturation, [&](double r) {
+    load.rate = r;
+    return aggregated(decode, prefill, spec, load);
+  });
+}
+
+LoadPoint closed_loop_disaggregated(const DecodeCost& decode, const PrefillCost& prefill, const Speculation& spec,
+                                    Load load, const Disaggregation& dis, double concurrency, double saturation) {
+  return closed_loop(concurrency, load.output_tokens, saturation, [&](double r) {
+    load.rate = r;
+    return disaggregated(decode, prefill, spec, load, dis);
+  });
+}
 
 double max_rate_aggregated(const DecodeCost& decode, const PrefillCost& prefill, const Speculation& spec, Load load,
                            const Slo& slo, double replicas) {

@@ -90,6 +90,8 @@ double prefill_seconds(const PrefillCost& p, double input_tokens);
 
 struct LoadPoint {
   bool stable = false;
+  bool saturated = false;       // closed loop only: the clients outnumber what the deployment serves, the rest queue
+  double rate = 0;              // requests/s this point serves (closed loop: solved)
   std::string why;              // why not stable ("prefill saturates", "decode saturates", "KV cache full")
   double batch = 0;             // steady-state sequences in decode
   double step_seconds = 0;      // one decode step (speculative: a whole draft + verify step)
@@ -116,6 +118,17 @@ struct Disaggregation {
 };
 LoadPoint disaggregated(const DecodeCost& decode, const PrefillCost& prefill, const Speculation& spec,
                         const Load& load, const Disaggregation& dis);
+
+// Closed loop: C clients, each sending its next request when its last one ends (genai-perf's and
+// NIM's "concurrency", vLLM benchmark_serving's --max-concurrency). By Little's law over the
+// clients the rate they make is lambda = C ÷ (TTFT + (output − 1) × TPOT), solved by bisection
+// (60 halvings) below the saturation rate `saturation` (max_rate_* with no SLO). When even the
+// saturation rate leaves clients over, the deployment runs at it and they wait in the queue:
+// TTFT = C ÷ lambda_sat − (output − 1) × TPOT (saturated = true).
+LoadPoint closed_loop_aggregated(const DecodeCost& decode, const PrefillCost& prefill, const Speculation& spec,
+                                 Load load, double concurrency, double saturation);
+LoadPoint closed_loop_disaggregated(const DecodeCost& decode, const PrefillCost& prefill, const Speculation& spec,
+                                    Load load, const Disaggregation& dis, double concurrency, double saturation);
 
 // The highest total request rate (requests/s over the whole deployment) whose TTFT p99 and
 // TPOT p99 stay within the SLOs (0 = not bounded), by bisection (60 halvings) between 0 and the

@@ -51,9 +51,10 @@ std::string regime_of(const Run& r, const calc::Catalog& catalog) {
     const calc::ModelArch* m = catalog.find_model(param("model"));
     return std::string(m != nullptr && m->is_moe() ? "MoE" : "dense") + " " + (param("dtype") == "fp8" ? "fp8" : "bf16");
   }
-  const std::string phase = r.metric == "ttft_seconds"   ? "prefill"
-                            : r.metric == "tpot_seconds" ? "decode"
-                                                         : "end-to-end";
+  // serve's ttft_seconds and serve-rate's ttft_mean_seconds / ttft_p99_seconds alike.
+  const std::string phase = r.metric.rfind("ttft", 0) == 0   ? "prefill"
+                            : r.metric.rfind("tpot", 0) == 0 ? "decode"
+                                                             : "end-to-end";
   return phase + " " + (r.deployment.empty() ? "aggregated" : r.deployment);
 }
 
@@ -164,9 +165,11 @@ calc::Result<double> predict(const Run& r, const calc::Registry& registry, const
     const double F = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
     return F / get("step_seconds") / std::stod(r.params.at("gpus")) / 1e12;
   }
+  // Any other named result of the calculator (serve-rate's ttft_mean_seconds, tpot_p99_seconds, ...).
+  if (const calc::NamedResult* nr = d->find(r.metric)) return nr->value;
   return calc::FieldError{"metric", r.metric, "is not a metric validate knows",
                           "step_seconds, ttft_seconds, tpot_seconds, mfu, tokens_per_second_per_gpu, narayanan_tflops_per_gpu, "
-                          "batch_output_tokens_per_second_per_gpu"};
+                          "batch_output_tokens_per_second_per_gpu, or a result the run's calculator names"};
 }
 
 std::vector<Row> evaluate(const std::vector<Run>& runs, const calc::Registry& registry, const calc::Catalog& catalog,
