@@ -201,7 +201,9 @@ std::vector<ParamSpec> serve_rate_params() {
       model_param(), config_param(), gpu_param(),
       count("tp", Unit::kCount, "tensor-parallel GPUs per replica (prefill and decode replicas alike)", 1, 1024, "1"),
       number("rate", Unit::kNone,
-             "requests per second offered to the whole deployment (Poisson arrivals); or give --concurrency", 0, 1e7, "",
+             "requests per second offered to the whole deployment (Poisson arrivals); or give --concurrency; neither: "
+             "maximum load",
+             0, 1e7, "",
              false, "4"),
       count("concurrency", Unit::kCount,
             "closed loop instead of a rate: clients each sending a request when their last one ends (genai-perf, NIM "
@@ -265,10 +267,12 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
                       "a divisor of the head count"};
   }
   const bool disagg = in.text("deployment") == "disaggregated";
-  if (in.has("rate") == in.has("concurrency")) {
-    return FieldError{"rate", in.has("rate") ? num(in.number("rate")) : "", "needs exactly one of --rate and --concurrency",
-                      "a Poisson rate in requests/s, or a closed loop's --concurrency"};
+  if (in.has("rate") && in.has("concurrency")) {
+    return FieldError{"rate", num(in.number("rate")), "cannot be given with --concurrency",
+                      "a Poisson rate in requests/s, or a closed loop's --concurrency, or neither (maximum load)"};
   }
+  // Neither: maximum load, as an infinite-rate benchmark (trtllm-bench throughput) drives it.
+  const bool max_load = !in.has("rate") && !in.has("concurrency");
   const bool closed = in.has("concurrency");
   const double k = in.number("draft-tokens"), accept = in.number("acceptance");
   if (k > 0 && accept <= 0) {
@@ -402,7 +406,7 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
            dis.transfer_bandwidth, Unit::kBytesPerSecond);
     gpus = (dis.prefill_replicas + dis.decode_replicas) * tp;
     sat = serving::max_rate_disaggregated(dc, pf, spec, load, dis, {});
-    load.rate = in.number("rate");
+    load.rate = max_load ? sat : in.number("rate");
     p = closed ? serving::closed_loop_disaggregated(dc, pf, spec, load, dis, concurrency, sat)
                : serving::disaggregated(dc, pf, spec, load, dis);
     if (slo.ttft_p99 > 0 || slo.tpot_p99 > 0) best = serving::max_rate_disaggregated(dc, pf, spec, load, dis, slo);
@@ -410,7 +414,7 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
     const double replicas = in.number("replicas");
     gpus = replicas * tp;
     sat = serving::max_rate_aggregated(dc, pf, spec, load, {}, replicas);
-    load.rate = in.number("rate") / replicas;
+    load.rate = (max_load ? sat : in.number("rate")) / replicas;
     p = closed ? serving::closed_loop_aggregated(dc, pf, spec, load, concurrency / replicas, sat / replicas)
                : serving::aggregated(dc, pf, spec, load);
     p.rate *= replicas;
@@ -459,6 +463,7 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
   d.result("output_tokens_per_second_per_gpu", rate * osl / gpus, Unit::kTokensPerSecond);
   d.result("saturation_rate", sat, Unit::kNone);
   d.result("rate", rate, Unit::kNone);
+  d.result("saturation_output_tokens_per_second", sat * osl, Unit::kTokensPerSecond);
   if (best > 0 || slo.ttft_p99 > 0 || slo.tpot_p99 > 0) d.result("max_rate_within_slo", best, Unit::kNone);
   d.set_conclusion("At " + num(rate) + " requests/s: TTFT " + q(p.ttft_mean, Unit::kSeconds) + " mean, " +
                    q(p.ttft_p99, Unit::kSeconds) + " p99; TPOT " + q(p.tpot_mean, Unit::kSeconds) + " mean, " +
@@ -480,7 +485,8 @@ void register_serve_calculators(Registry& r) {
          serve_rate_params(),
          {"ttft_mean_seconds", "ttft_p99_seconds", "tpot_mean_seconds", "tpot_p99_seconds", "batch_per_replica",
           "max_batch_per_replica", "prefill_utilisation", "kv_transfer_seconds", "gpus",
-          "output_tokens_per_second_per_gpu", "saturation_rate", "rate", "max_rate_within_slo"},
+          "output_tokens_per_second_per_gpu", "saturation_rate", "rate", "saturation_output_tokens_per_second",
+          "max_rate_within_slo"},
          "--model llama-3.1-70b --gpu h100-sxm --tp 4 --rate 4 --input-tokens 2048 --output-tokens 256", serve_rate});
 }
 
