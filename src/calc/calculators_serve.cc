@@ -246,8 +246,13 @@ std::vector<ParamSpec> serve_rate_params() {
              kLinkEfficiency),
       zero_or_more("allreduce-latency", Unit::kSeconds, "fixed latency of one small TP all-reduce (assumed 10 us)", 1,
                    kAllReduceLatency),
-      zero_or_more("kv-group-reuse", Unit::kRatio, "share of a GQA KV head's reads its query heads share (as serve)", 1,
-                   kServeKvGroupReuse),
+      // Not the static serve's 0: a deployment today decodes with kernels that read each KV head once
+      // for its whole query group (TensorRT-LLM's XQA from v0.10; vLLM's FlashAttention and FlashInfer
+      // decode kernels), and every serve-rate run in the ledger is of 2024 or later.
+      zero_or_more("kv-group-reuse", Unit::kRatio,
+                   "share of a GQA KV head's reads its query heads share (default 1: grouped decode kernels, "
+                   "TensorRT-LLM XQA since v0.10, vLLM FlashAttention/FlashInfer)",
+                   1, "1"),
   };
 }
 

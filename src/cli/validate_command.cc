@@ -55,7 +55,14 @@ std::string regime_of(const Run& r, const calc::Catalog& catalog) {
   const std::string phase = r.metric.rfind("ttft", 0) == 0   ? "prefill"
                             : r.metric.rfind("tpot", 0) == 0 ? "decode"
                                                              : "end-to-end";
-  return phase + " " + (r.deployment.empty() ? "aggregated" : r.deployment);
+  std::string regime = phase + " " + (r.deployment.empty() ? "aggregated" : r.deployment);
+  // serve-rate's runs (a deployment under load: a closed loop or maximum load) are regimes of their
+  // own, MoE apart, so the static-batch regimes keep their gates and the new ones show separately.
+  if (r.calculator == "serve-rate") {
+    const calc::ModelArch* m = catalog.find_model(param("model"));
+    regime += std::string(m != nullptr && m->is_moe() ? " MoE" : "") + " under load";
+  }
+  return regime;
 }
 
 calc::Result<std::vector<Gate>> load_gates(const std::string& path) {
