@@ -1,7 +1,5 @@
-// Performance model, training: one iteration from a parallel layout (`step`); serving is in
-// calculators_serve.cc. Both are validated against published runs by `ridge validate`
-// (data/published-runs.toml); the fitted constants are the only numbers chosen to match
-// measurements, and each says which runs it was fitted on.
+// Performance model, training: one iteration from a parallel layout (`step`; serving is in
+// calculators_serve.cc), validated by `ridge validate` against data/published-runs.toml.
 #include <algorithm>
 #include <cmath>
 
@@ -15,11 +13,9 @@ namespace {
 using namespace detail;
 
 // ---- fitted constants (`ridge validate --fit` reproduces them) ----
-// Every constant here is fitted on the "fit" half of data/published-runs.toml only (the split
-// rule at the top of that file; no run ever moves), by the grid search in
-// src/cli/validate_command.cc. Refit of issue 31's second pass (43 training, 16 serving runs),
-// with each refit's effect on the HELD-OUT half (mean |error|), so a constant that only helps
-// the fitted half shows:
+// The only numbers chosen to match measurements: fitted on the "fit" half of the runs only (no
+// run ever moves) by the grid search in src/cli/validate_command.cc. Refit of issue 31's second
+// pass (43 training, 16 serving runs); each refit's effect on the HELD-OUT mean |error| shows:
 // GEMM efficiency = e_max · I / (I + I_half), where I = 1 / (1/M + 1/K + 1/N) is the per-GPU
 // MLP-up GEMM's intensity in FLOP per element moved (M = tokens of a micro-batch on the GPU,
 // K = hidden size, N = MLP width / tp). Fitted on the 12 dense "fit" training runs (e_max in
@@ -39,24 +35,19 @@ constexpr const char* kGemmHalfIntensity = "0";
 constexpr const char* kMoeHostPerExpert = "875us";
 
 // ---- fixed assumptions, not fitted ----
-// Bytes the optimizer step reads and writes per parameter on its GPU: mixed-precision Adam
-// touches the fp32 master weight, two fp32 moments and the fp32 gradient, reading and writing
-// most of them, plus the 16-bit weight copy (about 32 B).
+// Bytes the optimizer step moves per parameter on its GPU: mixed-precision Adam reads and writes
+// the fp32 master weight, two fp32 moments and the fp32 gradient, and the 16-bit copy (about 32 B).
 constexpr double kOptimizerBytesPerParam = 32;
-// The default latency term alpha of a collective with no measured figure, --collective-latency
-// (20 us: NCCL's launch and its ring's synchronisation, of the order the measured figures in
-// data/hardware.toml show for a few kilobytes: 1 KB all-reduces of 15-26 us); assumed, not fitted.
-// The share of HBM bandwidth a streaming kernel (a cast, a copy) reaches: the STREAM copy that
-// Azure measured on ND H100 v5, 2.90 TB/s of the 3.35 TB/s datasheet figure (AI Benchmarking
-// Guide, ND H100 v5 results), taken for every chip.
+// Latency alpha of a collective with no measured figure (NCCL's launch and ring sync; the catalog's
+// measured 1 KB all-reduces take 15-26 us); assumed, not fitted.
+constexpr const char* kCollectiveLatency = "20us";
+// The share of HBM bandwidth a streaming kernel (a cast, a copy) reaches, taken for every chip: the
+// STREAM copy Azure measured on ND H100 v5, 2.90 of 3.35 TB/s (AI Benchmarking Guide).
 constexpr double kStreamEfficiency = 0.87;
 constexpr double kActivationBytes = 2;  // 16-bit activations between ranks
 
-double default_scale_out(const Accelerator& gpu) {
-  // One InfiniBand HCA per GPU: 200 Gb/s HDR in DGX A100 (Selene, as Narayanan et al. 2021 §5
-  // describe it), 400 Gb/s NDR in DGX H100 and later.
-  return gpu.generation == "Ampere" ? 25e9 : 50e9;
-}
+// One InfiniBand HCA per GPU: 200 Gb/s HDR in DGX A100 (Selene, Narayanan et al. 2021 §5), 400 Gb/s NDR after.
+double default_scale_out(const Accelerator& gpu) { return gpu.generation == "Ampere" ? 25e9 : 50e9; }
 
 std::vector<ParamSpec> step_params() {
   return {
@@ -105,7 +96,8 @@ std::vector<ParamSpec> step_params() {
       number("grouped-gemm-efficiency", Unit::kRatio,
              "the experts' grouped GEMM as a share of a plain GEMM of the same shape (stated; 1 = no loss)", 0, 1, "1"),
       zero_or_more("collective-latency", Unit::kSeconds,
-                   "latency alpha of a collective without a measured figure in the catalog (assumed 20 us)", 1, "20us"),
+                   "latency alpha of a collective without a measured figure in the catalog (assumed 20 us)", 1,
+                   kCollectiveLatency),
       number("scale-out-bandwidth", Unit::kBytesPerSecond,
              "per-GPU network bandwidth, one direction (default 25 GB/s on Ampere: one 200 Gb/s HDR HCA per GPU as "
              "in DGX A100; 50 GB/s otherwise: 400 Gb/s NDR)",
