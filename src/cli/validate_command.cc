@@ -308,6 +308,7 @@ void fit(const std::vector<Run>& runs, const calc::Registry& registry, const cal
 CLI::App* add_validate(CLI::App& parent, ValidateFlags& f) {
   CLI::App* validate = parent.add_subcommand("validate", "the performance model against data/published-runs.toml");
   validate->add_flag("--json", f.json, "print the table as JSON");
+  validate->add_flag("--markdown", f.markdown, "print the ledger as Markdown tables: each run with its source, then each regime");
   validate->add_flag("--check", f.check, "exit 1 when an error is above its threshold");
   validate->add_flag("--fit", f.fit, "grid-search the fitted constants on the fit half and print them");
   validate->add_option("--max-training-mean", f.max_training_mean,
@@ -411,6 +412,34 @@ int run_validate(const ValidateFlags& f, const calc::Registry& registry, const c
                             {"why", g.why}});
     }
     out << j.dump(2) << "\n";
+  } else if (f.markdown) {
+    // The same ledger as the text table, for bench/README.md: a row per run with its source, then
+    // the summary per regime on the held-out half and on all.
+    auto cell = [](std::string s) {
+      std::replace(s.begin(), s.end(), '|', '/');
+      return s;
+    };
+    out << "| run | half | regime | predicted | measured | error | source |\n|---|---|---|---:|---:|---:|---|\n";
+    for (const Row& r : rows) {
+      out << "| " << r.run->id << " | " << r.run->half << " | " << r.run->group << " " << r.run->regime << " | ";
+      if (r.failure.empty()) {
+        out << fmt("%.4g", r.predicted) << " | " << fmt("%.4g", r.run->measured) << " | " << fmt("%+.1f%%", r.error * 100);
+      } else {
+        out << "failed | " << fmt("%.4g", r.run->measured) << " | ";
+      }
+      out << " | [" << cell(r.run->source) << "](" << r.run->url << ") |\n";
+    }
+    out << "\n| regime | half | runs | mean | median | p90 | worst |\n|---|---|---:|---:|---:|---:|---:|\n";
+    for (const char* g : groups) {
+      for (const std::string& reg : regimes(*runs, g)) {
+        for (const char* h : {"held-out", ""}) {
+          const Stats s = stats(rows, g, h, reg);
+          out << "| " << g << " " << reg << " | " << (*h ? h : "all") << " | " << s.n << " | " << fmt("%.1f%%", s.mean * 100)
+              << " | " << fmt("%.1f%%", s.median * 100) << " | " << fmt("%.1f%%", s.p90 * 100) << " | "
+              << fmt("%.1f%%", s.worst * 100) << " |\n";
+        }
+      }
+    }
   } else {
     size_t w = 2;
     for (const Row& r : rows) w = std::max(w, r.run->id.size());
