@@ -308,9 +308,9 @@ void fit(const std::vector<Run>& runs, const calc::Registry& registry, const cal
 CLI::App* add_validate(CLI::App& parent, ValidateFlags& f) {
   CLI::App* validate = parent.add_subcommand("validate", "the performance model against data/published-runs.toml");
   validate->add_flag("--json", f.json, "print the table as JSON");
-  validate->add_flag("--markdown", f.markdown, "print the ledger as Markdown tables: each run with its source, then each regime");
   validate->add_flag("--check", f.check, "exit 1 when an error is above its threshold");
   validate->add_flag("--fit", f.fit, "grid-search the fitted constants on the fit half and print them");
+  validate->add_flag("--markdown", f.markdown, "print the ledger as Markdown tables: each run with its source, then each regime");
   validate->add_option("--max-training-mean", f.max_training_mean,
                        "--check's threshold on all runs, percent (0: not checked; the gates in the runs file hold "
                        "each regime)")
