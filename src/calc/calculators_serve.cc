@@ -377,6 +377,11 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
                             "(" + q(usable, Unit::kBytes) + " − " + q(weights_all, Unit::kBytes) + ") ÷ " +
                                 q(cache_full, Unit::kBytes),
                             std::floor((usable - weights_all) / cache_full), Unit::kCount);
+  if (max_batch < 1) {
+    return FieldError{"input-tokens", num(isl), "with the output leaves a sequence whose cache (" +
+                                                    q(cache_full, Unit::kBytes) + ") does not fit beside the weights",
+                      "fewer tokens, a larger tp or a smaller kv-dtype"};
+  }
 
   serving::Load load;
   load.input_tokens = isl;

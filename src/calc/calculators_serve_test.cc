@@ -75,6 +75,11 @@ TEST(ServeRate, RefusalsNameTheFieldAndTheLimit) {
   g["rate"] = "1";
   g["draft-tokens"] = "4";
   EXPECT_EQ(errors_of("serve-rate", g).front().field, "acceptance");
+  // 73.4 GB of free cache at 163,840 B per token holds 448,000 tokens: one 500,000-token
+  // sequence does not fit, which is refused rather than taken as an unbounded cache.
+  g.erase("draft-tokens");
+  g["input-tokens"] = "499000";
+  EXPECT_EQ(errors_of("serve-rate", g).front().field, "input-tokens");
 }
 
 }  // namespace
