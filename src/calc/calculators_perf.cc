@@ -1,11 +1,10 @@
-// Performance model: one training iteration from a parallel layout (`step`) and the latency
-// and throughput of a serving deployment (`serve`). Both are validated against published runs
-// by `ridge validate` (data/published-runs.toml); the fitted constants below are the only
-// numbers chosen to match measurements, and each says which runs it was fitted on.
+// Performance model, training: one iteration from a parallel layout (`step`; serving is in
+// calculators_serve.cc), validated by `ridge validate` against data/published-runs.toml.
 #include <algorithm>
 #include <cmath>
 
 #include "calc/common.h"
+#include "calc/perf_common.h"
 #include "calc/training.h"
 
 namespace ridge::calc {
@@ -14,11 +13,9 @@ namespace {
 using namespace detail;
 
 // ---- fitted constants (`ridge validate --fit` reproduces them) ----
-// Every constant here is fitted on the "fit" half of data/published-runs.toml only (the split
-// rule at the top of that file; no run ever moves), by the grid search in
-// src/cli/validate_command.cc. Refit of issue 31's second pass (43 training, 16 serving runs),
-// with each refit's effect on the HELD-OUT half (mean |error|), so a constant that only helps
-// the fitted half shows:
+// The only numbers chosen to match measurements: fitted on the "fit" half of the runs only (no
+// run ever moves) by the grid search in src/cli/validate_command.cc. Refit of issue 31's second
+// pass (43 training, 16 serving runs); each refit's effect on the HELD-OUT mean |error| shows:
 // GEMM efficiency = e_max · I / (I + I_half), where I = 1 / (1/M + 1/K + 1/N) is the per-GPU
 // MLP-up GEMM's intensity in FLOP per element moved (M = tokens of a micro-batch on the GPU,
 // K = hidden size, N = MLP width / tp). Fitted on the 12 dense "fit" training runs (e_max in
@@ -36,58 +33,21 @@ constexpr const char* kGemmHalfIntensity = "0";
 // with the GEMM constants above fixed (0-2 ms by 25 us): 875 us with either GEMM refit (fit
 // half mean 21.8%). Held-out MoE fp8 44.8% (500 us, a first guess) -> 43.1% -> 44.9% (0.65).
 constexpr const char* kMoeHostPerExpert = "875us";
-// Serving, fitted together on the 8 "fit" serving runs (grid: bandwidth 0.50-0.90 by 0.025,
-// matmul 0.30-0.85 by 0.025, per-layer cost 0-300 us by 10 us): the share of HBM bandwidth
-// the decode kernels reach (0.90 is the grid's ceiling, set where a streaming kernel on H100
-// tops out; the fit sits on it), the share of the dense peak the GEMMs and attention reach,
-// and a fixed cost per layer per forward pass (the launches and the small kernels between the
-// GEMMs: norms, RoPE, the KV write, quantisation). Was 0.90, 0.525, 150 us (fitted on 6 runs,
-// before the NIM 1.8 latency table joined); now 0.90, 0.50, 70 us (fit half mean 10.3%).
-// Held-out serving 15.8% -> 12.1% (decode 42.4% -> 7.9%, end-to-end 11.3% -> 6.9%, prefill
-// 12.8% -> 20.4%: the cheaper layer cost underprices the 128-token prefills).
-constexpr const char* kServeBandwidthEfficiency = "0.90";
-constexpr const char* kServePrefillEfficiency = "0.50";
-constexpr const char* kServeLayerOverhead = "70us";
-// Not fitted: the share of a grouped-query KV head's reads that its query heads share. The
-// published TensorRT-LLM runs (v0.5-v0.6.1, 2023) decode with the masked multi-head attention
-// kernel, one thread block per query head, so each KV head is read once per query head: 0.
-// The XQA kernels that read it once per group came for Llama 2 70B on Hopper in v0.10.0 (its
-// release notes); pass 1 for an engine that has them.
-constexpr const char* kServeKvGroupReuse = "0";
 
 // ---- fixed assumptions, not fitted ----
-// Collective bus bandwidth as a share of the link's one-direction rate: NCCL ring collectives
-// on NVLink and InfiniBand reach roughly this much in nccl-tests (assumption, stated).
-constexpr const char* kLinkEfficiency = "0.7";
-// Bytes the optimizer step reads and writes per parameter on its GPU: mixed-precision Adam
-// touches the fp32 master weight, two fp32 moments and the fp32 gradient, reading and writing
-// most of them, plus the 16-bit weight copy (about 32 B).
+// Bytes the optimizer step moves per parameter on its GPU: mixed-precision Adam reads and writes
+// the fp32 master weight, two fp32 moments and the fp32 gradient, and the 16-bit copy (about 32 B).
 constexpr double kOptimizerBytesPerParam = 32;
-// The default latency term alpha of a collective with no measured figure, --collective-latency
-// (20 us: NCCL's launch and its ring's synchronisation, of the order the measured figures in
-// data/hardware.toml show for a few kilobytes: 1 KB all-reduces of 15-26 us); assumed, not fitted.
-// The share of HBM bandwidth a streaming kernel (a cast, a copy) reaches: the STREAM copy that
-// Azure measured on ND H100 v5, 2.90 TB/s of the 3.35 TB/s datasheet figure (AI Benchmarking
-// Guide, ND H100 v5 results), taken for every chip.
+// Latency alpha of a collective with no measured figure (NCCL's launch and ring sync; the catalog's
+// measured 1 KB all-reduces take 15-26 us); assumed, not fitted.
+constexpr const char* kCollectiveLatency = "20us";
+// The share of HBM bandwidth a streaming kernel (a cast, a copy) reaches, taken for every chip: the
+// STREAM copy Azure measured on ND H100 v5, 2.90 of 3.35 TB/s (AI Benchmarking Guide).
 constexpr double kStreamEfficiency = 0.87;
-// One small all-reduce on NVLink costs about this much before its bytes (launch, the
-// synchronisation between the ranks); an assumption of the order nccl-tests and TensorRT-LLM's
-// custom all-reduce show for messages of a few kilobytes, not fitted.
-constexpr const char* kAllReduceLatency = "10us";
 constexpr double kActivationBytes = 2;  // 16-bit activations between ranks
 
-// A non-negative parameter (zero allowed) with a non-zero default.
-ParamSpec zero_or_more(std::string name, Unit unit, std::string help, double max, const char* default_value) {
-  ParamSpec spec = optional_zero(std::move(name), unit, std::move(help), max);
-  spec.default_value = default_value;
-  return spec;
-}
-
-double default_scale_out(const Accelerator& gpu) {
-  // One InfiniBand HCA per GPU: 200 Gb/s HDR in DGX A100 (Selene, as Narayanan et al. 2021 §5
-  // describe it), 400 Gb/s NDR in DGX H100 and later.
-  return gpu.generation == "Ampere" ? 25e9 : 50e9;
-}
+// One InfiniBand HCA per GPU: 200 Gb/s HDR in DGX A100 (Selene, Narayanan et al. 2021 §5), 400 Gb/s NDR after.
+double default_scale_out(const Accelerator& gpu) { return gpu.generation == "Ampere" ? 25e9 : 50e9; }
 
 std::vector<ParamSpec> step_params() {
   return {
@@ -136,7 +96,8 @@ std::vector<ParamSpec> step_params() {
       number("grouped-gemm-efficiency", Unit::kRatio,
              "the experts' grouped GEMM as a share of a plain GEMM of the same shape (stated; 1 = no loss)", 0, 1, "1"),
       zero_or_more("collective-latency", Unit::kSeconds,
-                   "latency alpha of a collective without a measured figure in the catalog (assumed 20 us)", 1, "20us"),
+                   "latency alpha of a collective without a measured figure in the catalog (assumed 20 us)", 1,
+                   kCollectiveLatency),
       number("scale-out-bandwidth", Unit::kBytesPerSecond,
              "per-GPU network bandwidth, one direction (default 25 GB/s on Ampere: one 200 Gb/s HDR HCA per GPU as "
              "in DGX A100; 50 GB/s otherwise: 400 Gb/s NDR)",
@@ -624,157 +585,6 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
   return d;
 }
 
-std::vector<ParamSpec> serve_params() {
-  return {
-      model_param(), config_param(), gpu_param(),
-      count("tp", Unit::kCount, "tensor-parallel GPUs per replica", 1, 1024, "1"),
-      count("batch", Unit::kCount, "concurrent sequences (a static batch)", 1, 1e6, "1"),
-      count("input-tokens", Unit::kTokens, "prompt tokens per sequence", 1, 1e8, "", true, "2048"),
-      count("output-tokens", Unit::kTokens, "generated tokens per sequence", 1, 1e8, "", true, "128"),
-      dtype_param("weights-dtype", "weight storage (fp8 weights also compute in fp8)", "bf16"),
-      dtype_param("kv-dtype", "KV-cache storage (default: as the weights)", ""),
-      number("bandwidth-efficiency", Unit::kRatio, "share of HBM bandwidth a decode step reaches (fitted)", 0, 1,
-             kServeBandwidthEfficiency),
-      number("prefill-efficiency", Unit::kRatio, "share of the dense peak a prefill reaches (fitted)", 0, 1,
-             kServePrefillEfficiency),
-      zero_or_more("layer-overhead", Unit::kSeconds,
-                   "fixed cost per layer of each forward pass, prefill or decode step: launches and the small "
-                   "kernels between the GEMMs (fitted)",
-                   1, kServeLayerOverhead),
-      number("link-efficiency", Unit::kRatio, "collective bus bandwidth as a share of the link (assumed)", 0, 1,
-             kLinkEfficiency),
-      zero_or_more("allreduce-latency", Unit::kSeconds,
-                   "fixed latency of one small TP all-reduce on the scale-up link (assumed 10 us)", 1, kAllReduceLatency),
-      zero_or_more("kv-group-reuse", Unit::kRatio,
-                   "share of a GQA KV head's reads its query heads share in decode (assumed 0: a decode kernel per "
-                   "query head, as TensorRT-LLM before XQA; 1 = read once per group)", 1,
-                   kServeKvGroupReuse),
-  };
-}
-
-Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
-  auto model = resolve_model(in, catalog);
-  if (!model) return model.errors();
-  const ModelArch& m = **model;
-  const Accelerator& gpu = *in.gpu();
-  auto dtypes = serving_dtypes(in, gpu);
-  if (!dtypes) return dtypes.errors();
-  const Dtype compute = dtypes->weights == Dtype::kFp8 ? Dtype::kFp8 : Dtype::kBf16;
-  auto peak = peak_for(gpu, compute, "weights-dtype");
-  if (!peak) return peak.errors();
-  const double tp = in.number("tp"), batch = in.number("batch"), isl = in.number("input-tokens");
-  const double osl = in.number("output-tokens");
-  if (m.heads % static_cast<int64_t>(tp) != 0) {
-    return FieldError{"tp", num(tp), "does not divide the attention heads (" + num(m.heads) + ")",
-                      "a divisor of the head count"};
-  }
-  Derivation d("serve", "Serving latency and throughput of " + m.id);
-  describe_model(d, m, in.has("config") ? "config" : "model");
-  describe_gpu(d, gpu);
-  describe_inputs(d, in, serve_params());
-  d.assume("a static batch: every sequence is prefilled together, then decoded together (gptSessionBenchmark style)");
-  d.assume("each phase is a sum of kernels: the GEMMs at their roofline (weights read at the bandwidth share, or the "
-           "FLOPs at the matmul share of peak, whichever is slower), then attention (prefill: FLOPs; decode: the KV "
-           "cache read), then two TP all-reduces per layer, then a fixed cost per layer; KV length averaged over "
-           "the output");
-  d.assume("compute in " + std::string(dtype_name(compute)) + "; activations 16-bit between ranks");
-
-  const ParamCount pc = count_params(m);
-  const double layers = static_cast<double>(m.layers), h = static_cast<double>(m.hidden);
-  const double matmul_params = pc.active - (m.tied_embeddings ? 0 : pc.embedding);
-  const double e_bw = in.number("bandwidth-efficiency"), e_pf = in.number("prefill-efficiency");
-  const double overhead = in.number("layer-overhead"), link = in.number("link-efficiency");
-  const double bw = gpu.memory_bandwidth * e_bw;
-  const double rate = tp * *peak * e_pf;
-  const double weight_bytes = pc.total * dtype_bytes(dtypes->weights);
-  const double kv_copies = std::max(1.0, tp / static_cast<double>(m.kv_heads));
-  const double group = static_cast<double>(m.heads / m.kv_heads);
-  const double reuse = in.number("kv-group-reuse");
-  const double kv_reads = m.is_mla() ? 1 : 1 + (group - 1) * (1 - reuse);
-  const double allreduce_bw = gpu.scale_up_bandwidth / 2 * link;
-
-  const double ar_latency = in.number("allreduce-latency");
-  const double blocks = static_cast<double>(residual_blocks(m));  // 2 × L for a transformer
-  // One TP all-reduce of `tokens` hidden states: its latency plus the ring's 2(t−1)/t bytes.
-  auto allreduces = [&](double tokens) {
-    return tp > 1 ? blocks * (ar_latency + 2 * (tp - 1) / tp * tokens * h * 2 / allreduce_bw) : 0.0;
-  };
-
-  // Prefill: the GEMMs at the roofline, attention on top (a separate kernel), the TP all-reduces
-  // and a fixed cost per layer.
-  const double pf_tokens = batch * isl;
-  double pf_gemm_flops = d.step("Prefill GEMM FLOPs", "2 × N × batch × input",
-                                "2 × " + num(matmul_params) + " × " + num(batch) + " × " + num(isl),
-                                2 * matmul_params * pf_tokens, Unit::kFlop);
-  double pf_gemm = d.step("Prefill GEMMs", "max(FLOPs ÷ (tp × peak × e_mm), weights ÷ tp ÷ (HBM × e_bw))",
-                          "max(" + num(pf_gemm_flops) + " ÷ (" + num(tp) + " × " + q(*peak, Unit::kFlopPerSecond) +
-                              " × " + num(e_pf) + "), " + num(weight_bytes) + " ÷ " + num(tp) + " ÷ " +
-                              q(bw, Unit::kBytesPerSecond) + ")",
-                          std::max(pf_gemm_flops / rate, weight_bytes / tp / bw), Unit::kSeconds);
-  const double pf_attn_seq = attention_flops_per_sequence(m, isl);
-  double pf_attn_flops = d.step("Prefill attention FLOPs", "batch × attention per sequence  (causal; 2 × L × input² × heads·d for full attention)",
-                                num(batch) + " × " + num(pf_attn_seq), batch * pf_attn_seq, Unit::kFlop);
-  double pf_attn = d.step("Prefill attention", "FLOPs ÷ (tp × peak × e_mm)",
-                          num(pf_attn_flops) + " ÷ (" + num(tp) + " × " + q(*peak, Unit::kFlopPerSecond) + " × " +
-                              num(e_pf) + ")",
-                          pf_attn_flops / rate, Unit::kSeconds);
-  double pf_comm = 0;
-  if (tp > 1) {
-    pf_comm = d.step("Prefill TP all-reduces", "residual blocks (2 × L) × (latency + 2(t−1)/t × batch·input·h·2 B ÷ link)",
-                     num(blocks) + " × (" + q(ar_latency, Unit::kSeconds) + " + " + num(2 * (tp - 1) / tp) +
-                         " × " + num(pf_tokens * h * 2) + " ÷ " + q(allreduce_bw, Unit::kBytesPerSecond) + ")",
-                     allreduces(pf_tokens), Unit::kSeconds);
-  }
-  double ttft = d.step("Time to first token", "GEMMs + attention + TP all-reduces + L × per-layer overhead",
-                       q(pf_gemm, Unit::kSeconds) + " + " + q(pf_attn, Unit::kSeconds) + " + " + q(pf_comm, Unit::kSeconds) +
-                           " + " + num(layers) + " × " + q(overhead, Unit::kSeconds),
-                       pf_gemm + pf_attn + pf_comm + layers * overhead, Unit::kSeconds);
-
-  // Decode, at the average context: the GEMMs read every weight once per step (or are
-  // compute-bound at a large batch); attention reads the KV cache; they are separate kernels.
-  const double ctx = isl + osl / 2;
-  double dec_gemm = d.step("Decode GEMMs per step", "max(weights ÷ tp ÷ (HBM × e_bw), 2 × N × batch ÷ (tp × peak × e_mm))",
-                           "max(" + num(weight_bytes) + " ÷ " + num(tp) + " ÷ " + q(bw, Unit::kBytesPerSecond) + ", 2 × " +
-                               num(matmul_params) + " × " + num(batch) + " ÷ " + q(rate, Unit::kFlopPerSecond) + ")",
-                           std::max(weight_bytes / tp / bw, 2 * matmul_params * batch / rate), Unit::kSeconds);
-  // Cache read per sequence at the average context: every layer's KV within its bound plus any
-  // recurrent state (model.h); KV per token × context for full attention.
-  const double cache_seq = (kv_elements_per_sequence(m, ctx) + state_elements_per_sequence(m)) * dtype_bytes(dtypes->kv);
-  double kv_bytes = d.step("KV read per step per GPU", "batch × cache per sequence at (input + output/2) × copies ÷ tp",
-                           num(batch) + " × " + num(cache_seq) + " × " + num(kv_copies) + " ÷ " + num(tp),
-                           batch * cache_seq * kv_copies / tp, Unit::kBytes);
-  double kv_traffic = d.step("KV traffic per step per GPU", "KV read × (1 + (heads per KV head − 1) × (1 − reuse))",
-                             num(kv_bytes) + " × (1 + " + num(group - 1) + " × (1 − " + num(reuse) + "))",
-                             kv_bytes * kv_reads, Unit::kBytes);
-  const double dec_attn_flops = batch * attention_flops_per_decode_token(m, ctx);
-  double dec_attn = d.step("Decode attention per step", "max(KV traffic ÷ (HBM × e_bw), 4 × L × batch × context × heads·d ÷ rate)",
-                           "max(" + num(kv_traffic) + " ÷ " + q(bw, Unit::kBytesPerSecond) + ", " + num(dec_attn_flops) +
-                               " ÷ " + q(rate, Unit::kFlopPerSecond) + ")",
-                           std::max(kv_traffic / bw, dec_attn_flops / rate), Unit::kSeconds);
-  double dec_comm = 0;
-  if (tp > 1) {
-    dec_comm = d.step("Decode TP all-reduces", "residual blocks (2 × L) × (latency + 2(t−1)/t × batch·h·2 B ÷ link)",
-                      num(blocks) + " × (" + q(ar_latency, Unit::kSeconds) + " + " + num(2 * (tp - 1) / tp) +
-                          " × " + num(batch * h * 2) + " ÷ " + q(allreduce_bw, Unit::kBytesPerSecond) + ")",
-                      allreduces(batch), Unit::kSeconds);
-  }
-  double tpot = d.step("Time per output token", "GEMMs + attention + TP all-reduces + L × per-layer overhead",
-                       q(dec_gemm, Unit::kSeconds) + " + " + q(dec_attn, Unit::kSeconds) + " + " +
-                           q(dec_comm, Unit::kSeconds) + " + " + num(layers) + " × " + q(overhead, Unit::kSeconds),
-                       dec_gemm + dec_attn + dec_comm + layers * overhead, Unit::kSeconds);
-  double request = d.step("Batch latency", "TTFT + (output − 1) × TPOT  (the first token comes out of the prefill)",
-                          q(ttft, Unit::kSeconds) + " + " + num(osl - 1) + " × " + q(tpot, Unit::kSeconds),
-                          ttft + (osl - 1) * tpot, Unit::kSeconds);
-  d.result("ttft_seconds", ttft, Unit::kSeconds);
-  d.result("tpot_seconds", tpot, Unit::kSeconds);
-  d.result("output_tokens_per_second", batch / tpot, Unit::kTokensPerSecond);
-  d.result("output_tokens_per_second_per_gpu", batch / tpot / tp, Unit::kTokensPerSecond);
-  d.result("requests_per_second", batch / request, Unit::kCount);
-  d.set_conclusion("First token after " + q(ttft, Unit::kSeconds) + ", then one token every " + q(tpot, Unit::kSeconds) +
-                   " per sequence.");
-  return d;
-}
-
 }  // namespace
 
 void register_perf_calculators(Registry& r) {
@@ -783,10 +593,7 @@ void register_perf_calculators(Registry& r) {
          {"step_seconds", "compute_seconds", "exposed_comm_seconds", "bubble_fraction", "tokens_per_second_per_gpu",
           "model_flops_per_second_per_gpu", "mfu", "hfu"},
          "--model llama-3.1-70b --gpu h100-sxm --gpus 1024 --tp 8 --pp 4 --seq 8192 --global-batch 512", step});
-  r.add({"serve", "Serving latency (TTFT, TPOT) and throughput of a static batch", serve_params(),
-         {"ttft_seconds", "tpot_seconds", "output_tokens_per_second", "output_tokens_per_second_per_gpu",
-          "requests_per_second"},
-         "--model llama-3.1-70b --gpu h100-sxm --tp 4 --batch 64 --input-tokens 2048 --output-tokens 128", serve});
+  register_serve_calculators(r);
 }
 
 }  // namespace ridge::calc

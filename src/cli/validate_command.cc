@@ -51,10 +51,18 @@ std::string regime_of(const Run& r, const calc::Catalog& catalog) {
     const calc::ModelArch* m = catalog.find_model(param("model"));
     return std::string(m != nullptr && m->is_moe() ? "MoE" : "dense") + " " + (param("dtype") == "fp8" ? "fp8" : "bf16");
   }
-  const std::string phase = r.metric == "ttft_seconds"   ? "prefill"
-                            : r.metric == "tpot_seconds" ? "decode"
-                                                         : "end-to-end";
-  return phase + " " + (r.deployment.empty() ? "aggregated" : r.deployment);
+  // serve's ttft_seconds and serve-rate's ttft_mean_seconds / ttft_p99_seconds alike.
+  const std::string phase = r.metric.rfind("ttft", 0) == 0   ? "prefill"
+                            : r.metric.rfind("tpot", 0) == 0 ? "decode"
+                                                             : "end-to-end";
+  std::string regime = phase + " " + (r.deployment.empty() ? "aggregated" : r.deployment);
+  // serve-rate's runs (a deployment under load: a closed loop or maximum load) are regimes of their
+  // own, MoE apart, so the static-batch regimes keep their gates and the new ones show separately.
+  if (r.calculator == "serve-rate") {
+    const calc::ModelArch* m = catalog.find_model(param("model"));
+    regime += std::string(m != nullptr && m->is_moe() ? " MoE" : "") + " under load";
+  }
+  return regime;
 }
 
 calc::Result<std::vector<Gate>> load_gates(const std::string& path) {
@@ -164,9 +172,11 @@ calc::Result<double> predict(const Run& r, const calc::Registry& registry, const
     const double F = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
     return F / get("step_seconds") / std::stod(r.params.at("gpus")) / 1e12;
   }
+  // Any other named result of the calculator (serve-rate's ttft_mean_seconds, tpot_p99_seconds, ...).
+  if (const calc::NamedResult* nr = d->find(r.metric)) return nr->value;
   return calc::FieldError{"metric", r.metric, "is not a metric validate knows",
                           "step_seconds, ttft_seconds, tpot_seconds, mfu, tokens_per_second_per_gpu, narayanan_tflops_per_gpu, "
-                          "batch_output_tokens_per_second_per_gpu"};
+                          "batch_output_tokens_per_second_per_gpu, or a result the run's calculator names"};
 }
 
 std::vector<Row> evaluate(const std::vector<Run>& runs, const calc::Registry& registry, const calc::Catalog& catalog,
@@ -300,6 +310,7 @@ CLI::App* add_validate(CLI::App& parent, ValidateFlags& f) {
   validate->add_flag("--json", f.json, "print the table as JSON");
   validate->add_flag("--check", f.check, "exit 1 when an error is above its threshold");
   validate->add_flag("--fit", f.fit, "grid-search the fitted constants on the fit half and print them");
+  validate->add_flag("--markdown", f.markdown, "print the ledger as Markdown tables: each run with its source, then each regime");
   validate->add_option("--max-training-mean", f.max_training_mean,
                        "--check's threshold on all runs, percent (0: not checked; the gates in the runs file hold "
                        "each regime)")
@@ -401,6 +412,34 @@ int run_validate(const ValidateFlags& f, const calc::Registry& registry, const c
                             {"why", g.why}});
     }
     out << j.dump(2) << "\n";
+  } else if (f.markdown) {
+    // The same ledger as the text table, for bench/README.md: a row per run with its source, then
+    // the summary per regime on the held-out half and on all.
+    auto cell = [](std::string s) {
+      std::replace(s.begin(), s.end(), '|', '/');
+      return s;
+    };
+    out << "| run | half | regime | predicted | measured | error | source |\n|---|---|---|---:|---:|---:|---|\n";
+    for (const Row& r : rows) {
+      out << "| " << r.run->id << " | " << r.run->half << " | " << r.run->group << " " << r.run->regime << " | ";
+      if (r.failure.empty()) {
+        out << fmt("%.4g", r.predicted) << " | " << fmt("%.4g", r.run->measured) << " | " << fmt("%+.1f%%", r.error * 100);
+      } else {
+        out << "failed | " << fmt("%.4g", r.run->measured) << " | ";
+      }
+      out << " | [" << cell(r.run->source) << "](" << r.run->url << ") |\n";
+    }
+    out << "\n| regime | half | runs | mean | median | p90 | worst |\n|---|---|---:|---:|---:|---:|---:|\n";
+    for (const char* g : groups) {
+      for (const std::string& reg : regimes(*runs, g)) {
+        for (const char* h : {"held-out", ""}) {
+          const Stats s = stats(rows, g, h, reg);
+          out << "| " << g << " " << reg << " | " << (*h ? h : "all") << " | " << s.n << " | " << fmt("%.1f%%", s.mean * 100)
+              << " | " << fmt("%.1f%%", s.median * 100) << " | " << fmt("%.1f%%", s.p90 * 100) << " | "
+              << fmt("%.1f%%", s.worst * 100) << " |\n";
+        }
+      }
+    }
   } else {
     size_t w = 2;
     for (const Row& r : rows) w = std::max(w, r.run->id.size());

@@ -25,6 +25,7 @@ namespace ridge::cli {
 // add bounds on all runs, 0 = not checked.
 struct ValidateFlags {
   bool json = false, check = false, fit = false;
+  bool markdown = false;  // the ledger as Markdown tables (bench/README.md, the ledger page)
   double max_training_mean = 0, max_training_worst = 0, max_serving_mean = 0;
   // On the held-out half (issue 31: training mean 8, worst 20; serving mean 12); 0 = not checked.
   double max_held_out_training_mean = 0, max_held_out_training_worst = 0, max_held_out_serving_mean = 0;
