@@ -153,6 +153,16 @@ CREATE INDEX billing_events_payment_ref ON billing_events(payment_ref);
 ALTER TABLE readiness ADD COLUMN nonce TEXT NOT NULL DEFAULT '';
 CREATE UNIQUE INDEX readiness_nonce ON readiness(user_id, nonce) WHERE nonce <> '';
 )sql"},
+      // 10: the readiness check a user has open (one per user), so a refresh, a restart or
+      // another server resumes it with the time left (additive: a new table).
+      {10, R"sql(
+CREATE TABLE readiness_open (
+  user_id {BIGINT} PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  payload TEXT NOT NULL,
+  mac TEXT NOT NULL,
+  started_at {BIGINT} NOT NULL
+);
+)sql"},
   };
   return m;
 }

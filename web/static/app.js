@@ -176,16 +176,41 @@
   });
 
   // The readiness check's countdown: minutes and seconds left until the deadline the server set.
+  // Counted from the seconds left when the page was made, so a visitor's clock set wrong does
+  // not move the deadline.
   var deadline = document.getElementById("deadline");
   var countdown = document.getElementById("countdown");
   if (deadline && countdown) {
-    var end = Number(deadline.getAttribute("data-deadline")) * 1000;
+    var end = Date.now() + Number(deadline.getAttribute("data-seconds-left")) * 1000;
     var tick = function () {
       var left = Math.max(0, Math.round((end - Date.now()) / 1000));
       countdown.textContent = left > 0 ? Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0") + " left" : "time is up";
       if (left > 0) setTimeout(tick, 1000);
     };
     tick();
+  }
+
+  // The readiness check's answers survive a refresh: kept in sessionStorage under the check's
+  // mac while it runs, put back when the same check is shown again, dropped when it is sent.
+  var check = document.getElementById("readiness-form");
+  if (check && window.sessionStorage) {
+    var key = "ridge-readiness-" + check.getAttribute("data-key");
+    var saved = {};
+    try { saved = JSON.parse(sessionStorage.getItem(key) || "{}"); } catch (e) { saved = {}; }
+    check.querySelectorAll("input[name^='a']").forEach(function (input) {
+      var value = saved[input.name];
+      if (value === undefined) return;
+      if (input.type === "radio") input.checked = input.value === value; else input.value = value;
+    });
+    var keep = function (ev) {
+      var input = ev.target;
+      if (!input.name || input.name.charAt(0) !== "a") return;
+      saved[input.name] = input.value;
+      try { sessionStorage.setItem(key, JSON.stringify(saved)); } catch (e) { /* full or disabled: the answers stay on the page */ }
+    };
+    check.addEventListener("input", keep);
+    check.addEventListener("change", keep);
+    check.addEventListener("submit", function () { sessionStorage.removeItem(key); });
   }
 
   // Reading an uploaded config.json into its textarea, then recomputing.

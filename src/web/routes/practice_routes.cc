@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -133,7 +135,10 @@ Response dashboard(const Request& req, const Context& ctx) {
     }
   }
   if (auto history = ctx.store()->readiness_history(v.user_id); history.ok()) {
-    for (const auto& r : *history) view.readiness.push_back({r.track, r.score, r.finished_at});
+    for (const auto& r : *history) {
+      const bank::Track* track = ctx.bank.find_track(r.track);
+      view.readiness.push_back({track ? track->name : r.track, r.score, r.finished_at});
+    }
   }
   Response r = html(200, layout(ctx.site(), "Progress", "Your progress", views::dashboard_page(view)));
   r.set("Cache-Control", "no-store");
@@ -176,11 +181,16 @@ Response readiness(const Request& req, const Context& ctx) {
   if (req.method == "POST") {
     if (auto refused = read_post_form(req, v, form)) return *refused;
   }
+  std::map<std::string, std::string> topic_names;
+  for (const auto& t : ctx.bank.topics) topic_names[t.id] = t.name;
+  auto check_page = [&](const services::StartedCheck& check) {
+    return views::readiness_check_page({check.track->name, &check, v.csrf, ctx.now(), topic_names});
+  };
   std::string action = form_value(form, "action"), body;
   if (action == "start") {
     auto check = ctx.readiness->start(v.user_id, form_value(form, "track"));
     if (!check) return failure(req, ctx, check.error());
-    body = views::readiness_check_page({check->track->name, &*check, v.csrf});
+    body = check_page(*check);
   } else if (action == "finish") {
     auto scored = ctx.readiness->finish(v.user_id, form_value(form, "payload"), form_value(form, "mac"),
                                         [&](int n) { return form_value(form, "a" + std::to_string(n)); });
@@ -189,7 +199,7 @@ Response readiness(const Request& req, const Context& ctx) {
       const auto& f = scored.error();
       return f.kind == services::Failure::Kind::kInvalid ? plain_error(400, f.message()) : failure(req, ctx, f);
     }
-    views::ReadinessResultView view{&*scored, {}, {}};
+    views::ReadinessResultView view{&*scored, {}, {}, topic_names};
     for (size_t i = 0; i < scored->ranked.size() && i < 3; ++i) {
       if (const bank::Topic* t = ctx.bank.find_topic(scored->ranked[i].second)) {
         view.study_next.push_back({t->id, t->name});
@@ -198,9 +208,23 @@ Response readiness(const Request& req, const Context& ctx) {
     }
     body = views::readiness_result_page(view);
   } else {
-    std::vector<views::TrackOption> tracks;
-    for (const auto& t : ctx.bank.tracks) tracks.push_back({t.id, t.name});
-    body = views::readiness_start_page(tracks, v.csrf);
+    // A check in progress comes back with the time it has left (a refresh, a visit later, a
+    // restart or another server: it is kept in the store); "abandon" closes it.
+    std::optional<services::StartedCheck> open;
+    if (action == "abandon") {
+      if (auto closed = ctx.readiness->abandon(v.user_id); !closed) return failure(req, ctx, closed.error());
+    } else {
+      auto resumed = ctx.readiness->resume(v.user_id);
+      if (!resumed) return failure(req, ctx, resumed.error());
+      open = std::move(resumed).value();
+    }
+    if (open) {
+      body = check_page(*open);
+    } else {
+      std::vector<views::TrackOption> tracks;
+      for (const auto& t : ctx.bank.tracks) tracks.push_back({t.id, t.name});
+      body = views::readiness_start_page(tracks, v.csrf);
+    }
   }
   Response r = html(200, layout(ctx.site(), "Readiness check", "A timed readiness check", body));
   r.set("Cache-Control", "no-store");
