@@ -13,6 +13,7 @@
 #include "web/routes/practice_routes.h"
 #include "web/routes/response.h"
 #include "web/routes/search_routes.h"
+#include "web/routes/site_routes.h"
 
 namespace ridge::web {
 
@@ -141,6 +142,11 @@ void App::add_routes() {
   get_post("/reset", routes::reset_request);
   get_post("/reset/confirm", routes::reset_confirm);
   // Health and metrics.
+  // issue 33 (polish): what crawlers and browsers ask every site for.
+  router_.add("GET", "/robots.txt", to(routes::robots_txt), Dispatch::kInline);
+  router_.add("GET", "/sitemap.xml", to(routes::sitemap_xml));
+  router_.add("GET", "/favicon.ico", to(routes::favicon), Dispatch::kInline);
+
   router_.add("GET", "/healthz", to(routes::healthz), Dispatch::kInline);
   router_.add("GET", "/metrics", to(routes::metrics), Dispatch::kInline);
   router_.add("GET", "/readyz", to(routes::readyz));
