@@ -2,6 +2,8 @@
 // visitor's progress (from their cards in the store) and where to resume.
 #include "web/course_pages.h"
 
+#include "bank/markdown.h"
+
 #include <algorithm>
 #include <optional>
 
@@ -26,7 +28,7 @@ View to_view(const std::vector<CourseCard>& courses) {
   ViewList list;
   for (const auto& c : courses) {
     list.push_back(View(kainjow::mustache::object{
-        {"id", c.id}, {"title", c.title}, {"summary", c.summary}, {"modules", std::to_string(c.modules)}}));
+        {"id", c.id}, {"title", c.title}, {"summary_html", bank::inline_markdown_html(c.summary)}, {"modules", std::to_string(c.modules)}}));
   }
   return object_with("courses", list_view(std::move(list)));
 }
@@ -63,7 +65,7 @@ View to_view(const CourseView& v) {
   put(d, "id", v.id);
   put(d, "title", v.title);
   put(d, "track", v.track);
-  put(d, "summary", v.summary);
+  put(d, "summary_html", bank::inline_markdown_html(v.summary));
   put(d, "signed_in", v.progress != nullptr);
   put(d, "done", std::to_string(v.done));
   put(d, "module_count", std::to_string(v.modules.size()));
@@ -76,7 +78,7 @@ View to_view(const CourseView& v) {
     View module;
     put(module, "id", m.id);
     put(module, "title", m.title);
-    put(module, "summary", m.summary);
+    put(module, "summary_html", bank::inline_markdown_html(m.summary));
     if (v.progress) {
       const auto& p = (*v.progress)[i];
       put(module, "progress", View(kainjow::mustache::object{{"reviewed", std::to_string(p.reviewed)},

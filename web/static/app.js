@@ -59,6 +59,30 @@
     });
   }
 
+  // What the server takes in one request (its body limit, README "Security"): an upload is
+  // refused before it is sent with the words the server's 413 uses.
+  var BODY_LIMIT = 1048576;
+  var LIMIT_WORDS = "1 MiB (1,048,576 bytes)";
+
+  // An error leaves no number from an earlier answer on the page: the figures, the conclusion
+  // and the worked chain are emptied (issue 33 item 5: a stale result sat beside the error).
+  function clearResults(form) {
+    document.querySelectorAll("[data-result]").forEach(function (node) {
+      if (node.closest("form") && node.closest("form") !== form) return;
+      node.textContent = "\u2014";
+    });
+    var conclusion = document.querySelector("[data-conclusion]");
+    if (conclusion) conclusion.textContent = "";
+    var out = document.getElementById(form.getAttribute("data-output"));
+    if (out) out.innerHTML = "";
+  }
+
+  function refuse(form, errors) {
+    clearErrors(form);
+    clearResults(form);
+    showErrors(form, errors);
+  }
+
   function update(form) {
     var params = new URLSearchParams();
     new FormData(form).forEach(function (v, k) { if (v !== "") params.append(k, v); });
@@ -70,8 +94,7 @@
     if (pasted && pasted.value.trim() !== "") {
       var config;
       try { config = JSON.parse(pasted.value); } catch (e) {
-        clearErrors(form);
-        showErrors(form, [{ field: "", message: "the config.json is not valid JSON: " + e.message }]);
+        refuse(form, [{ field: "", message: "the config.json is not valid JSON: " + e.message }]);
         return;
       }
       var body = { config: config };
@@ -79,11 +102,23 @@
       url = "/api/calc/" + form.getAttribute("data-live");
       request = { method: "POST", headers: { Accept: "application/json", "Content-Type": "application/json" }, body: JSON.stringify(body) };
     }
+    if (request.body && new Blob([request.body]).size > BODY_LIMIT) {
+      refuse(form, [{ field: "", message: "request body larger than " + LIMIT_WORDS + ": this config.json makes " +
+                     new Blob([request.body]).size.toLocaleString("en-US") + " bytes" }]);
+      return;
+    }
     fetch(url, request)
-      .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, body: j }; }); })
+      // A refusal that is not JSON (the server's 413 and 503 are plain text) is shown as it is.
+      .then(function (r) {
+        return r.text().then(function (t) {
+          try { return { ok: r.ok, body: JSON.parse(t) }; } catch (e) {
+            return { ok: false, body: { errors: [{ field: "", message: t.trim() || ("the server answered " + r.status) }] } };
+          }
+        });
+      })
       .then(function (res) {
         clearErrors(form);
-        if (!res.ok) { showErrors(form, res.body.errors || []); return; }
+        if (!res.ok) { refuse(form, res.body.errors || [{ field: "", message: "the server refused the request" }]); return; }
         var d = res.body;
         document.querySelectorAll("[data-result]").forEach(function (node) {
           if (node.closest("form") && node.closest("form") !== form) return;
@@ -97,7 +132,7 @@
         var img = document.getElementById("calc-diagram");
         if (img) img.src = img.getAttribute("data-base") + "?" + params.toString();
       })
-      .catch(function () { /* the no-JavaScript form still works */ });
+      .catch(function () { refuse(form, [{ field: "", message: "the server could not be reached; the form still works without JavaScript" }]); });
   }
 
   // Signed-in features on pages that are the same for everyone: the nav, and on a question
@@ -219,7 +254,13 @@
       var file = input.files && input.files[0];
       var area = document.getElementById(input.getAttribute("data-config-file-for"));
       if (!file || !area) return;
-      if (file.size > 1000000) { area.value = ""; alert("config.json files are a few kilobytes; this one is " + file.size + " bytes"); return; }
+      if (file.size > BODY_LIMIT) {
+        area.value = "";
+        var owner = document.querySelector('form[data-live="' + area.getAttribute("data-config-for") + '"]');
+        if (owner) refuse(owner, [{ field: "", message: "request body larger than " + LIMIT_WORDS + ": this config.json is " + file.size.toLocaleString("en-US") + " bytes" }]);
+        input.value = "";
+        return;
+      }
       file.text().then(function (text) { area.value = text; area.dispatchEvent(new Event("input", { bubbles: true })); });
     });
   });

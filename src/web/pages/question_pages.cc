@@ -2,6 +2,8 @@
 // sign-in and sign-up forms and the error page.
 #include "web/pages.h"
 
+#include "bank/markdown.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -118,7 +120,7 @@ View to_view(const QuestionView& v) {
   put(d, "slug", v.slug);
   put(d, "title", v.title);
   put(d, "updated", v.updated);
-  put(d, "tldr", v.tldr);
+  put(d, "tldr_html", bank::inline_markdown_html(v.tldr));
   put(d, "has_lab", !v.lab.empty());
   put(d, "lab", v.lab);
   ViewList tracks, concepts, related;
@@ -202,8 +204,8 @@ View to_view(const QuestionDoorView& v) {
   put(d, "topic_name", v.topic_name);
   put(d, "slug", v.slug);
   put(d, "title", v.title);
-  put(d, "summary", v.summary);
-  put(d, "tldr", v.tldr);
+  put(d, "summary_html", bank::inline_markdown_html(v.summary));
+  put(d, "tldr_html", bank::inline_markdown_html(v.tldr));
   put(d, "price", v.price);
   put(d, "billing_enabled", v.billing_enabled);
   return d;

@@ -1,5 +1,7 @@
 #include "web/views/practice_views.h"
 
+#include "bank/markdown.h"
+
 #include <algorithm>
 
 #include "calc/derivation.h"
@@ -45,8 +47,8 @@ View review_item(const bank::Question& q) {
   View d;
   put(d, "slug", q.slug);
   put(d, "title", q.title);
-  put(d, "summary", q.summary);
-  put(d, "tldr", q.tldr);
+  put(d, "summary_html", bank::inline_markdown_html(q.summary));
+  put(d, "tldr_html", bank::inline_markdown_html(q.tldr));
   return d;
 }
 
@@ -208,7 +210,7 @@ std::string readiness_check_page(const ReadinessCheckView& v) {
     } else {
       put(i, "topic", name_of(v.topic_names, item.question->topic));
       put(i, "title", item.question->title);
-      put(i, "tldr", item.question->tldr);
+      put(i, "tldr_html", bank::inline_markdown_html(item.question->tldr));
     }
     items.push_back(std::move(i));
   }
