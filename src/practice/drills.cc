@@ -376,6 +376,22 @@ std::vector<std::string> drill_template_ids() {
   return out;
 }
 
+std::string drill_template_topic(const std::string& template_id) {
+  for (const auto& t : kTemplates) {
+    if (t.id == template_id) return t.topic;
+  }
+  return "";
+}
+
+std::optional<uint64_t> seed_for_template(uint64_t seed, const std::string& template_id) {
+  // make_drill takes seed mod the template count as the template's index.
+  constexpr size_t n = std::size(kTemplates);
+  for (size_t i = 0; i < n; ++i) {
+    if (kTemplates[i].id == template_id) return seed - seed % n + i;
+  }
+  return std::nullopt;
+}
+
 std::vector<std::string> drill_topics() {
   std::vector<std::string> out;
   for (const auto& t : kTemplates) {

@@ -106,6 +106,23 @@ TEST(Drills, TopicFilter) {
   EXPECT_FALSE(make_drill(1, "behavioral", calc::testing::registry(), calc::testing::real_catalog()).has_value());
 }
 
+// Issue 33 item 4: a course's drill links all went to /drill?topic=. A template's own link
+// gives a drill of that template, from any starting seed.
+TEST(Drills, Finding33_ASeedForEachTemplateGivesThatTemplatesDrill) {
+  for (const std::string& id : drill_template_ids()) {
+    for (uint64_t base : {0ull, 1ull, 12345ull, 999999999ull}) {
+      auto seed = seed_for_template(base, id);
+      ASSERT_TRUE(seed.has_value()) << id;
+      auto d = make_drill(*seed, "", calc::testing::registry(), calc::testing::real_catalog());
+      ASSERT_TRUE(d.has_value()) << id;
+      EXPECT_EQ(d->template_id, id);
+      EXPECT_EQ(d->topic, drill_template_topic(id));
+    }
+  }
+  EXPECT_FALSE(seed_for_template(1, "no-such-drill").has_value());
+  EXPECT_EQ(drill_template_topic("no-such-drill"), "");
+}
+
 // Issue 33 item 2: `ridge drill --topic kernels` printed a seed that gave another drill when run
 // alone (the template was drawn among the topic's templates, so the same seed meant a different
 // one without the topic). The printed seed must reproduce the drill with no topic.

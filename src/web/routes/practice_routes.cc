@@ -153,7 +153,7 @@ Response drill(const Request& req, const Context& ctx) {
   }
   views::DrillView view;
   view.topic = form_value(form, "topic");
-  auto drill = ctx.drills.generate(view.topic, form_value(form, "seed"));
+  auto drill = ctx.drills.generate(view.topic, form_value(form, "seed"), form_value(form, "template"));
   if (!drill) return failure(req, ctx, drill.error());
   for (const auto& id : services::DrillService::topics()) {
     const bank::Topic* t = ctx.bank.find_topic(id);
