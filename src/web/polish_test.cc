@@ -110,8 +110,28 @@ TEST(Finding33, NoRawMarkdownOnAnyPage) {
     EXPECT_FALSE(contains(meta, "**")) << path << ": " << meta;
     // No operator command or CLI flag on a visitor's page outside code samples.
     EXPECT_FALSE(contains(text, "ridge grant")) << path;
+    // Dates in words ("updated 30 November 2026", not "updated 2026-11-30").
+    static const std::regex kIsoUpdated("updated \\d{4}-\\d{2}-\\d{2}");
+    EXPECT_FALSE(std::regex_search(text, kIsoUpdated)) << path;
   }
   EXPECT_GT(pages, 400);
+}
+
+// A behavioral question asked to "work the answer out on paper, with the numbers".
+TEST(Finding33, BehavioralQuestionsAskForAStoryNotNumbers) {
+  int behavioral = 0;
+  for (const auto& q : app_testing::app().bank().questions) {
+    if (!q.free) continue;
+    std::string page(get("/q/" + q.slug).view());
+    if (q.topic == "behavioral") {
+      ++behavioral;
+      EXPECT_FALSE(contains(page, "with the numbers")) << q.slug;
+      EXPECT_TRUE(contains(page, "Tell your story aloud")) << q.slug;
+    } else {
+      EXPECT_TRUE(contains(page, "with the numbers")) << q.slug;
+    }
+  }
+  EXPECT_GT(behavioral, 0) << "the bank has free behavioral questions";
 }
 
 TEST(Finding33, PricingNamesNoOperatorCommand) {

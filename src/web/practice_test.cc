@@ -216,6 +216,10 @@ TEST_F(Practice, Finding33_ReadinessResumesOnRefreshAndNamesTopics) {
   ASSERT_NE(track, nullptr);
   EXPECT_NE(dashboard.body.find("<li>" + track->name + ": "), std::string::npos);
   EXPECT_EQ(dashboard.body.find(" GMT"), std::string::npos) << "an HTTP date on a page";
+  // Counts with their denominators: "0 of N" questions seen, N the topic's question count.
+  size_t napkin = 0;
+  for (const auto& q : app_->bank().questions) napkin += q.topic == "napkin-math";
+  EXPECT_NE(dashboard.body.find("<td>0 of " + std::to_string(napkin) + "</td>"), std::string::npos);
 }
 
 class PracticeIssue20 : public Practice {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -102,6 +103,7 @@ struct QuestionView {
   std::string topic_id, topic_name, difficulty, slug, title, updated, tldr, lab;
   std::vector<std::string> tracks;
   bool free = false;
+  bool behavioral = false;  // a story to tell, not numbers to work out
   Html answer;  // md4c's rendering of the answer, with its contents list (enhance_answer):
                 // the template's body_html, put in by render_around (most of the page's bytes)
   struct Neighbour {
@@ -120,6 +122,7 @@ View to_view(const QuestionView& v) {
   put(d, "slug", v.slug);
   put(d, "title", v.title);
   put(d, "updated", v.updated);
+  put(d, "behavioral", v.behavioral);
   put(d, "tldr_html", bank::inline_markdown_html(v.tldr));
   put(d, "has_lab", !v.lab.empty());
   put(d, "lab", v.lab);
@@ -141,6 +144,20 @@ View to_view(const QuestionView& v) {
 
 }  // namespace
 
+namespace {
+
+// "2026-11-30" as "30 November 2026"; anything else as it is (issue 33 item 10: dates in words).
+std::string date_in_words(const std::string& iso) {
+  static const char* kMonths[] = {"January", "February", "March",     "April",   "May",      "June",
+                                  "July",    "August",   "September", "October", "November", "December"};
+  if (iso.size() != 10 || iso[4] != '-' || iso[7] != '-') return iso;
+  int month = std::atoi(iso.substr(5, 2).c_str()), day = std::atoi(iso.substr(8, 2).c_str());
+  if (month < 1 || month > 12 || day < 1 || day > 31) return iso;
+  return std::to_string(day) + " " + kMonths[month - 1] + " " + iso.substr(0, 4);
+}
+
+}  // namespace
+
 std::string question_page(const Site& site, const bank::Question& q) {
   QuestionView v;
   v.topic_id = q.topic;
@@ -148,9 +165,10 @@ std::string question_page(const Site& site, const bank::Question& q) {
   v.difficulty = bank::difficulty_name(q.difficulty);
   v.slug = q.slug;
   v.title = q.title;
-  v.updated = q.updated;
+  v.updated = date_in_words(q.updated);
   v.tldr = q.tldr;
   v.lab = q.lab;
+  v.behavioral = q.topic == "behavioral";
   v.tracks = q.tracks;
   v.free = q.free;
   v.answer = Html{enhance_answer(q.html)};

@@ -126,8 +126,16 @@ Response dashboard(const Request& req, const Context& ctx) {
   services::Progress progress = ctx.reviews->progress(v.user_id, v.retention);
   views::DashboardView view;
   view.email = v.email;
-  for (const auto& t : ctx.bank.tracks) view.tracks.push_back({t.id, t.name, progress.tracks[t.id]});
-  for (const auto& t : ctx.bank.topics) view.topics.push_back({t.id, t.name, progress.topics[t.id]});
+  // Counts with their denominators (issue 33 item 10: "Seen 12" said nothing of how many).
+  // A track's counts are the sum of its topics' (ReviewService::progress), so is its total.
+  std::map<std::string, int> per_topic;
+  for (const auto& q : ctx.bank.questions) ++per_topic[q.topic];
+  for (const auto& t : ctx.bank.tracks) {
+    int total = 0;
+    for (const auto& [topic, weight] : t.weights) total += per_topic[topic];
+    view.tracks.push_back({t.id, t.name, progress.tracks[t.id], total});
+  }
+  for (const auto& t : ctx.bank.topics) view.topics.push_back({t.id, t.name, progress.topics[t.id], per_topic[t.id]});
   // The lists are extras: a failed read leaves one empty rather than failing the page.
   if (auto marks = ctx.store()->bookmarks(v.user_id); marks.ok()) {
     for (const auto& slug : *marks) {

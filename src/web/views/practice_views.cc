@@ -35,6 +35,7 @@ View progress_row(const ProgressRow& row) {
   put(d, "id", row.id);
   put(d, "name", row.name);
   put(d, "seen", std::to_string(row.counts.seen));
+  put(d, "questions", std::to_string(row.questions));
   put(d, "due", std::to_string(row.counts.due));
   put_ratio(d, "retention", row.counts.retention());
   put(d, "drills", std::to_string(row.counts.drills));

@@ -32,6 +32,7 @@ std::string review_page(const ReviewPageView& v);
 struct ProgressRow {
   std::string id, name;  // a topic or track
   services::ProgressCounts counts;
+  int questions = 0;     // the questions it holds: "seen 12 of 40"
 };
 struct QuestionLink {
   std::string slug, title;
