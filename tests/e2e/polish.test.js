@@ -124,3 +124,24 @@ test("robots.txt, the sitemap and the favicon answer", async () => {
   assert.equal(icon.status, 200);
   assert.match(icon.headers.get("content-type"), /svg/);
 });
+
+test("/hardware at 1280 pixels: two tables that fit, each sortable by its headings", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(server.url + "/hardware");
+  for (const id of ["#hw-specs", "#hw-peaks"]) {
+    const width = await page.locator(id).evaluate((t) => t.getBoundingClientRect().width);
+    assert.ok(width <= 1280, `${id} is ${width} px wide at a 1280 px window`);
+  }
+  const chips = await page.locator("#hw-specs tbody tr").count();
+  assert.equal(await page.locator("#hw-peaks tbody tr").count(), chips, "one row per chip in each table");
+  const memory = page.locator("#hw-specs thead th", { hasText: "Memory" });
+  await memory.locator("button").click();
+  assert.equal(await memory.getAttribute("aria-sort"), "ascending");
+  const keys = await page.locator("#hw-specs tbody tr td:nth-child(3)").evaluateAll((cells) => cells.map((c) => Number(c.dataset.sort)));
+  for (let i = 1; i < keys.length; ++i) assert.ok(keys[i - 1] <= keys[i], "sorted by memory, smallest first");
+  await memory.locator("button").click();
+  assert.equal(await memory.getAttribute("aria-sort"), "descending");
+  const first = await page.locator("#hw-specs tbody tr td:nth-child(3)").first().getAttribute("data-sort");
+  assert.equal(Number(first), Math.max(...keys), "the largest memory first");
+  await page.close();
+});

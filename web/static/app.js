@@ -225,6 +225,36 @@
     tick();
   }
 
+  // Sortable tables (the hardware catalog): each column heading becomes a button that sorts
+  // the rows by it, numbers by their data-sort key, text by its words; aria-sort says which
+  // column and which way, so a screen reader hears the order (issue 33 item 8).
+  document.querySelectorAll("table[data-sortable]").forEach(function (table) {
+    var heads = table.querySelectorAll("thead th");
+    heads.forEach(function (th, column) {
+      var button = el("button", { type: "button", "class": "sort" }, th.textContent);
+      th.textContent = "";
+      th.appendChild(button);
+      button.addEventListener("click", function () {
+        var ascending = th.getAttribute("aria-sort") !== "ascending";
+        heads.forEach(function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+        var numeric = th.getAttribute("data-sort-type") === "number";
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        var key = function (row) {
+          var cell = row.cells[column];
+          return numeric ? Number(cell.getAttribute("data-sort") || 0) : cell.textContent.trim().toLowerCase();
+        };
+        rows.sort(function (a, b) {
+          var x = key(a), y = key(b);
+          var order = numeric ? x - y : (x < y ? -1 : x > y ? 1 : 0);
+          return ascending ? order : -order;
+        });
+        rows.forEach(function (row) { body.appendChild(row); });
+      });
+    });
+  });
+
   // The readiness check's answers survive a refresh: kept in sessionStorage under the check's
   // mac while it runs, put back when the same check is shown again, dropped when it is sent.
   var check = document.getElementById("readiness-form");
