@@ -145,3 +145,22 @@ test("/hardware at 1280 pixels: two tables that fit, each sortable by its headin
   assert.equal(Number(first), Math.max(...keys), "the largest memory first");
   await page.close();
 });
+
+test("every calculator page draws what it computes with its example values: no broken image, no hidden result", async () => {
+  const list = await (await fetch(server.url + "/api/calc")).json();
+  const names = (list.calculators || list).map((c) => c.name);
+  assert.ok(names.length >= 20, "the registry's calculators");
+  const page = await browser.newPage();
+  const paths = names.map((n) => "/calc/" + n);
+  paths.push("/calc/pipeline-bubble?stages=4&microbatches=8&schedule=interleaved&virtual-stages=2");
+  for (const path of paths) {
+    await page.goto(server.url + path);
+    await page.waitForLoadState("load");
+    const broken = await page.locator("img").evaluateAll((imgs) => imgs.filter((i) => !i.complete || i.naturalWidth === 0).map((i) => i.src));
+    assert.deepEqual(broken, [], `${path}: broken images`);
+    const out = page.locator("#calc-out");
+    assert.ok(await out.isVisible(), `${path}: the result is visible`);
+    assert.ok((await out.textContent()).trim().length > 0, `${path}: the result is not empty`);
+  }
+  await page.close();
+});
