@@ -11,6 +11,7 @@
 
 #include "bank/markdown.h"
 #include "web/app_test_util.h"
+#include "web/wording.h"
 
 namespace ridge::web {
 namespace {
@@ -110,6 +111,10 @@ TEST(Finding33, NoRawMarkdownOnAnyPage) {
     EXPECT_FALSE(contains(meta, "**")) << path << ": " << meta;
     // No operator command or CLI flag on a visitor's page outside code samples.
     EXPECT_FALSE(contains(text, "ridge grant")) << path;
+    // No command-line flag in a page's words ("or give --config"); commands in code are fine.
+    static const std::regex kFlag("(^|[\\s(/])--[a-z]");
+    std::smatch flag;
+    EXPECT_FALSE(std::regex_search(text, flag, kFlag)) << path << ": ..." << text.substr(flag.position(0) > 60 ? flag.position(0) - 60 : 0, 120);
     // Dates in words ("updated 30 November 2026", not "updated 2026-11-30").
     static const std::regex kIsoUpdated("updated \\d{4}-\\d{2}-\\d{2}");
     EXPECT_FALSE(std::regex_search(text, kIsoUpdated)) << path;
@@ -132,6 +137,20 @@ TEST(Finding33, BehavioralQuestionsAskForAStoryNotNumbers) {
     }
   }
   EXPECT_GT(behavioral, 0) << "the bank has free behavioral questions";
+}
+
+// "cannot be combined with --model or --config" on a web form and in the widget's answers.
+TEST(Finding33, CalculatorRefusalsNameFieldsNotFlags) {
+  EXPECT_EQ(without_flags("cannot be combined with --model or --config"), "cannot be combined with \u2018model\u2019 or \u2018config\u2019");
+  EXPECT_EQ(without_flags("(or give --params and --tokens)"), "(or give \u2018params\u2019 and \u2018tokens\u2019)");
+  EXPECT_EQ(without_flags("a -- b, x--y, --9"), "a -- b, x--y, --9");
+  Response api = get("/api/calc/training-memory?params=70B&model=llama-3.1-70b&gpus=8");
+  EXPECT_EQ(api.status, 400);
+  std::string body(api.view());
+  EXPECT_TRUE(contains(body, "cannot be combined")) << body;
+  EXPECT_FALSE(contains(body, "--model")) << body;
+  Response page = get("/calc/training-memory?params=70B&model=llama-3.1-70b&gpus=8");
+  EXPECT_FALSE(contains(visible_text(std::string(page.view())), "--model"));
 }
 
 TEST(Finding33, PricingNamesNoOperatorCommand) {

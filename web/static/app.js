@@ -18,6 +18,12 @@
     return e;
   }
 
+  // The engine writes for the command line ("give --model"); the form's fields carry the same
+  // names without the dashes (src/web/wording.h does the same on the server).
+  function withoutFlags(text) {
+    return String(text).replace(/(^|[\s(\/])--([a-z][a-z0-9-]*)/g, "$1\u2018$2\u2019");
+  }
+
   function renderDerivation(d) {
     var section = el("section", { "class": "derivation", "data-calculator": d.calculator });
     section.appendChild(el("h3", null, d.title));
@@ -39,9 +45,9 @@
     table.appendChild(body);
     section.appendChild(table);
     var ul = el("ul", { "class": "assumptions" });
-    d.assumptions.forEach(function (a) { ul.appendChild(el("li", null, a)); });
+    d.assumptions.forEach(function (a) { ul.appendChild(el("li", null, withoutFlags(a))); });
     section.appendChild(ul);
-    if (d.conclusion) section.appendChild(el("p", { "class": "conclusion" }, d.conclusion));
+    if (d.conclusion) section.appendChild(el("p", { "class": "conclusion" }, withoutFlags(d.conclusion)));
     return section;
   }
 

@@ -2,6 +2,8 @@
 // calculator's form and derivation, and the diagram gallery.
 #include "web/pages.h"
 
+#include "web/wording.h"
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -163,12 +165,12 @@ std::string calculator_page(const Site& site, const calc::Calculator& c, const c
   v.summary = c.summary;
   if (result && !result->ok()) {
     for (const auto& err : result->errors()) {
-      std::string message = (err.value.empty() ? "" : "'" + err.value + "' ") + err.message +
-                            (err.accepted.empty() ? "" : "; accepted: " + err.accepted);
+      std::string message = (err.value.empty() ? "" : "'" + err.value + "' ") + without_flags(err.message) +
+                            (err.accepted.empty() ? "" : "; accepted: " + without_flags(err.accepted));
       if (std::any_of(c.params.begin(), c.params.end(), [&](const calc::ParamSpec& s) { return s.name == err.field; })) {
         errors[err.field] += message;
       } else {
-        v.form_error += err.to_string() + " ";
+        v.form_error += without_flags(err.to_string()) + " ";
       }
     }
   }
@@ -178,7 +180,7 @@ std::string calculator_page(const Site& site, const calc::Calculator& c, const c
     v.fields.push_back(field_view(site, spec, values, it == errors.end() ? "" : it->second, "c"));
   }
   if (result && result->ok()) {
-    v.result = Html{calc::render_html(**result)};
+    v.result = Html{without_flags(calc::render_html(**result))};  // the engine's words, for a web form
     v.diagram_kind = diagram::kind_for_calculator(c.name);
   }
   for (const auto& [k, value] : values) {

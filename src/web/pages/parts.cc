@@ -1,6 +1,7 @@
 #include "web/pages/parts.h"
 
 #include "bank/markdown.h"
+#include "web/wording.h"
 
 #include <cctype>
 #include <sstream>
@@ -110,7 +111,7 @@ FieldView field_view(const Site& site, const calc::ParamSpec& spec, const calc::
   auto it = values.find(spec.name);
   v.value = it != values.end() ? it->second : spec.default_value;
   v.example = spec.example;
-  v.hint = spec.help;
+  v.hint = without_flags(spec.help);
   std::string accepted = calc::accepted_range(spec, site.catalog);
   if (spec.type == calc::ParamType::kNumber || spec.type == calc::ParamType::kCount) {
     std::string unit(calc::unit_symbol(spec.unit));
