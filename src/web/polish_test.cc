@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "bank/markdown.h"
+#include "calc/derivation.h"
 #include "web/app_test_util.h"
+#include "web/pages.h"
 #include "web/wording.h"
 
 namespace ridge::web {
@@ -151,6 +153,18 @@ TEST(Finding33, CalculatorRefusalsNameFieldsNotFlags) {
   EXPECT_FALSE(contains(body, "--model")) << body;
   Response page = get("/calc/training-memory?params=70B&model=llama-3.1-70b&gpus=8");
   EXPECT_FALSE(contains(visible_text(std::string(page.view())), "--model"));
+}
+
+// Calculator pages were headed by their ids ("fit", "mfu"); the heading is now the title in
+// words that the calculator's own derivation carries.
+TEST(Finding33, CalculatorsAreTitledInWords) {
+  for (const auto& c : calc::testing::registry().all()) {
+    std::string page(get("/calc/" + c.name).view());
+    EXPECT_FALSE(contains(page, "<h1>" + c.name + "</h1>")) << c.name;
+    auto d = calc::testing::registry().evaluate(c.name, example_values(c), calc::testing::real_catalog());
+    ASSERT_TRUE(d.ok()) << c.name;
+    EXPECT_TRUE(contains(page, "<h1>" + calc::html_escape((*d).title()) + "</h1>")) << c.name;
+  }
 }
 
 TEST(Finding33, PricingNamesNoOperatorCommand) {

@@ -103,12 +103,21 @@ View to_view(const ValidationView& v) {
   return object_with("groups", list_view(std::move(groups)));
 }
 
+// A calculator's title in words (issue 33 item 10: pages were headed "fit", "mfu"): the title
+// its derivation of the example values carries; the id when the example does not evaluate.
+std::string calculator_title(const Site& site, const calc::Calculator& c) {
+  auto d = site.registry.evaluate(c.name, example_values(c), site.catalog);
+  return d ? (*d).title() : c.name;
+}
+
 }  // namespace
 
 std::string calculators_index(const Site& site, const nlohmann::json& validation) {
   View d;
   ViewList calculators;
-  for (const auto& c : site.registry.all()) calculators.push_back(View(kainjow::mustache::object{{"name", c.name}, {"summary", c.summary}}));
+  for (const auto& c : site.registry.all()) {
+    calculators.push_back(View(kainjow::mustache::object{{"name", c.name}, {"title", calculator_title(site, c)}, {"summary", c.summary}}));
+  }
   put(d, "calculators", std::move(calculators));
   auto table = validation_view(validation);
   put(d, "validation", table ? to_view(*table) : View(false));
@@ -120,7 +129,7 @@ namespace {
 // calculator.mustache: the form from the calculator's specs, then the derivation or the errors
 // next to their fields, the diagram and the same call for the terminal.
 struct CalculatorView {
-  std::string name, summary, form_error;
+  std::string name, title, summary, form_error;  // title: in words ("Checkpoint interval (Young/Daly)")
   std::vector<FieldView> fields;
   Html result;                              // the derivation (calc::render_html), when it succeeded
   std::optional<std::string> diagram_kind;  // with a result whose calculator has a diagram
@@ -131,6 +140,7 @@ struct CalculatorView {
 View to_view(const CalculatorView& v) {
   View d;
   put(d, "name", v.name);
+  put(d, "title", v.title);
   put(d, "summary", v.summary);
   put(d, "form_error", v.form_error);
   ViewList fields, values;
@@ -162,6 +172,7 @@ std::string calculator_page(const Site& site, const calc::Calculator& c, const c
   std::map<std::string, std::string> errors;
   CalculatorView v;
   v.name = c.name;
+  v.title = result && result->ok() ? (**result).title() : calculator_title(site, c);
   v.summary = c.summary;
   if (result && !result->ok()) {
     for (const auto& err : result->errors()) {
@@ -187,7 +198,7 @@ std::string calculator_page(const Site& site, const calc::Calculator& c, const c
     v.query += (v.query.empty() ? "?" : "&") + url_encode(k) + "=" + url_encode(value);
     v.values.emplace_back(k, value);
   }
-  return layout(site, c.name + " calculator", c.summary, render("calculator", to_view(v)));
+  return layout(site, v.title, c.summary, render("calculator", to_view(v)));
 }
 
 std::string diagrams_page(const Site& site) {
