@@ -249,7 +249,7 @@
         var rows = Array.prototype.slice.call(body.rows);
         var key = function (row) {
           var cell = row.cells[column];
-          return numeric ? Number(cell.getAttribute("data-sort") || 0) : cell.textContent.trim().toLowerCase();
+          return numeric ? Number((cell.getAttribute("data-sort") || "0").replace(/,/g, "")) : cell.textContent.trim().toLowerCase();
         };
         rows.sort(function (a, b) {
           var x = key(a), y = key(b);
