@@ -423,9 +423,8 @@ test("the readiness check stays within its track and refuses a second submission
   const context = await browser.newContext();
   const { page } = await signUp(context, "ready");
   await page.goto(server.url + "/tracks/kernels");
-  // The topics the track weighs, from its page.
-  const allowed = await page.locator('main ul a[href^="/topics/"]').evaluateAll((as) =>
-    as.map((a) => a.getAttribute("href").replace("/topics/", "")));
+  // The topics the track weighs, from its page, by name (issue 33: the check names topics, not ids).
+  const allowed = await page.locator('main ul a[href^="/topics/"]').evaluateAll((as) => as.map((a) => a.textContent.trim()));
   assert.ok(allowed.length > 0);
   await page.goto(server.url + "/readiness");
   await page.selectOption("#track", "kernels");
