@@ -134,7 +134,12 @@ TEST_F(Readiness, Finding28_ANonFiniteSelfGradeIsRefusedAndRecordsNothing) {
   auto fixed = service_->finish(user_, check->payload, check->mac, good);
   ASSERT_TRUE(fixed.ok());
   EXPECT_TRUE(std::isfinite(fixed->score));
-  EXPECT_EQ(store_->drills(user_)->size(), 5u) << "recorded once, by the submission that counted";
+  // One record per drill of the check (the test track's one drill topic has four templates, and
+  // a check repeats none: issue 33).
+  size_t drill_items = 0;
+  for (const auto& item : check->items) drill_items += item.drill.has_value();
+  EXPECT_EQ(store_->drills(user_)->size(), drill_items) << "recorded once, by the submission that counted";
+  EXPECT_GT(drill_items, 0u);
 }
 
 // Issue 28: single use held per process only; two services (two servers) on one store each
