@@ -8,11 +8,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration=${1:-10}
-for p in wrk postgresql-client; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$p" >/dev/null
-done
-cmake --preset release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
-nice -n 10 cmake --build --preset release --target ridge >/dev/null
+# shellcheck source=bench/tools.sh
+. bench/tools.sh
+trap 'echo "bench/reviews.sh: stopped at line $LINENO: $BASH_COMMAND (exit $?)" >&2' ERR
+need_tools bench/reviews.sh cmake:cmake ninja:ninja-build g++:g++ wrk:wrk curl:curl pgbench:postgresql-client psql:postgresql-client python3:python3
+build_release bench/reviews.sh
 ridge=build/release/ridge
 work=$(mktemp -d)
 chmod 755 "$work"  # the postgres user must reach the cluster inside it

@@ -15,12 +15,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 duration=${1:-5}
 rounds=${ROUNDS:-3}
-for p in nginx-light wrk; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || {
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$p" >/dev/null; }
-done
-cmake --preset release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
-nice -n 10 cmake --build --preset release --target ridge >/dev/null
+# shellcheck source=bench/tools.sh
+. bench/tools.sh
+trap 'echo "bench/serve.sh: stopped at line $LINENO: $BASH_COMMAND (exit $?)" >&2' ERR
+need_tools bench/serve.sh cmake:cmake ninja:ninja-build g++:g++ nginx:nginx-light wrk:wrk curl:curl awk:gawk python3:python3
+[ "${SKIP_REVIEWS:-0}" = 1 ] || need_tools bench/serve.sh pgbench:postgresql-client psql:postgresql-client
+build_release bench/serve.sh
 ridge=build/release/ridge
 work=$(mktemp -d)
 chmod 755 "$work"  # nginx workers (nobody) read the pages inside it

@@ -221,4 +221,73 @@ std::string markdown_to_html(std::string_view markdown) {
   return out;
 }
 
+std::string inline_markdown_html(std::string_view markdown) {
+  std::string text;
+  text.reserve(markdown.size());
+  for (size_t i = 0; i < markdown.size(); ++i) {
+    if (markdown.compare(i, 2, "[^") == 0) {
+      size_t close = markdown.find(']', i);
+      if (close != std::string_view::npos && close - i < 64) {
+        i = close;
+        continue;
+      }
+    }
+    text += markdown[i];
+  }
+  // Trailing space left where a marker ended the line.
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  std::string html = markdown_to_html(text);
+  while (!html.empty() && (html.back() == '\n' || html.back() == ' ')) html.pop_back();
+  // One paragraph: unwrap it, so the line sits inside the page's own element.
+  if (html.rfind("<p>", 0) == 0 && html.size() >= 7 && html.compare(html.size() - 4, 4, "</p>") == 0 &&
+      html.find("<p>", 3) == std::string::npos) {
+    html = html.substr(3, html.size() - 7);
+  }
+  return html;
+}
+
+std::string html_to_text(std::string_view html, bool tags_as_spaces) {
+  static const std::pair<const char*, char> kEntities[] = {{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&#39;", '\''}};
+  std::string out;
+  out.reserve(html.size());
+  for (size_t i = 0; i < html.size(); ++i) {
+    if (html[i] == '<') {
+      size_t close = html.find('>', i);
+      if (close == std::string_view::npos) break;
+      i = close;
+      if (tags_as_spaces) out += ' ';
+      continue;
+    }
+    bool escaped = false;
+    for (const auto& [entity, ch] : kEntities) {
+      size_t n = std::char_traits<char>::length(entity);
+      if (html.compare(i, n, entity) == 0) {
+        out += ch;
+        i += n - 1;
+        escaped = true;
+        break;
+      }
+    }
+    if (!escaped) out += html[i];
+  }
+  return out;
+}
+
+std::string markdown_plain(std::string_view markdown) {
+  // Inline tags go without a trace ("<code>kv</code>s" is "kvs"); white space collapses.
+  std::string text = html_to_text(inline_markdown_html(markdown), false);
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+    if (space) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+      continue;
+    }
+    out += c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 }  // namespace ridge::bank

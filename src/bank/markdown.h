@@ -42,4 +42,15 @@ std::string substitute_references(std::string_view text, const std::map<std::str
 // Markdown to HTML (md4c, GitHub dialect, raw HTML escaped).
 std::string markdown_to_html(std::string_view markdown);
 
+// One line of Markdown (a TL;DR, a summary) as inline HTML: code spans, emphasis and links
+// rendered, no enclosing paragraph, footnote markers ([^key]) dropped (a line has no notes to
+// point to). Issue 33 item 7: 80 TL;DRs showed their backticks, 9 their footnote labels.
+std::string inline_markdown_html(std::string_view markdown);
+// The same line as plain text (for a meta description, a mail's text part, a search index):
+// no markers, entities undone, runs of white space as one space, trimmed.
+std::string markdown_plain(std::string_view markdown);
+// The text of HTML: tags dropped (each as a space, or as nothing for inline HTML), the five
+// escapes undone.
+std::string html_to_text(std::string_view html, bool tags_as_spaces = true);
+
 }  // namespace ridge::bank

@@ -110,8 +110,25 @@ Result<Derivation> checkpoint(const Inputs& in, const Catalog&) {
                       write / interval + interval / (2 * mtbf), Unit::kRatio);
   }
   d.result("optimal_interval_seconds", optimum, Unit::kSeconds);
+  // Range of validity, stated in the derivation rather than left to a silent number (issue 33
+  // item 6). Young's sqrt(2δM) is the first term of a series in δ/M; Daly's higher-order
+  // estimate (J. T. Daly, "A higher order estimate of the optimum checkpoint interval for
+  // restart dumps", FGCS 22(3), 2006, eq. 37) is sqrt(2δM)·[1 + (1/3)·sqrt(δ/(2M)) + δ/(18M)] − δ
+  // for δ < 2M, and M beyond: quoted when the two part by more than the rounding.
   if (write * 10 > mtbf) {
-    d.assume("write time is over a tenth of the MTBF: the first-order formula is optimistic here");
+    const double daly = write < 2 * mtbf
+                            ? std::sqrt(2 * write * mtbf) * (1 + std::sqrt(write / (2 * mtbf)) / 3 + write / (18 * mtbf)) - write
+                            : mtbf;
+    d.assume("warning: the write time is over a tenth of the MTBF, where Young's first-order interval is optimistic; "
+             "Daly's higher-order estimate (2006) is " + q(daly, Unit::kSeconds));
+  }
+  if (optimum >= mtbf) {
+    d.assume("warning: the interval reaches the MTBF (the write takes at least half of it): Young's approximation does not "
+             "hold; most intervals end in a failure before their checkpoint, and the figures are outside the formula's range");
+  }
+  if (overhead > 1) {
+    d.assume("warning: the overhead is over 100%: writing and rework take more time than the work itself, so at this "
+             "failure rate the job makes no progress; the figure is outside the model's range, not a prediction");
   }
   d.result("interval_seconds", interval, Unit::kSeconds);
   d.result("overhead_fraction", overhead, Unit::kRatio);

@@ -158,13 +158,19 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
                            std::max(weight_bytes / tp / bw, 2 * matmul_params * batch / rate), Unit::kSeconds);
   // Cache read per sequence at the average context: every layer's KV within its bound plus any
   // recurrent state (model.h); KV per token × context for full attention.
-  const double cache_seq = (kv_elements_per_sequence(m, ctx) + state_elements_per_sequence(m)) * dtype_bytes(dtypes->kv);
-  double kv_bytes = d.step("KV read per step per GPU", "batch × cache per sequence at (input + output/2) × copies ÷ tp",
-                           num(batch) + " × " + num(cache_seq) + " × " + num(kv_copies) + " ÷ " + num(tp),
-                           batch * cache_seq * kv_copies / tp, Unit::kBytes);
-  double kv_traffic = d.step("KV traffic per step per GPU", "KV read × (1 + (heads per KV head − 1) × (1 − reuse))",
-                             num(kv_bytes) + " × (1 + " + num(group - 1) + " × (1 − " + num(reuse) + "))",
-                             kv_bytes * kv_reads, Unit::kBytes);
+  // The recurrent state of linear-attention and Mamba layers is split across the TP ranks by
+  // head, never copied, and read once a step (no query groups re-read it): only the attention
+  // KV takes the copies and the group re-reads (common.h, cache_held_per_sequence).
+  const double kv_seq = kv_elements_per_sequence(m, ctx) * dtype_bytes(dtypes->kv);
+  const double state_seq = state_bytes_per_sequence(m, dtype_bytes(dtypes->kv));
+  d.step("KV read per step per GPU", "batch × (KV at (input + output/2) × copies + recurrent state) ÷ tp",
+                           num(batch) + " × (" + num(kv_seq) + " × " + num(kv_copies) + " + " + num(state_seq) + ") ÷ " + num(tp),
+                           batch * (kv_seq * kv_copies + state_seq) / tp, Unit::kBytes);
+  double kv_traffic = d.step("KV traffic per step per GPU",
+                             "batch × (KV × copies × (1 + (heads per KV head − 1) × (1 − reuse)) + state) ÷ tp",
+                             num(batch) + " × (" + num(kv_seq) + " × " + num(kv_copies) + " × (1 + " + num(group - 1) +
+                                 " × (1 − " + num(reuse) + ")) + " + num(state_seq) + ") ÷ " + num(tp),
+                             batch * (kv_seq * kv_copies * kv_reads + state_seq) / tp, Unit::kBytes);
   const double dec_attn_flops = batch * attention_flops_per_decode_token(m, ctx);
   double dec_attn = d.step("Decode attention per step", "max(KV traffic ÷ (HBM × e_bw), 4 × L × batch × context × heads·d ÷ rate)",
                            "max(" + num(kv_traffic) + " ÷ " + q(bw, Unit::kBytesPerSecond) + ", " + num(dec_attn_flops) +
@@ -337,11 +343,13 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
   dc.flops_per_token = d.step("Decode FLOPs per token per GPU", "(2 × active matmul params + attention at input + output/2) ÷ tp",
                               "(2 × " + num(matmul_params) + " + " + num(attention_flops_per_decode_token(m, ctx)) + ") ÷ " + num(tp),
                               (2 * matmul_params + attention_flops_per_decode_token(m, ctx)) / tp, Unit::kFlop);
-  const double cache_seq = (kv_elements_per_sequence(m, ctx) + state_elements_per_sequence(m)) * kvbytes;
+  // Recurrent state (linear attention, Mamba) is split across TP ranks, not copied, and read once.
+  const double kv_seq = kv_elements_per_sequence(m, ctx) * kvbytes, state_seq = state_bytes_per_sequence(m, kvbytes);
   dc.kv_bytes_per_sequence = d.step("Cache traffic per sequence per step per GPU",
-                                    "cache at (input + output/2) × copies ÷ tp × (1 + (group − 1)(1 − reuse))",
-                                    num(cache_seq) + " × " + num(kv_copies) + " ÷ " + num(tp) + " × " + num(kv_reads),
-                                    cache_seq * kv_copies / tp * kv_reads, Unit::kBytes);
+                                    "(KV at (input + output/2) × copies × (1 + (group − 1)(1 − reuse)) + state) ÷ tp",
+                                    "(" + num(kv_seq) + " × " + num(kv_copies) + " × " + num(kv_reads) + " + " + num(state_seq) +
+                                        ") ÷ " + num(tp),
+                                    (kv_seq * kv_copies * kv_reads + state_seq) / tp, Unit::kBytes);
   dc.fixed_seconds = layers * in.number("layer-overhead") + (tp > 1 ? blocks * ar_latency : 0);
   dc.comm_seconds_per_token = tp > 1 ? blocks * 2 * (tp - 1) / tp * h * 2 / allreduce_bw : 0;
 
@@ -366,7 +374,7 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
   // cache of one sequence at its full length.
   const double usable = tp * gpu.memory_bytes * in.number("memory-utilization");
   const double weights_all = pc.total * wbytes;
-  const double cache_full = (kv_elements_per_sequence(m, isl + osl) + state_elements_per_sequence(m)) * kvbytes * kv_copies;
+  const double cache_full = kv_elements_per_sequence(m, isl + osl) * kvbytes * kv_copies + state_seq;
   if (weights_all >= usable) {
     return FieldError{"tp", num(tp), "leaves no room for a KV cache: the weights (" + q(weights_all, Unit::kBytes) +
                                          ") fill the replica's usable " + q(usable, Unit::kBytes),
@@ -408,8 +416,7 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
     const double per_gpu = gpu.has_system() && gpu.system.scale_out_bandwidth() > 0 ? gpu.system.scale_out_bandwidth() : 50e9;
     dis.transfer_bandwidth = in.has("kv-transfer-bandwidth") ? in.number("kv-transfer-bandwidth") : tp * per_gpu;
     dis.transfer_latency = in.number("kv-transfer-latency");
-    dis.kv_bytes_per_prompt_token = (kv_elements_per_sequence(m, isl) + state_elements_per_sequence(m)) * kvbytes *
-                                    kv_copies / isl;
+    dis.kv_bytes_per_prompt_token = (kv_elements_per_sequence(m, isl) * kvbytes * kv_copies + state_seq) / isl;
     d.step("KV transfer bandwidth per replica", "tp × NIC share per GPU (or as given)",
            in.has("kv-transfer-bandwidth") ? q(dis.transfer_bandwidth, Unit::kBytesPerSecond)
                                            : num(tp) + " × " + q(per_gpu, Unit::kBytesPerSecond),

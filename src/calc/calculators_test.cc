@@ -378,6 +378,31 @@ TEST(Allreduce, LatencyTermForSmallMessages) {
   EXPECT_NEAR(result(d, "seconds"), 70e-6 + 28672 / 400e9, 1e-12);
 }
 
+// Issue 33 item 6: a write time near the MTBF gave a number with no word that the formula had
+// left its range. Hand-derived: MTBF 0.1 h = 360 s, write 300 s: sqrt(2 × 300 × 360) = 464.8 s,
+// past the MTBF; overhead 300/464.8 + 464.8/720 = 0.6455 + 0.6455 = 1.291 (over 100%). Daly:
+// 464.8 × (1 + sqrt(300/720)/3 + 300/6480) − 300 = 464.8 × 1.26146 − 300 = 286.27 s = 4.771 min (the derivation writes four digits).
+TEST(Checkpoint, Finding33_WarnsOutsideTheFormulasRange) {
+  auto warnings = [](const Derivation& d) {
+    std::vector<std::string> out;
+    for (const auto& a : d.assumptions()) {
+      if (a.rfind("warning:", 0) == 0) out.push_back(a);
+    }
+    return out;
+  };
+  Derivation fine = run("checkpoint", {{"mtbf-hours", "3"}, {"write-seconds", "60"}});
+  EXPECT_TRUE(warnings(fine).empty()) << "60 s against 10,800 s is well inside the range";
+  Derivation broken = run("checkpoint", {{"mtbf-hours", "0.1"}, {"write-seconds", "300"}});
+  EXPECT_NEAR(result(broken, "interval_seconds"), 464.76, 0.01);
+  EXPECT_NEAR(result(broken, "overhead_fraction"), 1.2910, 0.0001);
+  auto w = warnings(broken);
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_NE(w[0].find("Daly"), std::string::npos);
+  EXPECT_NE(w[0].find("4.771 min"), std::string::npos) << w[0];
+  EXPECT_NE(w[1].find("reaches the MTBF"), std::string::npos);
+  EXPECT_NE(w[2].find("over 100%"), std::string::npos);
+}
+
 TEST(Checkpoint, RestartAndAChosenInterval) {
   // At 3,600 s with a 600 s restart: 60/3600 + (1800 + 600)/10800 = 0.016667 + 0.222222 = 0.238889.
   Derivation d = run("checkpoint", {{"mtbf-hours", "3"}, {"write-seconds", "60"}, {"interval-seconds", "3600"},

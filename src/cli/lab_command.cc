@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <future>
 #include <set>
 #include <sstream>
@@ -47,11 +48,41 @@ int unknown_id(const std::string& id, std::ostream& err) {
   return 2;
 }
 
-int missing_binary(const LabBuild& b, std::string_view kind, const fs::path& path, std::ostream& err) {
+std::string lab_target(const LabBuild& b, std::string_view kind) {
   std::string target = "lab_" + std::string(b.id) + "_" + std::string(kind);
   std::replace(target.begin(), target.end(), '-', '_');
+  return target;
+}
+
+// The CMake build folder this ridge was built in (where its lab/ programs go), when it is one:
+// `make run` builds only ridge, so the lab's programs are built on first use (issue 33 item 11).
+std::optional<fs::path> own_build_dir() {
+  if (const char* env = std::getenv("RIDGE_LAB_BIN"); env != nullptr && *env != '\0') return std::nullopt;
+  const fs::path dir = lab_bin_dir().parent_path();
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "CMakeCache.txt", ec)) return std::nullopt;
+  return dir;
+}
+
+// True when the program is there, or was just built: in ridge's own build folder, with the
+// command printed first so the wait is explained.
+bool ensure_built(const LabBuild& b, std::string_view kind, const fs::path& path, std::ostream& err) {
+  std::error_code ec;
+  if (fs::exists(path, ec)) return true;
+  auto dir = own_build_dir();
+  if (!dir) return false;
+  const std::string target = lab_target(b, kind);
+  err << "ridge lab: building the " << kind << " program of '" << b.id << "': cmake --build " << dir->string() << " --target "
+      << target << "\n";
+  if (run_process({"cmake", "--build", dir->string(), "--target", target}, true, &err, nullptr) != 0) return false;
+  return fs::exists(path, ec);
+}
+
+int missing_binary(const LabBuild& b, std::string_view kind, const fs::path& path, std::ostream& err) {
+  auto dir = own_build_dir();
   err << "ridge lab: the " << kind << " program of '" << b.id << "' is not built (looked for " << path.string()
-      << "); build it with: cmake --build <build dir> --target " << target << "\n";
+      << "); build it with: cmake --build " << (dir ? dir->string() : std::string("build/release")) << " --target "
+      << lab_target(b, kind) << "\n";
   return 1;
 }
 
@@ -68,7 +99,7 @@ int list_builds(std::ostream& out) {
 
 int run_tests(const LabBuild& b, const std::vector<std::string>& gtest_flags, std::ostream& out, std::ostream& err) {
   const fs::path bin = built_binary(b, "test");
-  if (!fs::exists(bin)) return missing_binary(b, "test", bin, err);
+  if (!ensure_built(b, "test", bin, err)) return missing_binary(b, "test", bin, err);
   std::vector<std::string> argv{bin.string()};
   argv.insert(argv.end(), gtest_flags.begin(), gtest_flags.end());
   const int rc = run_process(argv, true, &out, nullptr);
@@ -317,7 +348,7 @@ int command_test(const LabFlags& lab, std::ostream& out, std::ostream& err) {
       return 2;
     }
     const fs::path bin = built_binary(*b, "proto");
-    if (!fs::exists(bin)) return missing_binary(*b, "proto", bin, err);
+    if (!ensure_built(*b, "proto", bin, err)) return missing_binary(*b, "proto", bin, err);
     return run_cases(std::string(b->id), cases_file(*b), bin, "the C++ reference (" + bin.filename().string() + ")",
                      options, out, err);
   }
@@ -345,7 +376,7 @@ int command_measure(const LabFlags& f, std::ostream& out, std::ostream& err) {
   }
   for (const LabBuild* b : chosen) {
     const fs::path bin = built_binary(*b, "measure");
-    if (!fs::exists(bin)) return missing_binary(*b, "measure", bin, err);
+    if (!ensure_built(*b, "measure", bin, err)) return missing_binary(*b, "measure", bin, err);
   }
 
   if (!as_json) {

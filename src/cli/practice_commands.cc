@@ -111,11 +111,13 @@ int run_drill(const DrillFlags& f, const calc::Registry& registry, const calc::C
   }
   int right = 0;
   for (int i = 0; i < count; ++i) {
-    auto d = practice::make_drill(seed + static_cast<uint64_t>(i), topic, registry, catalog);
+    // The next drill starts from the seed after the last one's (a topic may have moved it on).
+    auto d = practice::make_drill(seed, topic, registry, catalog);
     if (!d) {
       err << "ridge drill: could not make a drill\n";
       return 1;
     }
+    seed = d->seed + 1;
     out << "\n" << d->prompt << "\n(" << d->unit_hint << "; within 10% counts; seed " << d->seed << ")\n> " << std::flush;
     // An answer that cannot be read is not a wrong answer: say what is accepted and ask again.
     std::string answer;

@@ -167,6 +167,7 @@ Result<Rendered> roofline(Given params, const calc::Registry& registry, const ca
 struct Op {
   bool forward;
   int micro;
+  int chunk = 0;  // the model chunk on this stage (interleaved: 0 .. v-1)
 };
 
 Result<Rendered> pipeline(Given params, const calc::Registry& registry, const calc::Catalog& catalog, const Options& o) {
@@ -176,31 +177,49 @@ Result<Rendered> pipeline(Given params, const calc::Registry& registry, const ca
   int S = static_cast<int>(input_value(registry, *bubble, "stages"));
   int M = static_cast<int>(input_value(registry, *bubble, "microbatches"));
   std::string schedule = params.count("schedule") ? params.at("schedule") : "1f1b";
-  if (schedule == "interleaved") {
-    return FieldError{"schedule", schedule, "is computed by the engine but not drawn yet", "gpipe, 1f1b"};
-  }
+  const bool interleaved = schedule == "interleaved";
+  const int V = interleaved ? static_cast<int>(input_value(registry, *bubble, "virtual-stages")) : 1;
   if (S > 16 || M > 32) {
     return FieldError{S > 16 ? "stages" : "microbatches", std::to_string(S > 16 ? S : M), "is too many to draw",
                       "up to 16 stages and 32 microbatches"};
   }
-  // Each stage's order of operations; then simulate with forward = 1 unit, backward = 2.
+  if (interleaved && (V > 8 || M % S != 0)) {
+    // Megatron-LM's interleaved schedule takes microbatches in groups of the stage count.
+    return V > 8 ? FieldError{"virtual-stages", std::to_string(V), "is too many to draw", "up to 8 chunks per stage"}
+                 : FieldError{"microbatches", std::to_string(M), "is not a multiple of the stages (" + std::to_string(S) +
+                                                                   "), as the interleaved schedule needs",
+                              "a multiple of " + std::to_string(S)};
+  }
+  // Each stage's order of operations; then simulate with forward = 1 unit and backward = 2 per
+  // microbatch and stage, a chunk taking 1/v of them. Interleaved 1F1B (Narayanan et al., "Efficient
+  // Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", SC 2021, section 2.2;
+  // Megatron-LM's forward_backward_pipelining_with_interleaving): stage s holds chunks s, s + S,
+  // ...; forwards run chunk by chunk over groups of S microbatches, backwards the chunks in
+  // reverse; (S - s - 1) × 2 + (v - 1) × S forwards warm up, then one forward, one backward.
   std::vector<std::vector<Op>> order(static_cast<size_t>(S));
+  const int total = M * V;
+  auto nth = [&](int i, bool forward) {
+    int k = (i % (S * V)) / S;
+    return Op{forward, (i / (S * V)) * S + i % S, forward ? k : V - 1 - k};
+  };
   for (int s = 0; s < S; ++s) {
     auto& ops = order[static_cast<size_t>(s)];
     if (schedule == "gpipe") {
       for (int m = 0; m < M; ++m) ops.push_back({true, m});
       for (int m = 0; m < M; ++m) ops.push_back({false, m});
     } else {
-      int warmup = std::min(S - s - 1, M), f = 0, b = 0;
-      for (; f < warmup; ++f) ops.push_back({true, f});
-      while (f < M) {
-        ops.push_back({true, f++});
-        ops.push_back({false, b++});
+      int warmup = std::min(interleaved ? (S - s - 1) * 2 + (V - 1) * S : S - s - 1, total), f = 0, b = 0;
+      for (; f < warmup; ++f) ops.push_back(nth(f, true));
+      while (f < total) {
+        ops.push_back(nth(f++, true));
+        ops.push_back(nth(b++, false));
       }
-      while (b < M) ops.push_back({false, b++});
+      while (b < total) ops.push_back(nth(b++, false));
     }
   }
-  std::vector<std::vector<double>> f_end(static_cast<size_t>(S), std::vector<double>(static_cast<size_t>(M), -1)),
+  // By global chunk (k × S + s, the model's order) and microbatch: when its pass ended.
+  const int chunks = S * V;
+  std::vector<std::vector<double>> f_end(static_cast<size_t>(chunks), std::vector<double>(static_cast<size_t>(M), -1)),
       b_end = f_end;
   std::vector<size_t> next(static_cast<size_t>(S), 0);
   std::vector<double> free_at(static_cast<size_t>(S), 0);
@@ -218,15 +237,17 @@ Result<Rendered> pipeline(Given params, const calc::Registry& registry, const ca
       if (next[su] >= order[su].size()) continue;
       Op op = order[su][next[su]];
       auto mu = static_cast<size_t>(op.micro);
+      const int g = op.chunk * S + s;
+      auto gu = static_cast<size_t>(g);
       double ready;
       if (op.forward) {
-        ready = s == 0 ? 0 : f_end[su - 1][mu];
+        ready = g == 0 ? 0 : f_end[gu - 1][mu];
       } else {
-        ready = s == S - 1 ? f_end[su][mu] : b_end[su + 1][mu];
+        ready = g == chunks - 1 ? f_end[gu][mu] : b_end[gu + 1][mu];
       }
       if (ready < 0) continue;
-      double start = std::max(ready, free_at[su]), len = op.forward ? 1 : 2;
-      (op.forward ? f_end : b_end)[su][mu] = start + len;
+      double start = std::max(ready, free_at[su]), len = (op.forward ? 1.0 : 2.0) / V;
+      (op.forward ? f_end : b_end)[gu][mu] = start + len;
       free_at[su] = start + len;
       boxes.push_back({s, start, len, op});
       ++next[su];
@@ -244,14 +265,16 @@ Result<Rendered> pipeline(Given params, const calc::Registry& registry, const ca
   }
   for (const auto& b : boxes) {
     double x = L + b.start * unit, y = T + rowh * b.stage;
+    const std::string chunk = interleaved ? " of chunk " + std::to_string(b.op.chunk * S + b.stage) : "";
     svg.rect(x + 0.5, y + 2, b.len * unit - 1, rowh - 4, b.op.forward ? "d-f1" : "d-f2",
-             std::string(b.op.forward ? "forward " : "backward ") + std::to_string(b.op.micro));
+             std::string(b.op.forward ? "forward " : "backward ") + std::to_string(b.op.micro) + chunk);
     if (b.len * unit > 14) {
       svg.text(x + b.len * unit / 2, y + rowh / 2 + 4, (b.op.forward ? "F" : "B") + std::to_string(b.op.micro), "d-on", "middle");
     }
   }
   double fraction = result(*bubble, "bubble_fraction");
-  std::string caption = schedule + ", " + std::to_string(S) + " stages, " + std::to_string(M) + " microbatches: bubble " +
+  std::string caption = schedule + ", " + std::to_string(S) + " stages" + (interleaved ? " of " + std::to_string(V) + " chunks" : "") +
+                        ", " + std::to_string(M) + " microbatches: bubble " +
                         calc::format_significant(fraction * 100, 3) + "% of the step (grey)";
   svg.text(L, 22, caption, "d-title");
   svg.rect(L, H - 34, 12, 12, "d-f1");
@@ -261,9 +284,15 @@ Result<Rendered> pipeline(Given params, const calc::Registry& registry, const ca
   svg.rect(L + 270, H - 34, 12, 12, "d-idle");
   svg.text(L + 286, H - 24, "idle", "d-small");
   std::string title = "Pipeline schedule: " + caption;
-  std::string desc = "Each row is a pipeline stage over time. Forward boxes take one unit and backward boxes two; grey "
-                     "is idle. The step takes " + calc::format_significant(makespan, 4) + " units, of which the bubble is " +
-                     calc::format_significant(fraction * 100, 3) + "%, as (p - 1) / (m + p - 1) gives.";
+  std::string desc = interleaved
+                         ? "Each row is a pipeline stage over time, holding " + std::to_string(V) +
+                               " model chunks; a chunk's forward takes 1/" + std::to_string(V) + " unit and its backward 2/" +
+                               std::to_string(V) + "; grey is idle. The step takes " + calc::format_significant(makespan, 4) +
+                               " units, of which the bubble is " + calc::format_significant(fraction * 100, 3) +
+                               "%, as (p - 1) / (v × m + p - 1) gives."
+                         : "Each row is a pipeline stage over time. Forward boxes take one unit and backward boxes two; grey "
+                           "is idle. The step takes " + calc::format_significant(makespan, 4) + " units, of which the bubble is " +
+                               calc::format_significant(fraction * 100, 3) + "%, as (p - 1) / (m + p - 1) gives.";
   return Rendered{"pipeline", title, desc, svg.finish("pipeline", o.id, title, desc, o.standalone)};
 }
 

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <random>
 
 namespace ridge::practice {
@@ -377,6 +378,22 @@ std::vector<std::string> drill_template_ids() {
   return out;
 }
 
+std::string drill_template_topic(const std::string& template_id) {
+  for (const auto& t : kTemplates) {
+    if (t.id == template_id) return t.topic;
+  }
+  return "";
+}
+
+std::optional<uint64_t> seed_for_template(uint64_t seed, const std::string& template_id) {
+  // make_drill takes seed mod the template count as the template's index.
+  constexpr size_t n = std::size(kTemplates);
+  for (size_t i = 0; i < n; ++i) {
+    if (kTemplates[i].id == template_id) return seed - seed % n + i;
+  }
+  return std::nullopt;
+}
+
 std::vector<std::string> drill_topics() {
   std::vector<std::string> out;
   for (const auto& t : kTemplates) {
@@ -387,13 +404,22 @@ std::vector<std::string> drill_topics() {
 
 std::optional<Drill> make_drill(uint64_t seed, const std::string& topic, const calc::Registry& registry,
                                 const calc::Catalog& catalog) {
-  std::vector<const Template*> eligible;
-  for (const auto& t : kTemplates) {
-    if (topic.empty() || topic == t.topic) eligible.push_back(&t);
+  // The seed alone names the drill: its template is the seed's (seed mod the template count)
+  // and its inputs come from a generator seeded with it. A topic moves to the first seed from
+  // `seed` on whose template is of that topic (within one turn of the templates), so the seed a
+  // topic's drill prints reproduces it without the topic (issue 33 item 2).
+  constexpr size_t n = std::size(kTemplates);
+  const Template* chosen = nullptr;
+  for (size_t step = 0; step < n && chosen == nullptr; ++step) {
+    const Template& t = kTemplates[(seed + step) % n];
+    if (topic.empty() || topic == t.topic) {
+      chosen = &t;
+      seed += step;
+    }
   }
-  if (eligible.empty()) return std::nullopt;
+  if (chosen == nullptr) return std::nullopt;
+  const Template& t = *chosen;
   std::mt19937_64 rng(seed);
-  const Template& t = *eligible[std::uniform_int_distribution<size_t>(0, eligible.size() - 1)(rng)];
   Drill d;
   d.seed = seed;
   d.template_id = t.id;

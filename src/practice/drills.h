@@ -37,6 +37,11 @@ struct Graded {
 // The template ids ("ridge", "kv-per-token", ...), for courses that name their drills.
 std::vector<std::string> drill_template_ids();
 
+// The topic of a template ("" for an unknown id), and the first seed from `seed` on whose
+// drill is of that template (nullopt for an unknown id): a course links its own drills.
+std::string drill_template_topic(const std::string& template_id);
+std::optional<uint64_t> seed_for_template(uint64_t seed, const std::string& template_id);
+
 // Topic ids the drills cover, for `ridge drill --topic`.
 std::vector<std::string> drill_topics();
 

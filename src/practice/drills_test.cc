@@ -106,6 +106,41 @@ TEST(Drills, TopicFilter) {
   EXPECT_FALSE(make_drill(1, "behavioral", calc::testing::registry(), calc::testing::real_catalog()).has_value());
 }
 
+// Issue 33 item 4: a course's drill links all went to /drill?topic=. A template's own link
+// gives a drill of that template, from any starting seed.
+TEST(Drills, Finding33_ASeedForEachTemplateGivesThatTemplatesDrill) {
+  for (const std::string& id : drill_template_ids()) {
+    for (uint64_t base : {0ull, 1ull, 12345ull, 999999999ull}) {
+      auto seed = seed_for_template(base, id);
+      ASSERT_TRUE(seed.has_value()) << id;
+      auto d = make_drill(*seed, "", calc::testing::registry(), calc::testing::real_catalog());
+      ASSERT_TRUE(d.has_value()) << id;
+      EXPECT_EQ(d->template_id, id);
+      EXPECT_EQ(d->topic, drill_template_topic(id));
+    }
+  }
+  EXPECT_FALSE(seed_for_template(1, "no-such-drill").has_value());
+  EXPECT_EQ(drill_template_topic("no-such-drill"), "");
+}
+
+// Issue 33 item 2: `ridge drill --topic kernels` printed a seed that gave another drill when run
+// alone (the template was drawn among the topic's templates, so the same seed meant a different
+// one without the topic). The printed seed must reproduce the drill with no topic.
+TEST(Drills, Finding33_PrintedSeedReproducesTheDrillWithoutItsTopic) {
+  for (const std::string& topic : drill_topics()) {
+    for (uint64_t seed = 1; seed <= 60; ++seed) {
+      auto d = make_drill(seed, topic, calc::testing::registry(), calc::testing::real_catalog());
+      ASSERT_TRUE(d.has_value()) << topic << " " << seed;
+      EXPECT_EQ(d->topic, topic);
+      auto alone = make_drill(d->seed, "", calc::testing::registry(), calc::testing::real_catalog());
+      ASSERT_TRUE(alone.has_value());
+      EXPECT_EQ(alone->template_id, d->template_id) << topic << " seed " << seed << " printed " << d->seed;
+      EXPECT_EQ(alone->prompt, d->prompt);
+      EXPECT_EQ(alone->expected, d->expected);
+    }
+  }
+}
+
 // Issue 33: a prompt stated rounded inputs while the engine graded the exact ones ("$4 per hour"
 // shown, $3.50 graded). Every plain-number input of every template must be readable back from
 // the prompt at the value graded: as a number ("3.5", "8,192", "1e12") or as a percentage

@@ -178,6 +178,16 @@ CREATE TABLE rehearsal_rounds (
   PRIMARY KEY (rehearsal_id, idx)
 );
 )sql"},
+      // 10: the readiness check a user has open (one per user), so a refresh, a restart or
+      // another server resumes it with the time left (additive: a new table).
+      {10, R"sql(
+CREATE TABLE readiness_open (
+  user_id {BIGINT} PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+  payload TEXT NOT NULL,
+  mac TEXT NOT NULL,
+  started_at {BIGINT} NOT NULL
+);
+)sql"},
   };
   return m;
 }

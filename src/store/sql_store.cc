@@ -185,6 +185,20 @@ class SqlStore final : public Store {
                [](const Row& r) { return Readiness{r.i64(0), r.text(1), r.i64(2), r.i64(3), r.f64(4), r.text(5), r.text(6)}; });
   }
 
+  Result<Done> open_readiness(int64_t user_id, const OpenReadiness& c) override {
+    return done(db_->query("INSERT INTO readiness_open (user_id, payload, mac, started_at) VALUES (?, ?, ?, ?) "
+                           "ON CONFLICT (user_id) DO UPDATE SET payload = excluded.payload, mac = excluded.mac, "
+                           "started_at = excluded.started_at",
+                           {user_id, c.payload, c.mac, c.started_at}));
+  }
+  Result<std::optional<OpenReadiness>> find_open_readiness(int64_t user_id) override {
+    return first(db_->query("SELECT payload, mac, started_at FROM readiness_open WHERE user_id = ?", {user_id}),
+                 [](const Row& r) { return OpenReadiness{r.text(0), r.text(1), r.i64(2)}; });
+  }
+  Result<Done> close_readiness(int64_t user_id, const std::string& payload) override {
+    return done(db_->query("DELETE FROM readiness_open WHERE user_id = ? AND payload = ?", {user_id, payload}));
+  }
+
   Result<std::optional<User>> find_user_by_account_id(const std::string& account_id) override {
     return first(db_->query(kSelectUser + "WHERE account_id = ?", {account_id}), to_user);
   }

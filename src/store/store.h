@@ -92,6 +92,14 @@ struct Readiness {
   std::string nonce;        // the check's single-use nonce; empty for none
 };
 
+// A readiness check started and not yet submitted: what the server signed, so any server on
+// the store can show it again with the time left.
+struct OpenReadiness {
+  std::string payload;
+  std::string mac;
+  int64_t started_at = 0;  // unix seconds
+};
+
 // A message waiting in the outgoing mail queue: the whole RFC 5322 text, rendered when queued.
 struct OutgoingMail {
   int64_t id = 0;
@@ -189,6 +197,12 @@ class Store {
   // before (by any server on the store): a check is recorded once.
   virtual Result<int64_t> save_readiness(int64_t user_id, const Readiness& r) = 0;
   virtual Result<std::vector<Readiness>> readiness_history(int64_t user_id) = 0;
+  // The user's open readiness check (at most one): open_readiness replaces any other,
+  // close_readiness removes it if its payload is `payload` (a submission of an older check
+  // leaves a newer one open).
+  virtual Result<Done> open_readiness(int64_t user_id, const OpenReadiness& check) = 0;
+  virtual Result<std::optional<OpenReadiness>> find_open_readiness(int64_t user_id) = 0;
+  virtual Result<Done> close_readiness(int64_t user_id, const std::string& payload) = 0;
 
   // Entitlements: paid access until a time. No card data is ever stored, only the end.
   virtual Result<std::optional<User>> find_user_by_account_id(const std::string& account_id) = 0;

@@ -224,6 +224,30 @@ TEST_P(StoreSuite, BookmarksNotesDrillsReadiness) {
   EXPECT_TRUE(store_->reviews(a)->empty());
 }
 
+// Issue 33 item 3: a readiness check lived only in the page, so a refresh lost it. The open
+// check is kept per user: one at a time, replaced by a new start, closed only by its own
+// payload, and deleted with the account.
+TEST_P(StoreSuite, Finding33_OpenReadinessCheckIsKeptPerUser) {
+  int64_t a = user("open-a@example.com"), b = user("open-b@example.com");
+  EXPECT_FALSE(store_->find_open_readiness(a)->has_value());
+  ASSERT_TRUE(store_->open_readiness(a, {"p1", "m1", 100}).ok());
+  ASSERT_TRUE(store_->open_readiness(b, {"pb", "mb", 150}).ok());
+  auto open = store_->find_open_readiness(a);
+  ASSERT_TRUE(open.ok() && open->has_value());
+  EXPECT_EQ((*open)->payload, "p1");
+  EXPECT_EQ((*open)->mac, "m1");
+  EXPECT_EQ((*open)->started_at, 100);
+  ASSERT_TRUE(store_->open_readiness(a, {"p2", "m2", 200}).ok());  // a new start replaces it
+  EXPECT_EQ((*store_->find_open_readiness(a))->payload, "p2");
+  ASSERT_TRUE(store_->close_readiness(a, "p1").ok());  // an older check's submission
+  EXPECT_TRUE(store_->find_open_readiness(a)->has_value());
+  ASSERT_TRUE(store_->close_readiness(a, "p2").ok());
+  EXPECT_FALSE(store_->find_open_readiness(a)->has_value());
+  EXPECT_EQ((*store_->find_open_readiness(b))->payload, "pb");  // another user's is untouched
+  ASSERT_TRUE(store_->delete_user(b).ok());
+  EXPECT_FALSE(store_->find_open_readiness(b)->has_value());
+}
+
 TEST_P(StoreSuite, AccountIdsAreRandomAndFindTheUser) {
   int64_t a = user("acct-a@example.com"), b = user("acct-b@example.com");
   auto ua = store_->get_user(a), ub = store_->get_user(b);

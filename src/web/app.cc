@@ -15,6 +15,7 @@
 #include "web/routes/rehearse_routes.h"
 #include "web/routes/response.h"
 #include "web/routes/search_routes.h"
+#include "web/routes/site_routes.h"
 
 namespace ridge::web {
 
@@ -151,6 +152,10 @@ void App::add_routes() {
   router_.add("GET", "/rehearsals/{id}", with(routes::rehearsal_page));
   router_.add("POST", "/rehearsals/{id}", with(routes::rehearsal_page));
   router_.add("GET", "/api/rehearsals/{id}", with(routes::api_rehearsal));
+  // issue 33 (polish): what crawlers and browsers ask every site for.
+  router_.add("GET", "/robots.txt", to(routes::robots_txt), Dispatch::kInline);
+  router_.add("GET", "/sitemap.xml", to(routes::sitemap_xml));
+  router_.add("GET", "/favicon.ico", to(routes::favicon), Dispatch::kInline);
 
   router_.add("GET", "/healthz", to(routes::healthz), Dispatch::kInline);
   router_.add("GET", "/metrics", to(routes::metrics), Dispatch::kInline);

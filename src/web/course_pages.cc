@@ -2,6 +2,10 @@
 // visitor's progress (from their cards in the store) and where to resume.
 #include "web/course_pages.h"
 
+#include "bank/markdown.h"
+#include "web/url_encode.h"
+#include "practice/drills.h"
+
 #include <algorithm>
 #include <optional>
 
@@ -26,7 +30,7 @@ View to_view(const std::vector<CourseCard>& courses) {
   ViewList list;
   for (const auto& c : courses) {
     list.push_back(View(kainjow::mustache::object{
-        {"id", c.id}, {"title", c.title}, {"summary", c.summary}, {"modules", std::to_string(c.modules)}}));
+        {"id", c.id}, {"title", c.title}, {"summary_html", bank::inline_markdown_html(c.summary)}, {"modules", std::to_string(c.modules)}}));
   }
   return object_with("courses", list_view(std::move(list)));
 }
@@ -63,7 +67,7 @@ View to_view(const CourseView& v) {
   put(d, "id", v.id);
   put(d, "title", v.title);
   put(d, "track", v.track);
-  put(d, "summary", v.summary);
+  put(d, "summary_html", bank::inline_markdown_html(v.summary));
   put(d, "signed_in", v.progress != nullptr);
   put(d, "done", std::to_string(v.done));
   put(d, "module_count", std::to_string(v.modules.size()));
@@ -76,7 +80,7 @@ View to_view(const CourseView& v) {
     View module;
     put(module, "id", m.id);
     put(module, "title", m.title);
-    put(module, "summary", m.summary);
+    put(module, "summary_html", bank::inline_markdown_html(m.summary));
     if (v.progress) {
       const auto& p = (*v.progress)[i];
       put(module, "progress", View(kainjow::mustache::object{{"reviewed", std::to_string(p.reviewed)},
@@ -95,11 +99,30 @@ View to_view(const CourseView& v) {
     }
     put(module, "questions", std::move(questions));
     put(module, "has_exercise", !m.exercise.empty());
-    put(module, "exercise", m.exercise);
+    // The exercise as the command a reader can type (issue 33 item 4: the page showed the
+    // content file's "fit model=..." form, which `ridge calc` refuses), and the calculator's
+    // page with the same values.
+    bank::CalcCall call;
+    std::string why;
+    std::string command = m.exercise, query;
+    if (bank::parse_call(m.exercise, call, why)) {
+      command = "ridge calc " + call.calculator;
+      for (const auto& [key, value] : call.args) {
+        bool plain = !value.empty() && value.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,-_/:+") == std::string::npos;
+        command += " --" + key + " " + (plain ? value : "'" + value + "'");
+        query += (query.empty() ? "?" : "&") + url_encode(key) + "=" + url_encode(value);
+      }
+    }
+    put(module, "exercise", command);
+    put(module, "exercise_calculator", call.calculator);
+    put(module, "exercise_query", query);
     put(module, "exercise_prompt", m.exercise_prompt);
     put(module, "exercise_html", m.exercise_result.text);
+    // Each drill links to a drill of its template; "graded drills" to the first one's topic
+    // (every link was /drill?topic= before issue 33).
     ViewList drills;
     for (size_t k = 0; k < m.drills.size(); ++k) drills.push_back(View(kainjow::mustache::object{{"comma", k > 0}, {"name", m.drills[k]}}));
+    put(module, "drill_topic", m.drills.empty() ? std::string() : practice::drill_template_topic(m.drills.front()));
     put(module, "has_drills", !m.drills.empty());
     put(module, "drills", std::move(drills));
     modules.push_back(module);

@@ -26,7 +26,8 @@ namespace ridge::web {
   X(confirm_subscription) X(unsubscribe) X(confirmed_subscriptions) X(weekly_slugs_sent) X(queue_weekly) \
   X(create_account_token) X(use_account_token) X(set_email_verified) X(take_token) X(return_token) X(bucket_tokens) \
   X(prune_buckets) \
-  X(create_rehearsal) X(get_rehearsal) X(answer_rehearsal_round) X(score_rehearsal_round) X(finish_rehearsal) X(rehearsals)
+  X(create_rehearsal) X(get_rehearsal) X(answer_rehearsal_round) X(score_rehearsal_round) X(finish_rehearsal) X(rehearsals) \
+  X(open_readiness) X(find_open_readiness) X(close_readiness)
 
 enum class StoreOp {
 #define RIDGE_STORE_OP_ENUM(name) name,
@@ -134,6 +135,15 @@ class MeteredStore final : public store::Store {
   }
   Result<std::vector<Readiness>> readiness_history(int64_t user_id) override {
     return timed(StoreOp::readiness_history, [&] { return inner_.readiness_history(user_id); });
+  }
+  Result<Done> open_readiness(int64_t user_id, const store::OpenReadiness& c) override {
+    return timed(StoreOp::open_readiness, [&] { return inner_.open_readiness(user_id, c); });
+  }
+  Result<std::optional<store::OpenReadiness>> find_open_readiness(int64_t user_id) override {
+    return timed(StoreOp::find_open_readiness, [&] { return inner_.find_open_readiness(user_id); });
+  }
+  Result<Done> close_readiness(int64_t user_id, const std::string& payload) override {
+    return timed(StoreOp::close_readiness, [&] { return inner_.close_readiness(user_id, payload); });
   }
   Result<std::optional<User>> find_user_by_account_id(const std::string& account_id) override {
     return timed(StoreOp::find_user_by_account_id, [&] { return inner_.find_user_by_account_id(account_id); });

@@ -164,6 +164,64 @@ TEST_F(Practice, ReadinessCheckCannotBeForged) {
   EXPECT_EQ(forged.status, 400);
 }
 
+// Issue 33 item 3: a refresh of the readiness check (or coming back later) lost it and started
+// over; its topics showed as ids ("inference-serving"). GET /readiness now shows the check in
+// progress, the same payload; the check and the result name topics by name.
+TEST_F(Practice, Finding33_ReadinessResumesOnRefreshAndNamesTopics) {
+  Client a = signup("resume@example.com");
+  auto post_form = [&](const std::string& body) { return call("POST", "/readiness", body + "&csrf=" + a.csrf, &a, false); };
+  Response started = post_form("action=start&track=serving");
+  ASSERT_EQ(started.status, 200);
+  auto hidden = [](const std::string& page, const std::string& name) {
+    size_t at = page.find("name=\"" + name + "\" value=\"");
+    if (at == std::string::npos) return std::string();
+    size_t from = at + name.size() + 15;
+    std::string v = page.substr(from, page.find('"', from) - from);
+    for (size_t p; (p = v.find("&#124;")) != std::string::npos;) v.replace(p, 6, "|");
+    return v;
+  };
+  std::string payload = hidden(started.body, "payload"), mac = hidden(started.body, "mac");
+  ASSERT_FALSE(payload.empty());
+  clock_.advance(120);
+  Response refreshed = call("GET", "/readiness", "", &a);
+  ASSERT_EQ(refreshed.status, 200);
+  EXPECT_EQ(hidden(refreshed.body, "payload"), payload) << "the same check, not a new one";
+  EXPECT_NE(refreshed.body.find("id=\"resumed\""), std::string::npos);
+  EXPECT_NE(refreshed.body.find("data-seconds-left=\"780\""), std::string::npos) << "900 s less the 120 s gone";
+  // Topics by name on the check and on the result.
+  auto no_ids = [&](const std::string& page, const std::string& before, const std::string& after) {
+    for (const auto& t : app_->bank().topics) {
+      if (t.id == t.name) continue;
+      EXPECT_EQ(page.find(before + t.id + after), std::string::npos) << t.id;
+    }
+  };
+  no_ids(refreshed.body, "class=\"tag\">", "<");
+  EXPECT_NE(refreshed.body.find("class=\"tag\">"), std::string::npos);
+  Response done = post_form("action=finish&payload=" + url_encode(payload) + "&mac=" + mac);
+  ASSERT_EQ(done.status, 200);
+  no_ids(done.body, "<td>", "</td>");
+  // Submitted: /readiness offers a new one.
+  Response after = call("GET", "/readiness", "", &a);
+  EXPECT_TRUE(hidden(after.body, "payload").empty());
+  EXPECT_NE(after.body.find("value=\"start\""), std::string::npos);
+  // Given up: the same.
+  ASSERT_EQ(post_form("action=start&track=serving").status, 200);
+  Response abandoned = post_form("action=abandon");
+  EXPECT_EQ(abandoned.status, 200);
+  EXPECT_NE(abandoned.body.find("value=\"start\""), std::string::npos);
+  EXPECT_TRUE(hidden(call("GET", "/readiness", "", &a).body, "payload").empty());
+  // The dashboard names the track and writes the date in words.
+  Response dashboard = call("GET", "/dashboard", "", &a);
+  const bank::Track* track = app_->bank().find_track("serving");
+  ASSERT_NE(track, nullptr);
+  EXPECT_NE(dashboard.body.find("<li>" + track->name + ": "), std::string::npos);
+  EXPECT_EQ(dashboard.body.find(" GMT"), std::string::npos) << "an HTTP date on a page";
+  // Counts with their denominators: "0 of N" questions seen, N the topic's question count.
+  size_t napkin = 0;
+  for (const auto& q : app_->bank().questions) napkin += q.topic == "napkin-math";
+  EXPECT_NE(dashboard.body.find("<td>0 of " + std::to_string(napkin) + "</td>"), std::string::npos);
+}
+
 class PracticeIssue20 : public Practice {
  protected:
   const bank::Question& first_free() {

@@ -1,5 +1,7 @@
 #include "web/search.h"
 
+#include "bank/markdown.h"
+
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -153,11 +155,12 @@ SearchIndex::SearchIndex(const bank::Bank& bank) {
   exec(db, "BEGIN");
   for (const auto& q : bank.questions) {
     // A paid answer's text is what the payment buys: index its title and summary only.
-    std::string body = q.free ? q.tldr + "\n" + plain(q.plain_text) : "";
-    add("question", q.slug, q.topic, std::string(bank::difficulty_name(q.difficulty)), q.title, q.summary, body);
+    // TL;DR and summary as plain text: a snippet quotes them, and showed their backticks.
+    std::string body = q.free ? bank::markdown_plain(q.tldr) + "\n" + plain(q.plain_text) : "";
+    add("question", q.slug, q.topic, std::string(bank::difficulty_name(q.difficulty)), q.title, bank::markdown_plain(q.summary), body);
   }
   // Concept pages are free teaching pages: their text is searched too.
-  for (const auto& [id, c] : bank.concepts) add("concept", id, c.topic, "", c.title, c.summary, plain(html_text(c.html)));
+  for (const auto& [id, c] : bank.concepts) add("concept", id, c.topic, "", c.title, bank::markdown_plain(c.summary), plain(html_text(c.html)));
   exec(db, "COMMIT");
   sqlite3_finalize(insert);
   sqlite3_int64 size = 0;

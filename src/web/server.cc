@@ -22,6 +22,27 @@
 
 namespace ridge::web {
 
+namespace {
+
+// A byte limit as a reader reads it: "1 MiB (1,048,576 bytes)", "512 bytes"; the home widget
+// says the same when it refuses an upload itself (issue 33 item 5).
+std::string limit_in_words(size_t bytes) {
+  std::string digits = std::to_string(bytes), grouped;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
+  }
+  std::string binary;
+  size_t unit = 1024;
+  for (const char* name : {"KiB", "MiB", "GiB"}) {
+    if (bytes >= unit && bytes % unit == 0) binary = std::to_string(bytes / unit) + " " + name;
+    unit *= 1024;
+  }
+  return binary.empty() ? grouped + " bytes" : binary + " (" + grouped + " bytes)";
+}
+
+}  // namespace
+
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
@@ -293,7 +314,8 @@ struct Server::Impl {
       linger = false;
       unsigned version = 11;
       if (ec == http::error::body_limit) {
-        res = app.plain_error(413, "request body larger than " + std::to_string(options.body_limit) + " bytes");
+        // In the words the home widget uses for an upload it refuses itself (issue 33 item 5).
+        res = app.plain_error(413, "request body larger than " + limit_in_words(options.body_limit));
         linger = true;
       } else if (ec == http::error::header_limit) {
         res = app.plain_error(431, "request headers larger than " + std::to_string(options.header_limit) + " bytes");

@@ -29,4 +29,12 @@ refute "no internals leak" "double" "$out"
 out=$(printf 'lots\n' | "$ridge" drill --topic napkin-math --seed 3 --count 2 2>&1)
 check "no answer, nothing counted" "0 of 0 right" "$out"
 
+# Issue 33 item 2: the seed a topic's drill prints reproduces the same drill without --topic.
+with_topic=$(printf '1\n' | "$ridge" drill --topic kernels --seed 5 --count 1 2>&1)
+printed=$(printf '%s' "$with_topic" | sed -n 's/.*; seed \([0-9]*\))$/\1/p' | head -1)
+[[ -n "$printed" ]] || { echo "FAIL: no printed seed in: $with_topic"; exit 1; }
+alone=$(printf '1\n' | "$ridge" drill --seed "$printed" --count 1 2>&1)
+if [[ "$with_topic" == "$alone" ]]; then echo "ok: seed $printed alone repeats the kernels drill"
+else echo "FAIL: seed $printed alone gave another drill:"; echo "$with_topic"; echo "---"; echo "$alone"; fail=1; fi
+
 exit $fail

@@ -18,6 +18,12 @@
     return e;
   }
 
+  // The engine writes for the command line ("give --model"); the form's fields carry the same
+  // names without the dashes (src/web/wording.h does the same on the server).
+  function withoutFlags(text) {
+    return String(text).replace(/(^|[\s(\/])--([a-z][a-z0-9-]*)/g, "$1\u2018$2\u2019");
+  }
+
   function renderDerivation(d) {
     var section = el("section", { "class": "derivation", "data-calculator": d.calculator });
     section.appendChild(el("h3", null, d.title));
@@ -39,9 +45,9 @@
     table.appendChild(body);
     section.appendChild(table);
     var ul = el("ul", { "class": "assumptions" });
-    d.assumptions.forEach(function (a) { ul.appendChild(el("li", null, a)); });
+    d.assumptions.forEach(function (a) { ul.appendChild(el("li", null, withoutFlags(a))); });
     section.appendChild(ul);
-    if (d.conclusion) section.appendChild(el("p", { "class": "conclusion" }, d.conclusion));
+    if (d.conclusion) section.appendChild(el("p", { "class": "conclusion" }, withoutFlags(d.conclusion)));
     return section;
   }
 
@@ -59,6 +65,30 @@
     });
   }
 
+  // What the server takes in one request (its body limit, README "Security"): an upload is
+  // refused before it is sent with the words the server's 413 uses.
+  var BODY_LIMIT = 1048576;
+  var LIMIT_WORDS = "1 MiB (1,048,576 bytes)";
+
+  // An error leaves no number from an earlier answer on the page: the figures, the conclusion
+  // and the worked chain are emptied (issue 33 item 5: a stale result sat beside the error).
+  function clearResults(form) {
+    document.querySelectorAll("[data-result]").forEach(function (node) {
+      if (node.closest("form") && node.closest("form") !== form) return;
+      node.textContent = "\u2014";
+    });
+    var conclusion = document.querySelector("[data-conclusion]");
+    if (conclusion) conclusion.textContent = "";
+    var out = document.getElementById(form.getAttribute("data-output"));
+    if (out) out.innerHTML = "";
+  }
+
+  function refuse(form, errors) {
+    clearErrors(form);
+    clearResults(form);
+    showErrors(form, errors);
+  }
+
   function update(form) {
     var params = new URLSearchParams();
     new FormData(form).forEach(function (v, k) { if (v !== "") params.append(k, v); });
@@ -70,8 +100,7 @@
     if (pasted && pasted.value.trim() !== "") {
       var config;
       try { config = JSON.parse(pasted.value); } catch (e) {
-        clearErrors(form);
-        showErrors(form, [{ field: "", message: "the config.json is not valid JSON: " + e.message }]);
+        refuse(form, [{ field: "", message: "the config.json is not valid JSON: " + e.message }]);
         return;
       }
       var body = { config: config };
@@ -79,11 +108,23 @@
       url = "/api/calc/" + form.getAttribute("data-live");
       request = { method: "POST", headers: { Accept: "application/json", "Content-Type": "application/json" }, body: JSON.stringify(body) };
     }
+    if (request.body && new Blob([request.body]).size > BODY_LIMIT) {
+      refuse(form, [{ field: "", message: "request body larger than " + LIMIT_WORDS + ": this config.json makes " +
+                     new Blob([request.body]).size.toLocaleString("en-US") + " bytes" }]);
+      return;
+    }
     fetch(url, request)
-      .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, body: j }; }); })
+      // A refusal that is not JSON (the server's 413 and 503 are plain text) is shown as it is.
+      .then(function (r) {
+        return r.text().then(function (t) {
+          try { return { ok: r.ok, body: JSON.parse(t) }; } catch (e) {
+            return { ok: false, body: { errors: [{ field: "", message: t.trim() || ("the server answered " + r.status) }] } };
+          }
+        });
+      })
       .then(function (res) {
         clearErrors(form);
-        if (!res.ok) { showErrors(form, res.body.errors || []); return; }
+        if (!res.ok) { refuse(form, res.body.errors || [{ field: "", message: "the server refused the request" }]); return; }
         var d = res.body;
         document.querySelectorAll("[data-result]").forEach(function (node) {
           if (node.closest("form") && node.closest("form") !== form) return;
@@ -97,7 +138,7 @@
         var img = document.getElementById("calc-diagram");
         if (img) img.src = img.getAttribute("data-base") + "?" + params.toString();
       })
-      .catch(function () { /* the no-JavaScript form still works */ });
+      .catch(function () { refuse(form, [{ field: "", message: "the server could not be reached; the form still works without JavaScript" }]); });
   }
 
   // Signed-in features on pages that are the same for everyone: the nav, and on a question
@@ -176,10 +217,12 @@
   });
 
   // The readiness check's countdown: minutes and seconds left until the deadline the server set.
+  // Counted from the seconds left when the page was made, so a visitor's clock set wrong does
+  // not move the deadline.
   var deadline = document.getElementById("deadline");
   var countdown = document.getElementById("countdown");
   if (deadline && countdown) {
-    var end = Number(deadline.getAttribute("data-deadline")) * 1000;
+    var end = Date.now() + Number(deadline.getAttribute("data-seconds-left")) * 1000;
     var tick = function () {
       var left = Math.max(0, Math.round((end - Date.now()) / 1000));
       countdown.textContent = left > 0 ? Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0") + " left" : "time is up";
@@ -188,13 +231,72 @@
     tick();
   }
 
+  // Sortable tables (the hardware catalog): each column heading becomes a button that sorts
+  // the rows by it, numbers by their data-sort key, text by its words; aria-sort says which
+  // column and which way, so a screen reader hears the order (issue 33 item 8).
+  document.querySelectorAll("table[data-sortable]").forEach(function (table) {
+    var heads = table.querySelectorAll("thead th");
+    heads.forEach(function (th, column) {
+      var button = el("button", { type: "button", "class": "sort" }, th.textContent);
+      th.textContent = "";
+      th.appendChild(button);
+      button.addEventListener("click", function () {
+        var ascending = th.getAttribute("aria-sort") !== "ascending";
+        heads.forEach(function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+        var numeric = th.getAttribute("data-sort-type") === "number";
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        var key = function (row) {
+          var cell = row.cells[column];
+          return numeric ? Number((cell.getAttribute("data-sort") || "0").replace(/,/g, "")) : cell.textContent.trim().toLowerCase();
+        };
+        rows.sort(function (a, b) {
+          var x = key(a), y = key(b);
+          var order = numeric ? x - y : (x < y ? -1 : x > y ? 1 : 0);
+          return ascending ? order : -order;
+        });
+        rows.forEach(function (row) { body.appendChild(row); });
+      });
+    });
+  });
+
+  // The readiness check's answers survive a refresh: kept in sessionStorage under the check's
+  // mac while it runs, put back when the same check is shown again, dropped when it is sent.
+  var check = document.getElementById("readiness-form");
+  if (check && window.sessionStorage) {
+    var key = "ridge-readiness-" + check.getAttribute("data-key");
+    var saved = {};
+    try { saved = JSON.parse(sessionStorage.getItem(key) || "{}"); } catch (e) { saved = {}; }
+    check.querySelectorAll("input[name^='a']").forEach(function (input) {
+      var value = saved[input.name];
+      if (value === undefined) return;
+      if (input.type === "radio") input.checked = input.value === value; else input.value = value;
+    });
+    var keep = function (ev) {
+      var input = ev.target;
+      if (!input.name || input.name.charAt(0) !== "a") return;
+      saved[input.name] = input.value;
+      try { sessionStorage.setItem(key, JSON.stringify(saved)); } catch (e) { /* full or disabled: the answers stay on the page */ }
+    };
+    check.addEventListener("input", keep);
+    check.addEventListener("change", keep);
+    check.addEventListener("submit", function () { sessionStorage.removeItem(key); });
+  }
+
   // Reading an uploaded config.json into its textarea, then recomputing.
   document.querySelectorAll("input[data-config-file-for]").forEach(function (input) {
     input.addEventListener("change", function () {
       var file = input.files && input.files[0];
       var area = document.getElementById(input.getAttribute("data-config-file-for"));
       if (!file || !area) return;
-      if (file.size > 1000000) { area.value = ""; alert("config.json files are a few kilobytes; this one is " + file.size + " bytes"); return; }
+      if (file.size > BODY_LIMIT) {
+        area.value = "";
+        var owner = document.querySelector('form[data-live="' + area.getAttribute("data-config-for") + '"]');
+        if (owner) refuse(owner, [{ field: "", message: "request body larger than " + LIMIT_WORDS + ": this config.json is " + file.size.toLocaleString("en-US") + " bytes" }]);
+        input.value = "";
+        return;
+      }
       file.text().then(function (text) { area.value = text; area.dispatchEvent(new Event("input", { bubbles: true })); });
     });
   });

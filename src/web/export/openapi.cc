@@ -113,6 +113,12 @@ ordered_json schemas(const bank::Bank& bank) {
   s["BookmarkRequest"] = obj({{"slug", str()}, {"on", {{"type", "boolean"}}}}, {"slug"});
   s["Bookmarks"] = obj({{"bookmarks", strs()}}, {"bookmarks"});
   s["Note"] = obj({{"slug", str()}, {"body", str()}}, {"slug", "body"});
+  s["Rehearsal"] = obj({{"id", {{"type", "integer"}}}, {"source", str()}, {"title", str()}, {"started_at", {{"type", "integer"}}},
+                        {"expires_at", {{"type", "integer"}}}, {"finished_at", {{"type", "integer"}}},
+                        {"state", {{"type", "string"}, {"enum", {"open", "expired", "finished"}}}},
+                        {"current_round", {{"type", "integer"}}}, {"rounds", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+                        {"report", {{"type", "object"}}}},
+                       {"id", "source", "state", "rounds"});
   s["NoteBody"] = obj({{"body", str()}}, {"body"});
   s["SubscribeRequest"] = obj({{"email", str()}}, {"email"});
   s["Subscribed"] = obj({{"status", str()}}, {"status"});
@@ -188,6 +194,8 @@ std::vector<Doc> route_docs(const bank::Bank& bank) {
        "NoteBody", {{200, "Note"}, {400, "Errors"}, {401, "Errors"}, {403, "Errors"}}, nullptr},
       {"POST", "/api/subscribe", "The weekly question: a pending subscription and a confirmation mail", {}, "SubscribeRequest",
        {{202, "Subscribed"}, {400, "Errors"}}, nullptr},
+      {"GET", "/api/rehearsals/{id}", "A mock loop's state and, once finished, its report (the owner's only)",
+       {path_param("id", "a rehearsal id")}, "", {{200, "Rehearsal"}, {401, "Errors"}, {404, "Errors"}}, nullptr},
       {"GET", "/api/openapi.json", "This document", {}, "", {{200, "OpenAPI"}}, nullptr},
   };
 }

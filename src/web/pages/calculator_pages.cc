@@ -2,6 +2,8 @@
 // calculator's form and derivation, and the diagram gallery.
 #include "web/pages.h"
 
+#include "web/wording.h"
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -101,12 +103,21 @@ View to_view(const ValidationView& v) {
   return object_with("groups", list_view(std::move(groups)));
 }
 
+// A calculator's title in words (issue 33 item 10: pages were headed "fit", "mfu"): the title
+// its derivation of the example values carries; the id when the example does not evaluate.
+std::string calculator_title(const Site& site, const calc::Calculator& c) {
+  auto d = site.registry.evaluate(c.name, example_values(c), site.catalog);
+  return d ? (*d).title() : c.name;
+}
+
 }  // namespace
 
 std::string calculators_index(const Site& site, const nlohmann::json& validation) {
   View d;
   ViewList calculators;
-  for (const auto& c : site.registry.all()) calculators.push_back(View(kainjow::mustache::object{{"name", c.name}, {"summary", c.summary}}));
+  for (const auto& c : site.registry.all()) {
+    calculators.push_back(View(kainjow::mustache::object{{"name", c.name}, {"title", calculator_title(site, c)}, {"summary", c.summary}}));
+  }
   put(d, "calculators", std::move(calculators));
   auto table = validation_view(validation);
   put(d, "validation", table ? to_view(*table) : View(false));
@@ -118,7 +129,7 @@ namespace {
 // calculator.mustache: the form from the calculator's specs, then the derivation or the errors
 // next to their fields, the diagram and the same call for the terminal.
 struct CalculatorView {
-  std::string name, summary, form_error;
+  std::string name, title, summary, form_error;  // title: in words ("Checkpoint interval (Young/Daly)")
   std::vector<FieldView> fields;
   Html result;                              // the derivation (calc::render_html), when it succeeded
   std::optional<std::string> diagram_kind;  // with a result whose calculator has a diagram
@@ -129,6 +140,7 @@ struct CalculatorView {
 View to_view(const CalculatorView& v) {
   View d;
   put(d, "name", v.name);
+  put(d, "title", v.title);
   put(d, "summary", v.summary);
   put(d, "form_error", v.form_error);
   ViewList fields, values;
@@ -160,15 +172,16 @@ std::string calculator_page(const Site& site, const calc::Calculator& c, const c
   std::map<std::string, std::string> errors;
   CalculatorView v;
   v.name = c.name;
+  v.title = result && result->ok() ? (**result).title() : calculator_title(site, c);
   v.summary = c.summary;
   if (result && !result->ok()) {
     for (const auto& err : result->errors()) {
-      std::string message = (err.value.empty() ? "" : "'" + err.value + "' ") + err.message +
-                            (err.accepted.empty() ? "" : "; accepted: " + err.accepted);
+      std::string message = (err.value.empty() ? "" : "'" + err.value + "' ") + without_flags(err.message) +
+                            (err.accepted.empty() ? "" : "; accepted: " + without_flags(err.accepted));
       if (std::any_of(c.params.begin(), c.params.end(), [&](const calc::ParamSpec& s) { return s.name == err.field; })) {
         errors[err.field] += message;
       } else {
-        v.form_error += err.to_string() + " ";
+        v.form_error += without_flags(err.to_string()) + " ";
       }
     }
   }
@@ -178,14 +191,14 @@ std::string calculator_page(const Site& site, const calc::Calculator& c, const c
     v.fields.push_back(field_view(site, spec, values, it == errors.end() ? "" : it->second, "c"));
   }
   if (result && result->ok()) {
-    v.result = Html{calc::render_html(**result)};
+    v.result = Html{without_flags(calc::render_html(**result))};  // the engine's words, for a web form
     v.diagram_kind = diagram::kind_for_calculator(c.name);
   }
   for (const auto& [k, value] : values) {
     v.query += (v.query.empty() ? "?" : "&") + url_encode(k) + "=" + url_encode(value);
     v.values.emplace_back(k, value);
   }
-  return layout(site, c.name + " calculator", c.summary, render("calculator", to_view(v)));
+  return layout(site, v.title, c.summary, render("calculator", to_view(v)));
 }
 
 std::string diagrams_page(const Site& site) {

@@ -1,6 +1,8 @@
 // The companies: each loop round by round, what it weighs, sources and confidence.
 #include "web/pages.h"
 
+#include "bank/markdown.h"
+
 
 
 #include "calc/derivation.h"
@@ -67,7 +69,7 @@ View to_view(const CompanyView& v) {
   put(d, "has_updated", !c.updated.empty());
   put(d, "updated", c.updated);
   put(d, "has_summary", !c.summary.empty());
-  put(d, "summary", c.summary);
+  put(d, "summary_html", bank::inline_markdown_html(c.summary));
   put(d, "has_note", !c.note.empty());
   put(d, "note", c.note);
   put(d, "has_sources", !c.sources.empty());

@@ -280,7 +280,9 @@ namespace {
 
 // quantity.mustache: a figure with its unit, or "not published" for a zero.
 View quantity_view(double value, calc::Unit unit) {
-  return View(kainjow::mustache::object{{"published", value > 0}, {"text", value > 0 ? calc::format_quantity(value, unit) : ""}});
+  return View(kainjow::mustache::object{{"published", value > 0},
+                                        {"text", value > 0 ? calc::format_quantity(value, unit) : ""},
+                                        {"sort", calc::format_significant(value, 6)}});  // a sortable column's key
 }
 
 // source_link.mustache: a source's name, linked when it has a URL.
@@ -303,7 +305,9 @@ View to_view(const HardwareView& v) {
     for (calc::Dtype t : v.dtypes) {
       bool supported = a->supports(t);
       peaks.push_back(View(kainjow::mustache::object{
-          {"supported", supported}, {"text", supported ? calc::format_quantity(a->peak(t), calc::Unit::kFlopPerSecond) : ""}}));
+          {"supported", supported},
+          {"text", supported ? calc::format_quantity(a->peak(t), calc::Unit::kFlopPerSecond) : ""},
+          {"sort", supported ? calc::format_significant(a->peak(t), 6) : "0"}}));
     }
     chips.push_back(View(kainjow::mustache::object{{"id", a->id},
                                                    {"name", a->name},

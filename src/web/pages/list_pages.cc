@@ -1,6 +1,8 @@
 // The pages that list questions: topics, tracks, difficulties, and the concepts.
 #include "web/pages.h"
 
+#include "bank/markdown.h"
+
 #include <algorithm>
 
 #include "calc/derivation.h"
@@ -105,7 +107,7 @@ View to_view(const Site& site, const ConceptView& v) {
   put(d, "topic_name", v.topic_name);
   put(d, "title", v.title);
   put(d, "has_summary", !v.summary.empty());
-  put(d, "summary", v.summary);
+  put(d, "summary_html", bank::inline_markdown_html(v.summary));
   ViewList prerequisites, calculators;
   for (size_t i = 0; i < v.prerequisites.size(); ++i) {
     prerequisites.push_back(View(kainjow::mustache::object{
@@ -138,7 +140,7 @@ View to_view(const std::vector<ConceptSection>& sections) {
     ViewList concepts;
     for (const auto& c : s.concepts) {
       concepts.push_back(View(kainjow::mustache::object{
-          {"id", c.id}, {"title", c.title}, {"summary", c.summary}, {"count", std::to_string(c.questions)}}));
+          {"id", c.id}, {"title", c.title}, {"summary_html", bank::inline_markdown_html(c.summary)}, {"count", std::to_string(c.questions)}}));
     }
     list.push_back(View(kainjow::mustache::object{{"heading", s.heading}, {"concepts", concepts}}));
   }

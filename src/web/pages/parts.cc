@@ -1,5 +1,8 @@
 #include "web/pages/parts.h"
 
+#include "bank/markdown.h"
+#include "web/wording.h"
+
 #include <cctype>
 #include <sstream>
 
@@ -57,7 +60,7 @@ View to_view(const QuestionItemView& v) {
   put(d, "free", v.free);
   put(d, "free_flag", v.free ? "1" : "0");
   put(d, "has_summary", !v.summary.empty());
-  put(d, "summary", v.summary);
+  put(d, "summary_html", bank::inline_markdown_html(v.summary));
   put(d, "tracks", v.tracks);
   put(d, "companies", v.companies);
   return d;
@@ -108,7 +111,7 @@ FieldView field_view(const Site& site, const calc::ParamSpec& spec, const calc::
   auto it = values.find(spec.name);
   v.value = it != values.end() ? it->second : spec.default_value;
   v.example = spec.example;
-  v.hint = spec.help;
+  v.hint = without_flags(spec.help);
   std::string accepted = calc::accepted_range(spec, site.catalog);
   if (spec.type == calc::ParamType::kNumber || spec.type == calc::ParamType::kCount) {
     std::string unit(calc::unit_symbol(spec.unit));
@@ -194,7 +197,10 @@ View to_view(const LayoutView& v) {
 }  // namespace
 
 std::string layout(const Site& site, const std::string& title, const std::string& description, const std::string& body) {
-  LayoutView v{title, description, site.assets.url("style.css"), site.assets.url("favicon.svg"), site.assets.url("app.js")};
+  // A description is a summary or a TL;DR, written in Markdown: plain text in the meta tag
+  // (search engines quote it as it is).
+  LayoutView v{title, bank::markdown_plain(description), site.assets.url("style.css"), site.assets.url("favicon.svg"),
+               site.assets.url("app.js")};
   return render_around("layout", to_view(v), body);
 }
 

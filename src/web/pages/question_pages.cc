@@ -2,8 +2,11 @@
 // sign-in and sign-up forms and the error page.
 #include "web/pages.h"
 
+#include "bank/markdown.h"
+
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -100,6 +103,7 @@ struct QuestionView {
   std::string topic_id, topic_name, difficulty, slug, title, updated, tldr, lab;
   std::vector<std::string> tracks;
   bool free = false;
+  bool behavioral = false;  // a story to tell, not numbers to work out
   Html answer;  // md4c's rendering of the answer, with its contents list (enhance_answer):
                 // the template's body_html, put in by render_around (most of the page's bytes)
   struct Neighbour {
@@ -118,7 +122,8 @@ View to_view(const QuestionView& v) {
   put(d, "slug", v.slug);
   put(d, "title", v.title);
   put(d, "updated", v.updated);
-  put(d, "tldr", v.tldr);
+  put(d, "behavioral", v.behavioral);
+  put(d, "tldr_html", bank::inline_markdown_html(v.tldr));
   put(d, "has_lab", !v.lab.empty());
   put(d, "lab", v.lab);
   ViewList tracks, concepts, related;
@@ -139,6 +144,20 @@ View to_view(const QuestionView& v) {
 
 }  // namespace
 
+namespace {
+
+// "2026-11-30" as "30 November 2026"; anything else as it is (issue 33 item 10: dates in words).
+std::string date_in_words(const std::string& iso) {
+  static const char* kMonths[] = {"January", "February", "March",     "April",   "May",      "June",
+                                  "July",    "August",   "September", "October", "November", "December"};
+  if (iso.size() != 10 || iso[4] != '-' || iso[7] != '-') return iso;
+  int month = std::atoi(iso.substr(5, 2).c_str()), day = std::atoi(iso.substr(8, 2).c_str());
+  if (month < 1 || month > 12 || day < 1 || day > 31) return iso;
+  return std::to_string(day) + " " + kMonths[month - 1] + " " + iso.substr(0, 4);
+}
+
+}  // namespace
+
 std::string question_page(const Site& site, const bank::Question& q) {
   QuestionView v;
   v.topic_id = q.topic;
@@ -146,9 +165,10 @@ std::string question_page(const Site& site, const bank::Question& q) {
   v.difficulty = bank::difficulty_name(q.difficulty);
   v.slug = q.slug;
   v.title = q.title;
-  v.updated = q.updated;
+  v.updated = date_in_words(q.updated);
   v.tldr = q.tldr;
   v.lab = q.lab;
+  v.behavioral = q.topic == "behavioral";
   v.tracks = q.tracks;
   v.free = q.free;
   v.answer = Html{enhance_answer(q.html)};
@@ -202,8 +222,8 @@ View to_view(const QuestionDoorView& v) {
   put(d, "topic_name", v.topic_name);
   put(d, "slug", v.slug);
   put(d, "title", v.title);
-  put(d, "summary", v.summary);
-  put(d, "tldr", v.tldr);
+  put(d, "summary_html", bank::inline_markdown_html(v.summary));
+  put(d, "tldr_html", bank::inline_markdown_html(v.tldr));
   put(d, "price", v.price);
   put(d, "billing_enabled", v.billing_enabled);
   return d;

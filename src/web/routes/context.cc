@@ -1,5 +1,7 @@
 #include "web/routes/context.h"
 
+#include "web/wording.h"
+
 #include "account/security.h"
 #include "web/log.h"
 #include "web/routes/response.h"
@@ -79,9 +81,10 @@ Response failure(const Request& req, const Context& ctx, const services::Failure
 std::vector<services::FieldError> field_errors(const calc::Errors& errors) {
   std::vector<services::FieldError> out;
   for (const auto& e : errors) {
-    std::string message = (e.value.empty() ? "" : "'" + e.value + "' ") + e.message +
-                          (e.accepted.empty() ? "" : "; accepted: " + e.accepted);
-    out.push_back({e.field, e.value, std::move(message), e.accepted});
+    // In the web's words: the fields are named without the command line's dashes.
+    std::string message = (e.value.empty() ? "" : "'" + e.value + "' ") + without_flags(e.message) +
+                          (e.accepted.empty() ? "" : "; accepted: " + without_flags(e.accepted));
+    out.push_back({e.field, e.value, std::move(message), without_flags(e.accepted)});
   }
   return out;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -125,8 +127,16 @@ Response dashboard(const Request& req, const Context& ctx) {
   services::Progress progress = ctx.reviews->progress(v.user_id, v.retention);
   views::DashboardView view;
   view.email = v.email;
-  for (const auto& t : ctx.bank.tracks) view.tracks.push_back({t.id, t.name, progress.tracks[t.id]});
-  for (const auto& t : ctx.bank.topics) view.topics.push_back({t.id, t.name, progress.topics[t.id]});
+  // Counts with their denominators (issue 33 item 10: "Seen 12" said nothing of how many).
+  // A track's counts are the sum of its topics' (ReviewService::progress), so is its total.
+  std::map<std::string, int> per_topic;
+  for (const auto& q : ctx.bank.questions) ++per_topic[q.topic];
+  for (const auto& t : ctx.bank.tracks) {
+    int total = 0;
+    for (const auto& [topic, weight] : t.weights) total += per_topic[topic];
+    view.tracks.push_back({t.id, t.name, progress.tracks[t.id], total});
+  }
+  for (const auto& t : ctx.bank.topics) view.topics.push_back({t.id, t.name, progress.topics[t.id], per_topic[t.id]});
   // The lists are extras: a failed read leaves one empty rather than failing the page.
   if (auto marks = ctx.store()->bookmarks(v.user_id); marks.ok()) {
     for (const auto& slug : *marks) {
@@ -134,7 +144,10 @@ Response dashboard(const Request& req, const Context& ctx) {
     }
   }
   if (auto history = ctx.store()->readiness_history(v.user_id); history.ok()) {
-    for (const auto& r : *history) view.readiness.push_back({r.track, r.score, r.finished_at});
+    for (const auto& r : *history) {
+      const bank::Track* track = ctx.bank.find_track(r.track);
+      view.readiness.push_back({track ? track->name : r.track, r.score, r.finished_at});
+    }
   }
   // Mock loops (issue 36): past rehearsals with the trend per rubric line.
   Response r = html(200, layout(ctx.site(), "Progress", "Your progress",
@@ -151,7 +164,7 @@ Response drill(const Request& req, const Context& ctx) {
   }
   views::DrillView view;
   view.topic = form_value(form, "topic");
-  auto drill = ctx.drills.generate(view.topic, form_value(form, "seed"));
+  auto drill = ctx.drills.generate(view.topic, form_value(form, "seed"), form_value(form, "template"));
   if (!drill) return failure(req, ctx, drill.error());
   for (const auto& id : services::DrillService::topics()) {
     const bank::Topic* t = ctx.bank.find_topic(id);
@@ -179,11 +192,16 @@ Response readiness(const Request& req, const Context& ctx) {
   if (req.method == "POST") {
     if (auto refused = read_post_form(req, v, form)) return *refused;
   }
+  std::map<std::string, std::string> topic_names;
+  for (const auto& t : ctx.bank.topics) topic_names[t.id] = t.name;
+  auto check_page = [&](const services::StartedCheck& check) {
+    return views::readiness_check_page({check.track->name, &check, v.csrf, ctx.now(), topic_names});
+  };
   std::string action = form_value(form, "action"), body;
   if (action == "start") {
     auto check = ctx.readiness->start(v.user_id, form_value(form, "track"));
     if (!check) return failure(req, ctx, check.error());
-    body = views::readiness_check_page({check->track->name, &*check, v.csrf});
+    body = check_page(*check);
   } else if (action == "finish") {
     auto scored = ctx.readiness->finish(v.user_id, form_value(form, "payload"), form_value(form, "mac"),
                                         [&](int n) { return form_value(form, "a" + std::to_string(n)); });
@@ -192,7 +210,7 @@ Response readiness(const Request& req, const Context& ctx) {
       const auto& f = scored.error();
       return f.kind == services::Failure::Kind::kInvalid ? plain_error(400, f.message()) : failure(req, ctx, f);
     }
-    views::ReadinessResultView view{&*scored, {}, {}};
+    views::ReadinessResultView view{&*scored, {}, {}, topic_names};
     for (size_t i = 0; i < scored->ranked.size() && i < 3; ++i) {
       if (const bank::Topic* t = ctx.bank.find_topic(scored->ranked[i].second)) {
         view.study_next.push_back({t->id, t->name});
@@ -201,9 +219,23 @@ Response readiness(const Request& req, const Context& ctx) {
     }
     body = views::readiness_result_page(view);
   } else {
-    std::vector<views::TrackOption> tracks;
-    for (const auto& t : ctx.bank.tracks) tracks.push_back({t.id, t.name});
-    body = views::readiness_start_page(tracks, v.csrf);
+    // A check in progress comes back with the time it has left (a refresh, a visit later, a
+    // restart or another server: it is kept in the store); "abandon" closes it.
+    std::optional<services::StartedCheck> open;
+    if (action == "abandon") {
+      if (auto closed = ctx.readiness->abandon(v.user_id); !closed) return failure(req, ctx, closed.error());
+    } else {
+      auto resumed = ctx.readiness->resume(v.user_id);
+      if (!resumed) return failure(req, ctx, resumed.error());
+      open = std::move(resumed).value();
+    }
+    if (open) {
+      body = check_page(*open);
+    } else {
+      std::vector<views::TrackOption> tracks;
+      for (const auto& t : ctx.bank.tracks) tracks.push_back({t.id, t.name});
+      body = views::readiness_start_page(tracks, v.csrf);
+    }
   }
   Response r = html(200, layout(ctx.site(), "Readiness check", "A timed readiness check", body));
   r.set("Cache-Control", "no-store");

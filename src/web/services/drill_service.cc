@@ -9,7 +9,8 @@ const std::vector<std::string>& DrillService::topics() {
   return kTopics;
 }
 
-Outcome<practice::Drill> DrillService::generate(const std::string& topic, const std::string& seed_text) const {
+Outcome<practice::Drill> DrillService::generate(const std::string& topic, const std::string& seed_text,
+                                                const std::string& template_id) const {
   const auto& known = topics();
   if (!topic.empty() && std::find(known.begin(), known.end(), topic) == known.end()) {
     std::string list;
@@ -24,6 +25,17 @@ Outcome<practice::Drill> DrillService::generate(const std::string& topic, const 
     bool digits = seed_text.size() <= 19 && std::all_of(seed_text.begin(), seed_text.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (!digits) return Failure::invalid({"seed", seed_text.substr(0, 20), "seed '" + seed_text.substr(0, 20) + "' is not a drill seed", "a whole number of up to 19 digits"});
     seed = std::strtoull(seed_text.c_str(), nullptr, 10);
+  }
+  if (!template_id.empty()) {
+    auto aligned = practice::seed_for_template(seed, template_id);
+    if (!aligned) {
+      std::string list;
+      for (const auto& id : practice::drill_template_ids()) list += (list.empty() ? "" : ", ") + id;
+      return Failure::invalid({"template", template_id.substr(0, 40), "There is no drill '" + template_id.substr(0, 40) + "'.", list});
+    }
+    auto drill = practice::make_drill(*aligned, "", registry_, catalog_);
+    if (!drill) return Failure::internal({"template", template_id, "Could not generate a drill.", "a drill template"});
+    return std::move(*drill);
   }
   auto drill = practice::make_drill(seed, topic, registry_, catalog_);
   if (!drill) return Failure::internal({"topic", topic, "Could not generate a drill.", "a topic with drills"});

@@ -39,8 +39,9 @@ class DrillService {
   static const std::vector<std::string>& topics();
 
   // A drill of `topic` ("" for any) from `seed`, or from a fresh seed under 10^9 when it is
-  // empty. Invalid: "topic" (not a drill topic) or "seed" (not a whole number).
-  Outcome<practice::Drill> generate(const std::string& topic, const std::string& seed) const;
+  // empty; with `template_id`, a drill of that template (a course's link), the topic aside.
+  // Invalid: "topic" (not a drill topic), "seed" (not a whole number), "template".
+  Outcome<practice::Drill> generate(const std::string& topic, const std::string& seed, const std::string& template_id = "") const;
 
   // Grades `answer`; a read answer is recorded for `user_id` when `record` is set (and the
   // user is signed in, user_id != 0). A failed write is reported in the check, not a failure:

@@ -34,6 +34,7 @@ struct StartedCheck {
   int64_t deadline = 0;     // unix seconds
   std::string payload;      // to send back unchanged
   std::string mac;          // hex HMAC of payload
+  bool resumed = false;     // an open check shown again (a refresh, another server, a restart)
 };
 
 struct DrillFeedback {
@@ -59,8 +60,18 @@ class ReadinessService {
   ReadinessService(const bank::Bank& bank, const calc::Registry& registry, const calc::Catalog& catalog, store::Store& store,
                    const account::Clock& clock, RandomSource& random, const std::string& secret);
 
-  // Invalid: "track" (naming the bank's tracks).
+  // A new check, kept in the store as the user's open one. A user with a check open and in
+  // time gets that one back (`resumed`), whatever track they asked for: a refresh of the start
+  // form does not reset the clock. Invalid: "track" (naming the bank's tracks); unavailable:
+  // the store.
   Outcome<StartedCheck> start(int64_t user_id, const std::string& track_id) const;
+
+  // The user's open check while its time runs (nullopt: none, or its time is up); the same
+  // items and deadline as when it started, on any server sharing the store and key.
+  Outcome<std::optional<StartedCheck>> resume(int64_t user_id) const;
+
+  // Closes the user's open check without a result (to start another).
+  Outcome<Done> abandon(int64_t user_id) const;
 
   // Scores a submitted check; `answer(n)` is the form's field "a<n>". Invalid: "mac" (altered
   // or another server's) or "payload"; forbidden: another account's check; conflict: already
@@ -73,6 +84,9 @@ class ReadinessService {
 
  private:
   uint64_t hidden_seed(const std::string& nonce, int n) const;
+  // The check a signed payload describes (items rebuilt from the nonce's seeds); nullopt for
+  // a malformed payload or a track the bank no longer has.
+  std::optional<StartedCheck> rebuild(const std::string& payload, const std::string& mac) const;
 
   const bank::Bank& bank_;
   const calc::Registry& registry_;

@@ -1,5 +1,7 @@
 #include "web/views/practice_views.h"
 
+#include "bank/markdown.h"
+
 #include <algorithm>
 
 #include "calc/derivation.h"
@@ -33,6 +35,7 @@ View progress_row(const ProgressRow& row) {
   put(d, "id", row.id);
   put(d, "name", row.name);
   put(d, "seen", std::to_string(row.counts.seen));
+  put(d, "questions", std::to_string(row.questions));
   put(d, "due", std::to_string(row.counts.due));
   put_ratio(d, "retention", row.counts.retention());
   put(d, "drills", std::to_string(row.counts.drills));
@@ -45,9 +48,32 @@ View review_item(const bank::Question& q) {
   View d;
   put(d, "slug", q.slug);
   put(d, "title", q.title);
-  put(d, "summary", q.summary);
-  put(d, "tldr", q.tldr);
+  put(d, "summary_html", bank::inline_markdown_html(q.summary));
+  put(d, "tldr_html", bank::inline_markdown_html(q.tldr));
   return d;
+}
+
+// "6 December 2026" (UTC): a date as a reader writes it, not an HTTP header's.
+std::string date_in_words(int64_t unix_seconds) {
+  static const char* kMonths[] = {"January", "February", "March",     "April",   "May",      "June",
+                                  "July",    "August",   "September", "October", "November", "December"};
+  // Civil date from days since 1970-01-01 (H. Hinnant, "chrono-Compatible Low-Level Date
+  // Algorithms", days_from_civil's inverse).
+  int64_t z = (unix_seconds >= 0 ? unix_seconds : unix_seconds - 86399) / 86400 + 719468;
+  int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  int64_t doe = z - era * 146097;
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  int64_t mp = (5 * doy + 2) / 153;
+  int64_t day = doy - (153 * mp + 2) / 5 + 1;
+  int64_t month = mp < 10 ? mp + 3 : mp - 9;
+  int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  return std::to_string(day) + " " + kMonths[month - 1] + " " + std::to_string(year);
+}
+
+std::string name_of(const std::map<std::string, std::string>& names, const std::string& id) {
+  auto it = names.find(id);
+  return it == names.end() ? id : it->second;
 }
 
 View topic_option(const TopicOption& t) {
@@ -103,7 +129,7 @@ std::string dashboard_page(const DashboardView& v) {
     View item;
     put(item, "track", r.track);
     put(item, "score", percent(r.score));
-    put(item, "finished", http_date(r.finished_at));
+    put(item, "finished", date_in_words(r.finished_at));
     readiness.push_back(std::move(item));
   }
   put(d, "tracks", std::move(tracks));
@@ -165,22 +191,27 @@ std::string readiness_check_page(const ReadinessCheckView& v) {
   View d;
   put(d, "track_name", v.track_name);
   put(d, "deadline", std::to_string(c.deadline));
+  const int64_t left = std::max<int64_t>(0, c.deadline - v.now);
+  put(d, "seconds_left", std::to_string(left));
+  put(d, "time_left", time_left(left));
+  put(d, "resumed", c.resumed);
   put(d, "csrf", v.csrf);
   put(d, "payload", c.payload);
   put(d, "mac", c.mac);
   ViewList items;
   for (const auto& item : c.items) {
+    if (!item.drill && item.question == nullptr) continue;  // gone from the bank since the check began
     View i;
     put(i, "number", std::to_string(item.number));
     put(i, "drill", item.drill.has_value());
     if (item.drill) {
-      put(i, "topic", item.drill->topic);
+      put(i, "topic", name_of(v.topic_names, item.drill->topic));
       put(i, "prompt", item.drill->prompt);
       put(i, "unit_hint", item.drill->unit_hint);
     } else {
-      put(i, "topic", item.question->topic);
+      put(i, "topic", name_of(v.topic_names, item.question->topic));
       put(i, "title", item.question->title);
-      put(i, "tldr", item.question->tldr);
+      put(i, "tldr_html", bank::inline_markdown_html(item.question->tldr));
     }
     items.push_back(std::move(i));
   }
@@ -196,7 +227,7 @@ std::string readiness_result_page(const ReadinessResultView& v) {
   ViewList ranked, study_next, drills;
   for (const auto& [score, topic] : r.ranked) {
     View row;
-    put(row, "topic", topic);
+    put(row, "topic", name_of(v.topic_names, topic));
     put(row, "score", percent(score));
     ranked.push_back(std::move(row));
   }

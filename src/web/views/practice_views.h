@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,12 +32,13 @@ std::string review_page(const ReviewPageView& v);
 struct ProgressRow {
   std::string id, name;  // a topic or track
   services::ProgressCounts counts;
+  int questions = 0;     // the questions it holds: "seen 12 of 40"
 };
 struct QuestionLink {
   std::string slug, title;
 };
 struct ReadinessRow {
-  std::string track;
+  std::string track;  // the track's name
   double score = 0;
   int64_t finished_at = 0;
 };
@@ -72,12 +74,15 @@ struct ReadinessCheckView {
   std::string track_name;
   const services::StartedCheck* check = nullptr;  // not null
   std::string csrf;
+  int64_t now = 0;                                // for the time left, in words
+  std::map<std::string, std::string> topic_names; // topic id to name (an id without one shows as is)
 };
 std::string readiness_check_page(const ReadinessCheckView& v);
 struct ReadinessResultView {
   const services::ScoredCheck* result = nullptr;  // not null
   std::vector<TopicOption> study_next;            // the weakest topics, up to three
   std::vector<double> study_next_scores;          // their scores, in the same order
+  std::map<std::string, std::string> topic_names; // topic id to name
 };
 std::string readiness_result_page(const ReadinessResultView& v);
 

@@ -1,0 +1,82 @@
+#include "web/routes/site_routes.h"
+
+#include <string>
+
+namespace ridge::web::routes {
+
+namespace {
+
+// XML text: the five characters XML reserves (slugs and ids are plain, but a path is data).
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Response robots_txt(const Request&, const Context& ctx) {
+  Response r;
+  r.content_type = "text/plain; charset=utf-8";
+  r.set("Cache-Control", "public, max-age=86400");
+  r.body =
+      "User-agent: *\n"
+      "Disallow: /api/\n"
+      "Disallow: /billing/\n"
+      "Disallow: /dashboard\n"
+      "Disallow: /review\n"
+      "Disallow: /readiness\n"
+      "Disallow: /settings\n"
+      "Disallow: /signin\n"
+      "Disallow: /signup\n"
+      "Disallow: /reset\n"
+      "Disallow: /verify\n"
+      "Disallow: /subscribe\n"
+      "Disallow: /unsubscribe\n"
+      "Disallow: /search\n"
+      "Allow: /\n"
+      "\n"
+      "Sitemap: " + ctx.options.base_url + "/sitemap.xml\n";
+  return r;
+}
+
+Response sitemap_xml(const Request&, const Context& ctx) {
+  std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
+  auto add = [&](const std::string& path) { body += "<url><loc>" + xml_escape(ctx.options.base_url + path) + "</loc></url>\n"; };
+  // The cached pages are every public page but the calculators; "#locked" and "#paywall" are
+  // a paid question's other copies, not pages of their own.
+  for (const auto& [path, page] : ctx.pages) {
+    if (path.find('#') == std::string::npos) add(path);
+  }
+  for (const auto& c : ctx.registry.all()) add("/calc/" + c.name);
+  add("/drill");
+  add("/pricing");
+  body += "</urlset>\n";
+  Response r;
+  r.content_type = "application/xml; charset=utf-8";
+  r.set("Cache-Control", "public, max-age=3600");
+  r.body = std::move(body);
+  return r;
+}
+
+Response favicon(const Request& req, const Context& ctx) {
+  const Asset* a = ctx.assets.find(ctx.assets.url("favicon.svg"));
+  if (a == nullptr) return error(req, ctx, 404, "There is no page at " + req.path + ".");
+  Response r;
+  r.content_type = a->content_type;
+  r.set("ETag", a->etag);
+  r.set("Cache-Control", "public, max-age=86400");
+  r.body = a->body;
+  return r;
+}
+
+}  // namespace ridge::web::routes
