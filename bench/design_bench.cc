@@ -35,5 +35,6 @@ int main(int argc, char** argv) {
   std::printf("verdicts %zu (%zu challenges x 2 designs x %d)\np50 %.2f ms  p99 %.2f ms  max %.2f ms  (most designs "
               "evaluated in one verdict: %d)\n",
               ms.size(), loaded.challenges.size(), reps, pct(0.5), pct(0.99), ms.back(), evaluations);
+  std::fflush(stdout);
   return pct(0.99) < 50 ? 0 : 1;
 }
