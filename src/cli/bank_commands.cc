@@ -1,5 +1,6 @@
 #include "cli/bank_commands.h"
 #include "practice/work_check.h"
+#include "cli/design_command.h"
 
 #include <algorithm>
 #include <chrono>
@@ -60,6 +61,12 @@ int run_check(const CheckFlags& f, const calc::Registry& registry, const calc::C
   }
   bank::LoadResult loaded = bank::load_bank(dir, registry, catalog, options);
   auto& errors = loaded.errors;
+  // Design challenges (issue 35): loaded, and every reference and common mistake graded.
+  if (fs::is_directory(fs::path(dir) / "challenges")) {
+    for (const auto& e : check_challenges(design::load_challenges((fs::path(dir) / "challenges").string()), registry, catalog)) {
+      errors.push_back({e.field, 0, "'" + e.value + "' " + e.message + "; accepted: " + e.accepted});
+    }
+  }
   int ran = 0, cached = 0, skipped = 0;
   if (run_snippets) {
     bank::SnippetRunner runner(fs::path(dir).parent_path() / ".cache" / "snippets");

@@ -15,6 +15,7 @@
 #include "cli/billing_commands.h"
 #include "cli/calc_command.h"
 #include "cli/export_command.h"
+#include "cli/design_command.h"
 #include "cli/flags.h"
 #include "cli/lab_command.h"
 #include "cli/mail_commands.h"
@@ -89,6 +90,9 @@ int run(int argc, char** argv) {
   CLI::App* exporter = add_export(app, export_flags);
   WorkFlags work_flags;  // Work it (issue 34)
   CLI::App* work = add_work(app, work_flags);
+  DesignFlags design_flags;  // design rounds (issue 35)
+  CLI::App* design = add_design(app, design_flags);
+  design->fallthrough();
   app.footer(kFooter);  // after the subcommands, which would inherit it
   // --data may come after the command too (`ridge validate --data DIR`), as it always could.
   for (CLI::App* sub : {check, show, serve, lab, validate, drill, user, grant, revoke, mail, exporter, work}) sub->fallthrough();
@@ -123,6 +127,9 @@ int run(int argc, char** argv) {
   if (calc->parsed()) return run_calc(calc_words, registry, *catalog, std::cout, std::cerr);
   if (validate->parsed()) {
     return run_validate(validate_flags, registry, *catalog, (data / "published-runs.toml").string(), std::cout, std::cerr);
+  }
+  if (design->parsed()) {
+    return run_design(design_flags, registry, *catalog, (data / "published-runs.toml").string(), std::cout, std::cerr);
   }
   if (check->parsed()) return run_check(check_flags, registry, *catalog, std::cout, std::cerr);
   if (show->parsed()) return run_show(show_flags, registry, *catalog, std::cout, std::cerr);
