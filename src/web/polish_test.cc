@@ -113,7 +113,9 @@ TEST(Finding33, NoRawMarkdownOnAnyPage) {
     EXPECT_FALSE(contains(text, "ridge grant")) << path;
     // Question pages date their update in words ("updated 30 November 2026").
     static const std::regex kIsoUpdated("updated \\d{4}-\\d{2}-\\d{2}");
-    if (path.rfind("/q/", 0) == 0) EXPECT_FALSE(std::regex_search(text, kIsoUpdated)) << path;
+    if (path.rfind("/q/", 0) == 0) {
+      EXPECT_FALSE(std::regex_search(text, kIsoUpdated)) << path;
+    }
   }
   EXPECT_GT(pages, 400);
   // Summaries and TL;DRs: no raw text with its backticks in the topic lists or question pages.
