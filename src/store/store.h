@@ -116,6 +116,25 @@ struct Subscription {
   int64_t confirmed_at = 0;
 };
 
+// One graded step of a Work it exercise (issue 34): the exercise is (slug, seed); a step is
+// graded once per user, so a replayed answer changes nothing.
+struct WorkAttempt {
+  std::string slug;
+  int64_t seed = 0;
+  int step = 0;
+  std::string answer;         // as typed
+  bool right = false;
+  std::string misconception;  // the named mistake's id, "" for none
+  int64_t at = 0;             // unix seconds
+};
+
+// How often a user made one named mistake, and when last.
+struct MistakeCount {
+  std::string misconception;
+  int64_t count = 0;
+  int64_t last_at = 0;
+};
+
 // Calendar months added in UTC, the day clamped to the month's length (Jan 31 + 1 = Feb 28).
 int64_t add_months_utc(int64_t unix_seconds, int months);
 
@@ -236,6 +255,14 @@ class Store {
   virtual Result<double> bucket_tokens(const std::string& key, double capacity, double per_second, int64_t now) = 0;
   // Deletes the buckets that are full again by `now` (the same as no row); how many.
   virtual Result<int64_t> prune_buckets(int64_t now) = 0;
+
+  // Work it (issue 34). record_work_step: true when saved, false when that (slug, seed, step)
+  // was graded for the user before (by any server: the unique key decides).
+  virtual Result<bool> record_work_step(int64_t user_id, const WorkAttempt& a) = 0;
+  // The user's graded steps of one exercise, by step.
+  virtual Result<std::vector<WorkAttempt>> work_attempts(int64_t user_id, const std::string& slug, int64_t seed) = 0;
+  // The user's named mistakes, the most frequent first (then the most recent).
+  virtual Result<std::vector<MistakeCount>> work_mistakes(int64_t user_id) = 0;
 
   // Answers when the database is reachable (for /readyz).
   virtual bool ping() = 0;

@@ -25,7 +25,8 @@ namespace ridge::web {
   X(claim_mail) X(mail_sent) X(mail_failed) X(mail_counts) X(subscribe) X(find_subscription) \
   X(confirm_subscription) X(unsubscribe) X(confirmed_subscriptions) X(weekly_slugs_sent) X(queue_weekly) \
   X(create_account_token) X(use_account_token) X(set_email_verified) X(take_token) X(return_token) X(bucket_tokens) \
-  X(prune_buckets)
+  X(prune_buckets) \
+  X(record_work_step) X(work_attempts) X(work_mistakes)
 
 enum class StoreOp {
 #define RIDGE_STORE_OP_ENUM(name) name,
@@ -214,6 +215,15 @@ class MeteredStore final : public store::Store {
   }
   Result<int64_t> prune_buckets(int64_t now) override {
     return timed(StoreOp::prune_buckets, [&] { return inner_.prune_buckets(now); });
+  }
+  Result<bool> record_work_step(int64_t user_id, const store::WorkAttempt& a) override {
+    return timed(StoreOp::record_work_step, [&] { return inner_.record_work_step(user_id, a); });
+  }
+  Result<std::vector<store::WorkAttempt>> work_attempts(int64_t user_id, const std::string& slug, int64_t seed) override {
+    return timed(StoreOp::work_attempts, [&] { return inner_.work_attempts(user_id, slug, seed); });
+  }
+  Result<std::vector<store::MistakeCount>> work_mistakes(int64_t user_id) override {
+    return timed(StoreOp::work_mistakes, [&] { return inner_.work_mistakes(user_id); });
   }
 
   bool ping() override { return inner_.ping(); }
