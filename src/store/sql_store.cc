@@ -195,11 +195,11 @@ class SqlStore final : public Store {
                });
   }
   Result<std::vector<MistakeCount>> work_mistakes(int64_t user_id) override {
-    return all(db_->query("SELECT misconception, COUNT(*), MAX(answered_at) FROM work_attempts "
+    return all(db_->query("SELECT misconception, COUNT(*), MAX(answered_at), MAX(slug) FROM work_attempts "
                           "WHERE user_id = ? AND misconception <> '' GROUP BY misconception "
                           "ORDER BY COUNT(*) DESC, MAX(answered_at) DESC, misconception",
                           {user_id}),
-               [](const Row& r) { return MistakeCount{r.text(0), r.i64(1), r.i64(2)}; });
+               [](const Row& r) { return MistakeCount{r.text(0), r.i64(1), r.i64(2), r.text(3)}; });
   }
 
   Result<std::optional<User>> find_user_by_account_id(const std::string& account_id) override {

@@ -133,6 +133,7 @@ struct MistakeCount {
   std::string misconception;
   int64_t count = 0;
   int64_t last_at = 0;
+  std::string slug;  // a question where it was made (the greatest slug: any one will do)
 };
 
 // Calendar months added in UTC, the day clamped to the month's length (Jan 31 + 1 = Feb 28).

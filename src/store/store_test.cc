@@ -250,7 +250,9 @@ TEST_P(StoreSuite, WorkStepsAreGradedOnceAndMistakesCountedByKind) {
   EXPECT_EQ((*mistakes)[0].misconception, "kv-heads-as-attention-heads");
   EXPECT_EQ((*mistakes)[0].count, 2);
   EXPECT_EQ((*mistakes)[0].last_at, 205);
+  EXPECT_EQ((*mistakes)[0].slug, "kv");
   EXPECT_EQ((*mistakes)[1].count, 1);
+  EXPECT_EQ((*mistakes)[1].slug, "ib");
   EXPECT_TRUE(store_->work_mistakes(b)->empty());
   ASSERT_TRUE(store_->delete_user(a).ok());
   EXPECT_TRUE(store_->work_attempts(a, "kv", 42)->empty());
