@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "practice/misconceptions.h"
 #include "web/practice_fixture.h"
 #include "web/url_encode.h"
 
@@ -84,6 +85,18 @@ TEST_F(WorkRoutes, TheLastStepSchedulesTheQuestionAgainAfterAWrongStep) {
   ASSERT_EQ(reviews->size(), 1u);
   EXPECT_EQ((*reviews)[0].slug, slug);
   EXPECT_EQ((*reviews)[0].grade, 1);
+  // The dashboard lists named mistakes only; 1e-30 names none, so no section.
+  Response dash = call("GET", "/dashboard", "", &a);
+  ASSERT_EQ(dash.status, 200);
+  EXPECT_EQ(dash.body.find("Mistakes by kind"), std::string::npos);
+  // A named mistake recorded for the user shows, with its count and a link to work it again.
+  ASSERT_TRUE(*store_->record_work_step(1, {slug, 5, 0, "1", false, "bits-as-bytes", clock_.now() - 2 * 86400}));
+  dash = call("GET", "/dashboard", "", &a);
+  if (practice::find_misconception("bits-as-bytes") != nullptr) {
+    EXPECT_NE(dash.body.find("Mistakes by kind"), std::string::npos);
+    EXPECT_NE(dash.body.find("1 time, last 2 days ago"), std::string::npos) << dash.body.substr(0, 200);
+    EXPECT_NE(dash.body.find("/q/" + slug + "/work"), std::string::npos);
+  }
 }
 
 TEST_F(WorkRoutes, ThePageWorksWithoutJavaScriptAndNeedsASignIn) {

@@ -8,6 +8,7 @@
 #include "practice/card_state.h"
 #include "web/log.h"
 #include "web/routes/response.h"
+#include "web/routes/work_routes.h"
 #include "web/views/practice_views.h"
 
 namespace ridge::web::routes {
@@ -135,7 +136,11 @@ Response dashboard(const Request& req, const Context& ctx) {
   if (auto history = ctx.store()->readiness_history(v.user_id); history.ok()) {
     for (const auto& r : *history) view.readiness.push_back({r.track, r.score, r.finished_at});
   }
-  Response r = html(200, layout(ctx.site(), "Progress", "Your progress", views::dashboard_page(view)));
+  std::string body = views::dashboard_page(view);
+  // Work it (issue 34): the named mistakes, before the page's end.
+  const std::string mistakes = work_mistakes_section(ctx, v.user_id);
+  if (size_t end = body.rfind("</main>"); !mistakes.empty()) body.insert(end == std::string::npos ? body.size() : end, mistakes);
+  Response r = html(200, layout(ctx.site(), "Progress", "Your progress", body));
   r.set("Cache-Control", "no-store");
   return r;
 }

@@ -1,5 +1,7 @@
 #include "web/routes/work_routes.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "calc/derivation.h"
@@ -143,6 +145,21 @@ Response work_page(const Request& req, const Params& p, const Context& ctx) {
                                 work_html(*state, ctx, v.csrf, note)));
   r.set("Cache-Control", "no-store");
   return r;
+}
+
+std::string work_mistakes_section(const Context& ctx, int64_t user_id) {
+  if (ctx.work == nullptr) return "";
+  auto mistakes = ctx.work->mistakes(user_id);
+  if (!mistakes || mistakes->empty()) return "";
+  std::string h = "<section class=\"work-mistakes\"><h2>Mistakes by kind</h2><ul>";
+  for (const auto& m : *mistakes) {
+    const int64_t days = std::max<int64_t>(0, ctx.now() - m.last_at) / 86400;
+    h += "<li><a href=\"/concepts/" + html_escape(m.misconception->concept_id) + "\">" + html_escape(m.misconception->title) +
+         "</a>: " + std::to_string(m.count) + (m.count == 1 ? " time" : " times") + ", last " +
+         (days == 0 ? std::string("today") : std::to_string(days) + (days == 1 ? " day ago" : " days ago")) +
+         " (<a href=\"/q/" + html_escape(m.practice_slug) + "/work\">work it again</a>)</li>";
+  }
+  return h + "</ul></section>";
 }
 
 Response api_work_start(const Request& req, const Params& p, const Context& ctx) {

@@ -18,4 +18,8 @@ Response api_work_start(const Request& req, const Params& p, const Context& ctx)
 // the end the schedule the question got.
 Response api_work_grade(const Request& req, const Params& p, const Context& ctx);
 
+// The dashboard's "mistakes by kind" section ("" when the user has none or the store failed):
+// each named mistake, how often, when last, and a question to practise it.
+std::string work_mistakes_section(const Context& ctx, int64_t user_id);
+
 }  // namespace ridge::web::routes
