@@ -153,6 +153,22 @@ CREATE INDEX billing_events_payment_ref ON billing_events(payment_ref);
 ALTER TABLE readiness ADD COLUMN nonce TEXT NOT NULL DEFAULT '';
 CREATE UNIQUE INDEX readiness_nonce ON readiness(user_id, nonce) WHERE nonce <> '';
 )sql"},
+      // 7: Work it's graded steps (issue 34), one row per (user, exercise, step): the key
+      // makes a step graded once on every server; deleted with the account (additive).
+      {7, R"sql(
+CREATE TABLE work_attempts (
+  user_id {BIGINT} NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  slug TEXT NOT NULL,
+  seed {BIGINT} NOT NULL,
+  step INTEGER NOT NULL,
+  answer TEXT NOT NULL,
+  correct {BOOL} NOT NULL,
+  misconception TEXT NOT NULL DEFAULT '',
+  answered_at {BIGINT} NOT NULL,
+  PRIMARY KEY (user_id, slug, seed, step)
+);
+CREATE INDEX work_attempts_mistakes ON work_attempts(user_id, misconception);
+)sql"},
       // 9: mock loops (issue 36): a rehearsal of a company's or a track's loop, its plan as the
       // service assembled it, and per round the candidate's answer and rubric scores. Both go
       // with the account (ON DELETE CASCADE), as every answer is the user's own data.

@@ -199,6 +199,28 @@ class SqlStore final : public Store {
     return done(db_->query("DELETE FROM readiness_open WHERE user_id = ? AND payload = ?", {user_id, payload}));
   }
 
+  Result<bool> record_work_step(int64_t user_id, const WorkAttempt& a) override {
+    // The primary key (user_id, slug, seed, step) makes a second grade of a step insert nothing.
+    return changed(db_->query("INSERT INTO work_attempts (user_id, slug, seed, step, answer, correct, misconception, answered_at) "
+                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                              {user_id, a.slug, a.seed, int64_t{a.step}, a.answer, a.right, a.misconception, a.at}));
+  }
+  Result<std::vector<WorkAttempt>> work_attempts(int64_t user_id, const std::string& slug, int64_t seed) override {
+    return all(db_->query("SELECT slug, seed, step, answer, correct, misconception, answered_at FROM work_attempts "
+                          "WHERE user_id = ? AND slug = ? AND seed = ? ORDER BY step",
+                          {user_id, slug, seed}),
+               [](const Row& r) {
+                 return WorkAttempt{r.text(0), r.i64(1), static_cast<int>(r.i64(2)), r.text(3), r.i64(4) != 0, r.text(5), r.i64(6)};
+               });
+  }
+  Result<std::vector<MistakeCount>> work_mistakes(int64_t user_id) override {
+    return all(db_->query("SELECT misconception, COUNT(*), MAX(answered_at), MAX(slug) FROM work_attempts "
+                          "WHERE user_id = ? AND misconception <> '' GROUP BY misconception "
+                          "ORDER BY COUNT(*) DESC, MAX(answered_at) DESC, misconception",
+                          {user_id}),
+               [](const Row& r) { return MistakeCount{r.text(0), r.i64(1), r.i64(2), r.text(3)}; });
+  }
+
   Result<std::optional<User>> find_user_by_account_id(const std::string& account_id) override {
     return first(db_->query(kSelectUser + "WHERE account_id = ?", {account_id}), to_user);
   }

@@ -145,6 +145,26 @@ struct Rehearsal {
   std::vector<RehearsalRound> rounds;  // by index; empty in the list of rehearsals()
 };
 
+// One graded step of a Work it exercise (issue 34): the exercise is (slug, seed); a step is
+// graded once per user, so a replayed answer changes nothing.
+struct WorkAttempt {
+  std::string slug;
+  int64_t seed = 0;
+  int step = 0;
+  std::string answer;         // as typed
+  bool right = false;
+  std::string misconception;  // the named mistake's id, "" for none
+  int64_t at = 0;             // unix seconds
+};
+
+// How often a user made one named mistake, and when last.
+struct MistakeCount {
+  std::string misconception;
+  int64_t count = 0;
+  int64_t last_at = 0;
+  std::string slug;  // a question where it was made (the greatest slug: any one will do)
+};
+
 // Calendar months added in UTC, the day clamped to the month's length (Jan 31 + 1 = Feb 28).
 int64_t add_months_utc(int64_t unix_seconds, int months);
 
@@ -289,6 +309,13 @@ class Store {
   virtual Result<bool> finish_rehearsal(int64_t user_id, int64_t id, const std::string& report_json, int64_t now) = 0;
   // The user's rehearsals, oldest first, without their rounds.
   virtual Result<std::vector<Rehearsal>> rehearsals(int64_t user_id) = 0;
+  // Work it (issue 34). record_work_step: true when saved, false when that (slug, seed, step)
+  // was graded for the user before (by any server: the unique key decides).
+  virtual Result<bool> record_work_step(int64_t user_id, const WorkAttempt& a) = 0;
+  // The user's graded steps of one exercise, by step.
+  virtual Result<std::vector<WorkAttempt>> work_attempts(int64_t user_id, const std::string& slug, int64_t seed) = 0;
+  // The user's named mistakes, the most frequent first (then the most recent).
+  virtual Result<std::vector<MistakeCount>> work_mistakes(int64_t user_id) = 0;
 
   // Answers when the database is reachable (for /readyz).
   virtual bool ping() = 0;

@@ -248,6 +248,42 @@ TEST_P(StoreSuite, Finding33_OpenReadinessCheckIsKeptPerUser) {
   EXPECT_FALSE(store_->find_open_readiness(b)->has_value());
 }
 
+// Work it (issue 34): a step is graded once, mistakes are counted by kind, and all of it goes
+// with the account.
+TEST_P(StoreSuite, WorkStepsAreGradedOnceAndMistakesCountedByKind) {
+  int64_t a = user("w@example.com"), b = user("w2@example.com");
+  ASSERT_TRUE(*store_->record_work_step(a, {"kv", 42, 0, "64 GiB", false, "kv-heads-as-attention-heads", 100}));
+  // The same step again (a replayed form, another server): nothing is written.
+  EXPECT_FALSE(*store_->record_work_step(a, {"kv", 42, 0, "8 GiB", true, "", 101}));
+  ASSERT_TRUE(*store_->record_work_step(a, {"kv", 42, 1, "3", true, "", 102}));
+  // Another user's step 0 of the same exercise is theirs.
+  ASSERT_TRUE(*store_->record_work_step(b, {"kv", 42, 0, "8", true, "", 103}));
+  auto steps = store_->work_attempts(a, "kv", 42);
+  ASSERT_TRUE(steps.ok());
+  ASSERT_EQ(steps->size(), 2u);
+  EXPECT_EQ((*steps)[0].answer, "64 GiB");  // the first grade stands
+  EXPECT_FALSE((*steps)[0].right);
+  EXPECT_TRUE((*steps)[1].right);
+  EXPECT_TRUE(store_->work_attempts(a, "kv", 43)->empty());
+  // Mistakes: kv-heads twice (at 100 and 205), bits-as-bytes once: kv-heads first, last at 205.
+  ASSERT_TRUE(*store_->record_work_step(a, {"kv", 7, 0, "1", false, "kv-heads-as-attention-heads", 205}));
+  ASSERT_TRUE(*store_->record_work_step(a, {"ib", 7, 0, "1", false, "bits-as-bytes", 300}));
+  auto mistakes = store_->work_mistakes(a);
+  ASSERT_TRUE(mistakes.ok());
+  ASSERT_EQ(mistakes->size(), 2u);
+  EXPECT_EQ((*mistakes)[0].misconception, "kv-heads-as-attention-heads");
+  EXPECT_EQ((*mistakes)[0].count, 2);
+  EXPECT_EQ((*mistakes)[0].last_at, 205);
+  EXPECT_EQ((*mistakes)[0].slug, "kv");
+  EXPECT_EQ((*mistakes)[1].count, 1);
+  EXPECT_EQ((*mistakes)[1].slug, "ib");
+  EXPECT_TRUE(store_->work_mistakes(b)->empty());
+  ASSERT_TRUE(store_->delete_user(a).ok());
+  EXPECT_TRUE(store_->work_attempts(a, "kv", 42)->empty());
+  EXPECT_TRUE(store_->work_mistakes(a)->empty());
+  EXPECT_EQ(store_->work_attempts(b, "kv", 42)->size(), 1u);
+}
+
 TEST_P(StoreSuite, AccountIdsAreRandomAndFindTheUser) {
   int64_t a = user("acct-a@example.com"), b = user("acct-b@example.com");
   auto ua = store_->get_user(a), ub = store_->get_user(b);

@@ -13,6 +13,7 @@
 #include "web/routes/mail_routes.h"
 #include "web/routes/practice_routes.h"
 #include "web/routes/rehearse_routes.h"
+#include "web/routes/work_routes.h"
 #include "web/routes/response.h"
 #include "web/routes/search_routes.h"
 #include "web/routes/site_routes.h"
@@ -62,6 +63,10 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
     reviews_ = std::make_unique<services::ReviewService>(bank_, *options_.store, clock);
     readiness_ = std::make_unique<services::ReadinessService>(bank_, registry_, catalog_, *options_.store, clock, *options_.random,
                                                               options_.secret);
+    // Work it (issue 34).
+    work_signer_ = std::make_unique<mail::LinkSigner>(options_.secret);
+    work_ = std::make_unique<services::WorkService>(bank_, registry_, catalog_, *options_.store, clock, *options_.random, *reviews_,
+                                                    *work_signer_);
   }
   search_ = std::make_unique<SearchIndex>(bank_);
   for (const auto& t : options_.trusted_proxies) {
@@ -70,7 +75,7 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   pages_ = routes::render_pages(Site{bank_, catalog_, registry_, assets_}, options_);
   context_.reset(new routes::Context{bank_, catalog_, registry_, assets_, options_, pages_, *search_, *calc_cache_, *search_cache_,
                                      metrics_, trusted_, *billing_, *drills_, accounts_.get(), reviews_.get(), readiness_.get(),
-                                     subscriptions_.get()});
+                                     subscriptions_.get(), work_.get()});
   add_routes();
 }
 
@@ -160,6 +165,11 @@ void App::add_routes() {
   router_.add("GET", "/healthz", to(routes::healthz), Dispatch::kInline);
   router_.add("GET", "/metrics", to(routes::metrics), Dispatch::kInline);
   router_.add("GET", "/readyz", to(routes::readyz));
+  // Work it (issue 34): a question's chain with new inputs, graded step by step.
+  router_.add("GET", "/q/{slug}/work", with(routes::work_page));
+  router_.add("POST", "/q/{slug}/work", with(routes::work_page));
+  router_.add("POST", "/api/work/{slug}", with(routes::api_work_start));
+  router_.add("POST", "/api/work/{slug}/{seed}/grade", with(routes::api_work_grade));
   // Exports (issue 37): Anki decks, printable courses, and the OpenAPI description, made once
   // from this table (so it is added last, and sees every route above).
   router_.add("GET", "/export/anki", to(routes::export_anki));

@@ -78,6 +78,9 @@ class App {
   std::unique_ptr<services::AccountService> accounts_;
   std::unique_ptr<services::ReviewService> reviews_;
   std::unique_ptr<services::ReadinessService> readiness_;
+  // Work it (issue 34): exercises signed with a key from RIDGE_SECRET (options.secret).
+  std::unique_ptr<mail::LinkSigner> work_signer_;
+  std::unique_ptr<services::WorkService> work_;
   std::unique_ptr<const routes::Context> context_;
   Router router_;
 };

@@ -27,7 +27,8 @@ namespace ridge::web {
   X(create_account_token) X(use_account_token) X(set_email_verified) X(take_token) X(return_token) X(bucket_tokens) \
   X(prune_buckets) \
   X(create_rehearsal) X(get_rehearsal) X(answer_rehearsal_round) X(score_rehearsal_round) X(finish_rehearsal) X(rehearsals) \
-  X(open_readiness) X(find_open_readiness) X(close_readiness)
+  X(open_readiness) X(find_open_readiness) X(close_readiness) \
+  X(record_work_step) X(work_attempts) X(work_mistakes)
 
 enum class StoreOp {
 #define RIDGE_STORE_OP_ENUM(name) name,
@@ -225,6 +226,15 @@ class MeteredStore final : public store::Store {
   }
   Result<int64_t> prune_buckets(int64_t now) override {
     return timed(StoreOp::prune_buckets, [&] { return inner_.prune_buckets(now); });
+  }
+  Result<bool> record_work_step(int64_t user_id, const store::WorkAttempt& a) override {
+    return timed(StoreOp::record_work_step, [&] { return inner_.record_work_step(user_id, a); });
+  }
+  Result<std::vector<store::WorkAttempt>> work_attempts(int64_t user_id, const std::string& slug, int64_t seed) override {
+    return timed(StoreOp::work_attempts, [&] { return inner_.work_attempts(user_id, slug, seed); });
+  }
+  Result<std::vector<store::MistakeCount>> work_mistakes(int64_t user_id) override {
+    return timed(StoreOp::work_mistakes, [&] { return inner_.work_mistakes(user_id); });
   }
 
   // Mock loops (issue 36).

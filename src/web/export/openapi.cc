@@ -94,6 +94,14 @@ ordered_json schemas(const bank::Bank& bank) {
                  {"access_until", {{"type", {"string", "null"}}}}, {"desired_retention", {{"type", "number"}}}},
                 {"signed_in"});
   s["ReviewRequest"] = obj({{"slug", str()}, {"grade", {{"type", "integer"}, {"minimum", 1}, {"maximum", 4}}}}, {"slug", "grade"});
+  s["WorkExercise"] = obj({{"slug", str()}, {"seed", str()}, {"signature", str()}, {"prompt", str()},
+                          {"inputs", {{"type", "array"}}}, {"steps", {{"type", "array"}}}},
+                         {"slug", "seed", "signature", "steps"});
+  s["WorkGradeRequest"] = obj({{"signature", str()}, {"step", {{"type", "integer"}, {"minimum", 0}}}, {"answer", str()}},
+                              {"signature", "step", "answer"});
+  s["WorkGrade"] = obj({{"step", {{"type", "integer"}}}, {"correct", {{"type", "boolean"}}}, {"value", {{"type", "number"}}},
+                        {"finished", {{"type", "boolean"}}}},
+                       {"step", "correct", "value", "finished"});
   s["GradedCard"] = {{"type", "object"}, {"required", {"slug"}}, {"properties", {{"slug", str()}}}};
   s["Due"] = obj({{"due", {{"type", "array"},
                            {"items", obj({{"slug", str()}, {"title", str()}, {"due", {{"type", "integer"}}},
@@ -196,6 +204,13 @@ std::vector<Doc> route_docs(const bank::Bank& bank) {
        {{202, "Subscribed"}, {400, "Errors"}}, nullptr},
       {"GET", "/api/rehearsals/{id}", "A mock loop's state and, once finished, its report (the owner's only)",
        {path_param("id", "a rehearsal id")}, "", {{200, "Rehearsal"}, {401, "Errors"}, {404, "Errors"}}, nullptr},
+      // Work it (issue 34).
+      {"POST", "/api/work/{slug}", "Work it: a new exercise of a workable question (new inputs, the steps asked), signed for the account",
+       {path_param("slug", "a workable question's slug"), csrf_header()}, "",
+       {{200, "WorkExercise"}, {400, "Errors"}, {401, "Errors"}, {402, "Errors"}, {403, "Errors"}}, nullptr},
+      {"POST", "/api/work/{slug}/{seed}/grade", "Work it: grade one step once (409 when graded already); the last step schedules the question",
+       {path_param("slug", "the exercise's question"), path_param("seed", "the exercise's seed"), csrf_header()}, "WorkGradeRequest",
+       {{200, "WorkGrade"}, {400, "Errors"}, {401, "Errors"}, {403, "Errors"}, {409, "Errors"}}, nullptr},
       {"GET", "/api/openapi.json", "This document", {}, "", {{200, "OpenAPI"}}, nullptr},
   };
 }

@@ -31,6 +31,7 @@
 #include "web/services/readiness_service.h"
 #include "web/services/review_service.h"
 #include "web/services/subscription_service.h"
+#include "web/services/work_service.h"
 
 namespace ridge::web {
 
@@ -76,6 +77,7 @@ struct Context {
   const services::ReviewService* reviews = nullptr;
   const services::ReadinessService* readiness = nullptr;
   const services::SubscriptionService* subscriptions = nullptr;
+  const services::WorkService* work = nullptr;  // Work it (issue 34): null without a store
 
   Site site() const { return {bank, catalog, registry, assets}; }
   int64_t now() const { return options.clock->now(); }

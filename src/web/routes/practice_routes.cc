@@ -11,6 +11,7 @@
 #include "web/log.h"
 #include "web/routes/rehearse_routes.h"
 #include "web/routes/response.h"
+#include "web/routes/work_routes.h"
 #include "web/views/practice_views.h"
 
 namespace ridge::web::routes {
@@ -149,9 +150,12 @@ Response dashboard(const Request& req, const Context& ctx) {
       view.readiness.push_back({track ? track->name : r.track, r.score, r.finished_at});
     }
   }
+  std::string body = views::dashboard_page(view);
+  // Work it (issue 34): the named mistakes, before the page's end.
+  const std::string mistakes = work_mistakes_section(ctx, v.user_id);
+  if (size_t end = body.rfind("</main>"); !mistakes.empty()) body.insert(end == std::string::npos ? body.size() : end, mistakes);
   // Mock loops (issue 36): past rehearsals with the trend per rubric line.
-  Response r = html(200, layout(ctx.site(), "Progress", "Your progress",
-                                views::dashboard_page(view) + rehearsals_dashboard_html(ctx, v.user_id)));
+  Response r = html(200, layout(ctx.site(), "Progress", "Your progress", body + rehearsals_dashboard_html(ctx, v.user_id)));
   r.set("Cache-Control", "no-store");
   return r;
 }
