@@ -15,18 +15,6 @@ namespace ridge::bank::stages {
 
 namespace {
 
-// {{id.key}} for an expr block: the result with its unit, or nullopt.
-std::optional<calc::Quantity> lookup_reference(std::string_view ref,
-                                               const std::map<std::string, const calc::Derivation*>& results) {
-  size_t dot = ref.find('.');
-  if (dot == std::string_view::npos) return std::nullopt;
-  auto it = results.find(std::string(ref.substr(0, dot)));
-  if (it == results.end() || it->second == nullptr) return std::nullopt;
-  const calc::NamedResult* r = it->second->find(ref.substr(dot + 1));
-  if (r == nullptr) return std::nullopt;
-  return calc::Quantity{r->value, r->unit};
-}
-
 // Significant digits of a literal as written ("22.76" -> 4, "1000" -> 1, "0.186" -> 3).
 int significant_digits(std::string_view text) {
   std::string digits;
@@ -185,7 +173,7 @@ class BlockWhatIf {
       std::string error;
       if (calc::is_expr_block(b.text)) {
         const Results& r = world->results;
-        auto lookup = [&r](std::string_view ref) { return lookup_reference(ref, r); };
+        auto lookup = [&r](std::string_view ref) { return calc::lookup_result(ref, r); };
         calc::LineOverride line{flag, base};
         auto e = calc::evaluate_expr_with(b.text, lookup, nullptr, nullptr, i == first ? &line : nullptr);
         if (!e) {
@@ -201,7 +189,7 @@ class BlockWhatIf {
       world->results[bid] = world->owned.back().get();
       changed.push_back(bid);
     }
-    return calc::ReferenceLookup([world](std::string_view ref) { return lookup_reference(ref, world->results); });
+    return calc::ReferenceLookup([world](std::string_view ref) { return calc::lookup_result(ref, world->results); });
   }
 
  private:
@@ -241,7 +229,7 @@ bool flag_is_count(const std::vector<Block>& blocks, size_t current, const calc:
 void evaluate_expr_block(const Block& b, const Results& results, const calc::WhatIf& what_if, const LoadOptions& options,
                          const std::string& file, CalcBlock& cb, std::vector<Diagnostic>& diags) {
   cb.call = std::string(b.text.substr(0, b.text.find_last_not_of(" \n") + 1));
-  auto lookup = [&](std::string_view ref) -> std::optional<calc::Quantity> { return lookup_reference(ref, results); };
+  auto lookup = [&](std::string_view ref) -> std::optional<calc::Quantity> { return calc::lookup_result(ref, results); };
   std::vector<calc::Quantity> literals;
   auto d = calc::evaluate_expr_with(b.text, lookup, &literals, &what_if);
   if (d) {

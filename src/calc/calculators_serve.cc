@@ -71,7 +71,17 @@ std::vector<ParamSpec> serve_params() {
   };
 }
 
-Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
+// What serve and serve-rate both start from: the model, the chip, the dtypes, the dense peak of
+// the GEMMs (fp8 weights run fp8 GEMMs, anything else bf16) and a tp that divides the heads.
+struct ServingSetup {
+  const ModelArch* model = nullptr;
+  const Accelerator* gpu = nullptr;
+  ServingDtypes dtypes;
+  Dtype compute = Dtype::kBf16;
+  double peak = 0, tp = 0;
+};
+
+Result<ServingSetup> serving_setup(const Inputs& in, const Catalog& catalog) {
   auto model = resolve_model(in, catalog);
   if (!model) return model.errors();
   const ModelArch& m = **model;
@@ -81,12 +91,24 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
   const Dtype compute = dtypes->weights == Dtype::kFp8 ? Dtype::kFp8 : Dtype::kBf16;
   auto peak = peak_for(gpu, compute, "weights-dtype");
   if (!peak) return peak.errors();
-  const double tp = in.number("tp"), batch = in.number("batch"), isl = in.number("input-tokens");
-  const double osl = in.number("output-tokens");
+  const double tp = in.number("tp");
   if (m.heads % static_cast<int64_t>(tp) != 0) {
     return FieldError{"tp", num(tp), "does not divide the attention heads (" + num(m.heads) + ")",
                       "a divisor of the head count"};
   }
+  return ServingSetup{&m, &gpu, *dtypes, compute, *peak, tp};
+}
+
+Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
+  auto setup = serving_setup(in, catalog);
+  if (!setup) return setup.errors();
+  const ModelArch& m = *setup->model;
+  const Accelerator& gpu = *setup->gpu;
+  const ServingDtypes& dtypes = setup->dtypes;
+  const Dtype compute = setup->compute;
+  const double peak = setup->peak;
+  const double tp = setup->tp, batch = in.number("batch"), isl = in.number("input-tokens");
+  const double osl = in.number("output-tokens");
   Derivation d("serve", "Serving latency and throughput of " + m.id);
   describe_model(d, m, in.has("config") ? "config" : "model");
   describe_gpu(d, gpu);
@@ -104,8 +126,8 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
   const double e_bw = in.number("bandwidth-efficiency"), e_pf = in.number("prefill-efficiency");
   const double overhead = in.number("layer-overhead"), link = in.number("link-efficiency");
   const double bw = gpu.memory_bandwidth * e_bw;
-  const double rate = tp * *peak * e_pf;
-  const double weight_bytes = pc.total * dtype_bytes(dtypes->weights);
+  const double rate = tp * peak * e_pf;
+  const double weight_bytes = pc.total * dtype_bytes(dtypes.weights);
   const double kv_copies = std::max(1.0, tp / static_cast<double>(m.kv_heads));
   const double group = static_cast<double>(m.heads / m.kv_heads);
   const double reuse = in.number("kv-group-reuse");
@@ -126,7 +148,7 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
                                 "2 × " + num(matmul_params) + " × " + num(batch) + " × " + num(isl),
                                 2 * matmul_params * pf_tokens, Unit::kFlop);
   double pf_gemm = d.step("Prefill GEMMs", "max(FLOPs ÷ (tp × peak × e_mm), weights ÷ tp ÷ (HBM × e_bw))",
-                          "max(" + num(pf_gemm_flops) + " ÷ (" + num(tp) + " × " + q(*peak, Unit::kFlopPerSecond) +
+                          "max(" + num(pf_gemm_flops) + " ÷ (" + num(tp) + " × " + q(peak, Unit::kFlopPerSecond) +
                               " × " + num(e_pf) + "), " + num(weight_bytes) + " ÷ " + num(tp) + " ÷ " +
                               q(bw, Unit::kBytesPerSecond) + ")",
                           std::max(pf_gemm_flops / rate, weight_bytes / tp / bw), Unit::kSeconds);
@@ -134,7 +156,7 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
   double pf_attn_flops = d.step("Prefill attention FLOPs", "batch × attention per sequence  (causal; 2 × L × input² × heads·d for full attention)",
                                 num(batch) + " × " + num(pf_attn_seq), batch * pf_attn_seq, Unit::kFlop);
   double pf_attn = d.step("Prefill attention", "FLOPs ÷ (tp × peak × e_mm)",
-                          num(pf_attn_flops) + " ÷ (" + num(tp) + " × " + q(*peak, Unit::kFlopPerSecond) + " × " +
+                          num(pf_attn_flops) + " ÷ (" + num(tp) + " × " + q(peak, Unit::kFlopPerSecond) + " × " +
                               num(e_pf) + ")",
                           pf_attn_flops / rate, Unit::kSeconds);
   double pf_comm = 0;
@@ -161,8 +183,8 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
   // The recurrent state of linear-attention and Mamba layers is split across the TP ranks by
   // head, never copied, and read once a step (no query groups re-read it): only the attention
   // KV takes the copies and the group re-reads (common.h, cache_held_per_sequence).
-  const double kv_seq = kv_elements_per_sequence(m, ctx) * dtype_bytes(dtypes->kv);
-  const double state_seq = state_bytes_per_sequence(m, dtype_bytes(dtypes->kv));
+  const double kv_seq = kv_elements_per_sequence(m, ctx) * dtype_bytes(dtypes.kv);
+  const double state_seq = state_bytes_per_sequence(m, dtype_bytes(dtypes.kv));
   d.step("KV read per step per GPU", "batch × (KV at (input + output/2) × copies + recurrent state) ÷ tp",
                            num(batch) + " × (" + num(kv_seq) + " × " + num(kv_copies) + " + " + num(state_seq) + ") ÷ " + num(tp),
                            batch * (kv_seq * kv_copies + state_seq) / tp, Unit::kBytes);
@@ -263,20 +285,13 @@ std::vector<ParamSpec> serve_rate_params() {
 }
 
 Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
-  auto model = resolve_model(in, catalog);
-  if (!model) return model.errors();
-  const ModelArch& m = **model;
-  const Accelerator& gpu = *in.gpu();
-  auto dtypes = serving_dtypes(in, gpu);
-  if (!dtypes) return dtypes.errors();
-  const Dtype compute = dtypes->weights == Dtype::kFp8 ? Dtype::kFp8 : Dtype::kBf16;
-  auto peak = peak_for(gpu, compute, "weights-dtype");
-  if (!peak) return peak.errors();
-  const double tp = in.number("tp"), isl = in.number("input-tokens"), osl = in.number("output-tokens");
-  if (m.heads % static_cast<int64_t>(tp) != 0) {
-    return FieldError{"tp", num(tp), "does not divide the attention heads (" + num(m.heads) + ")",
-                      "a divisor of the head count"};
-  }
+  auto setup = serving_setup(in, catalog);
+  if (!setup) return setup.errors();
+  const ModelArch& m = *setup->model;
+  const Accelerator& gpu = *setup->gpu;
+  const ServingDtypes& dtypes = setup->dtypes;
+  const double peak = setup->peak;
+  const double tp = setup->tp, isl = in.number("input-tokens"), osl = in.number("output-tokens");
   const bool disagg = in.text("deployment") == "disaggregated";
   if (in.has("rate") && in.has("concurrency")) {
     return FieldError{"rate", num(in.number("rate")), "cannot be given with --concurrency",
@@ -309,10 +324,10 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
 
   const ParamCount pc = count_params(m);
   const double layers = static_cast<double>(m.layers), h = static_cast<double>(m.hidden);
-  const double wbytes = dtype_bytes(dtypes->weights), kvbytes = dtype_bytes(dtypes->kv);
+  const double wbytes = dtype_bytes(dtypes.weights), kvbytes = dtype_bytes(dtypes.kv);
   const double matmul_params = pc.active - (m.tied_embeddings ? 0 : pc.embedding);
   const double bw = gpu.memory_bandwidth * in.number("bandwidth-efficiency");
-  const double rate_gpu = *peak * in.number("prefill-efficiency");
+  const double rate_gpu = peak * in.number("prefill-efficiency");
   const double blocks = static_cast<double>(residual_blocks(m));
   const double ar_latency = in.number("allreduce-latency");
   const double allreduce_bw = gpu.scale_up_bandwidth / 2 * in.number("link-efficiency");

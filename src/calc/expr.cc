@@ -500,4 +500,14 @@ Result<Derivation> evaluate_expr_with(std::string_view text, const ReferenceLook
   return d;
 }
 
+std::optional<Quantity> lookup_result(std::string_view ref, const std::map<std::string, const Derivation*>& results) {
+  size_t dot = ref.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  auto it = results.find(std::string(ref.substr(0, dot)));
+  if (it == results.end() || it->second == nullptr) return std::nullopt;
+  const NamedResult* r = it->second->find(ref.substr(dot + 1));
+  if (r == nullptr) return std::nullopt;
+  return Quantity{r->value, r->unit};
+}
+
 }  // namespace ridge::calc

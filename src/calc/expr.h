@@ -13,6 +13,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,10 @@ struct Quantity {
 // Looks up {{id.key}}: nullopt when there is no such block or result. The string is the
 // whole reference text between the braces ("node.tokens_per_second").
 using ReferenceLookup = std::function<std::optional<Quantity>(std::string_view reference)>;
+
+// "id.key" among earlier calc blocks' derivations (by block id): that result with its unit, or
+// nullopt for no dot, an unknown id or key. What the loader and Work it resolve references with.
+std::optional<Quantity> lookup_result(std::string_view ref, const std::map<std::string, const Derivation*>& results);
 
 // The world with one calc block's input changed, for range() and breakeven(): `input` is
 // "block.flag" as written in the expr line (a calculator call's flag, or a line of an earlier

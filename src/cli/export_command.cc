@@ -8,6 +8,7 @@
 #include "bank/loader.h"
 #include "cli/bank_commands.h"
 #include "cli/flags.h"
+#include "cli/serve_command.h"
 #include "web/assets.h"
 #include "web/export/anki.h"
 #include "web/export/site_export.h"
@@ -15,20 +16,6 @@
 namespace ridge::cli {
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string static_dir_default() {
-  if (const char* env = std::getenv("RIDGE_STATIC"); env && *env) return env;
-  std::error_code ec;
-  if (fs::exists("web/static/style.css", ec)) return "web/static";
-#ifdef RIDGE_SOURCE_DIR
-  return (fs::path(RIDGE_SOURCE_DIR) / "web" / "static").string();
-#else
-  return "web/static";
-#endif
-}
-
-}  // namespace
 
 CLI::App* add_export(CLI::App& parent, ExportFlags& f) {
   CLI::App* e = parent.add_subcommand("export", "take it with you: an Anki deck, or the site as static files");
@@ -88,10 +75,11 @@ int run_export(const ExportFlags& f, const calc::Registry& registry, const calc:
     err << "\n";
     return 0;
   }
-  web::Assets assets(f.static_dir.empty() ? static_dir_default() : f.static_dir);
+  const std::string static_dir = f.static_dir.empty() ? default_static_dir() : f.static_dir;
+  web::Assets assets(static_dir);
   web::Site site{bank, catalog, registry, assets};
   web::AppOptions app_options;
-  auto report = web::exports::export_site(site, app_options, f.static_dir.empty() ? static_dir_default() : f.static_dir, f.dir,
+  auto report = web::exports::export_site(site, app_options, static_dir, f.dir,
                                           f.include_paid);
   if (!report) {
     err << "ridge export site: " << calc::to_string(report.errors());

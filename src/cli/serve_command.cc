@@ -79,6 +79,8 @@ CLI::Validator address_and_port() {
       "ADDR:PORT");
 }
 
+}  // namespace
+
 std::string default_static_dir() {
   if (const char* env = std::getenv("RIDGE_STATIC"); env && *env) return env;
   std::error_code ec;
@@ -89,8 +91,6 @@ std::string default_static_dir() {
   return "web/static";
 #endif
 }
-
-}  // namespace
 
 CLI::App* add_serve(CLI::App& parent, ServeFlags& f) {
   CLI::App* serve = parent.add_subcommand("serve", "the website and the JSON API");

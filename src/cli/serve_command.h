@@ -30,6 +30,8 @@ struct ServeFlags {
 // Adds `serve` to `parent`, its flags bound to `flags` (which must outlive the parse) and
 // checked by validators. Returns the subcommand (owned by `parent`).
 CLI::App* add_serve(CLI::App& parent, ServeFlags& flags);
+// The stylesheet and scripts: $RIDGE_STATIC, ./web/static, or the source tree\'s (serve and export).
+std::string default_static_dir();
 
 // Serves until SIGINT or SIGTERM. `flags` were checked at parse time. Returns 0 after a clean
 // stop, 1 when the store, the catalogs, the bank or the listener fail, 2 on a bad environment

@@ -16,16 +16,6 @@ namespace {
 
 using Results = std::map<std::string, const calc::Derivation*>;
 
-std::optional<calc::Quantity> lookup(std::string_view ref, const Results& results) {
-  size_t dot = ref.find('.');
-  if (dot == std::string_view::npos) return std::nullopt;
-  auto it = results.find(std::string(ref.substr(0, dot)));
-  if (it == results.end() || it->second == nullptr) return std::nullopt;
-  const calc::NamedResult* r = it->second->find(ref.substr(dot + 1));
-  if (r == nullptr) return std::nullopt;
-  return calc::Quantity{r->value, r->unit};
-}
-
 // "{{fit.kv_bytes_per_token:GB:1}}" -> "fit.kv_bytes_per_token", in the order written.
 std::vector<std::string> references_in(const std::string& text) {
   std::vector<std::string> out;
@@ -256,7 +246,7 @@ std::optional<ChainRun> run_chain(const std::vector<ChainBlock>& blocks, const c
     std::string call;
     if (b.expr) {
       call = b.text;
-      auto r = calc::evaluate_expr(b.text, [&](std::string_view ref) { return lookup(ref, results); });
+      auto r = calc::evaluate_expr(b.text, [&](std::string_view ref) { return calc::lookup_result(ref, results); });
       if (!r) {
         if (error) *error = "calc " + b.id + ": " + calc::to_string(r.errors());
         return std::nullopt;

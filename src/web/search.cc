@@ -16,34 +16,6 @@ namespace ridge::web {
 
 namespace {
 
-// The text of rendered HTML (a concept page): tags dropped, the five escapes undone.
-std::string html_text(std::string_view html) {
-  std::string out;
-  out.reserve(html.size());
-  for (size_t i = 0; i < html.size(); ++i) {
-    if (html[i] == '<') {
-      size_t close = html.find('>', i);
-      if (close == std::string_view::npos) break;
-      i = close;
-      out += ' ';
-      continue;
-    }
-    static const std::pair<const char*, char> kEntities[] = {{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&#39;", '\''}};
-    bool escaped = false;
-    for (const auto& [entity, ch] : kEntities) {
-      size_t n = std::strlen(entity);
-      if (html.compare(i, n, entity) == 0) {
-        out += ch;
-        i += n - 1;
-        escaped = true;
-        break;
-      }
-    }
-    if (!escaped) out += html[i];
-  }
-  return out;
-}
-
 // Markdown noise out of the text that is indexed and quoted in snippets: emphasis and
 // table marks, footnote markers ([^key]), link destinations and bare URLs. Identifiers keep
 // their underscores (TORCH_NCCL_DUMP_ON_TIMEOUT stays whole in a snippet; the tokenizer
@@ -160,7 +132,7 @@ SearchIndex::SearchIndex(const bank::Bank& bank) {
     add("question", q.slug, q.topic, std::string(bank::difficulty_name(q.difficulty)), q.title, bank::markdown_plain(q.summary), body);
   }
   // Concept pages are free teaching pages: their text is searched too.
-  for (const auto& [id, c] : bank.concepts) add("concept", id, c.topic, "", c.title, bank::markdown_plain(c.summary), plain(html_text(c.html)));
+  for (const auto& [id, c] : bank.concepts) add("concept", id, c.topic, "", c.title, bank::markdown_plain(c.summary), plain(bank::html_to_text(c.html)));
   exec(db, "COMMIT");
   sqlite3_finalize(insert);
   sqlite3_int64 size = 0;

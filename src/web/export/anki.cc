@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "calc/derivation.h"
+
 namespace ridge::web::exports {
 
 namespace {
@@ -10,20 +12,6 @@ namespace {
 std::string tag_part(std::string_view s) {
   std::string out;
   for (char c : s) out += (c == ' ' || c == '\t' || c == '"') ? '-' : c;
-  return out;
-}
-
-std::string html_escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
   return out;
 }
 
@@ -113,7 +101,7 @@ std::string note_back(const bank::Question& q) {
   // q.html is the answer as the loader rendered it: the calc blocks' derivations with the
   // engine's numbers, and each diagram drawn as an inline <svg> (bank/directives.cc), so the
   // card needs no media files.
-  return "<p><b>TL;DR</b> " + html_escape(q.tldr) + "</p>\n" + q.html;
+  return "<p><b>TL;DR</b> " + calc::html_escape(q.tldr) + "</p>\n" + q.html;
 }
 
 std::string anki_field(std::string_view text) {
@@ -139,7 +127,7 @@ AnkiWritten write_anki(const std::vector<const bank::Question*>& questions, cons
       ++written.left_out;
       continue;
     }
-    std::string front = "<p>" + html_escape(q->title) + "</p>";
+    std::string front = "<p>" + calc::html_escape(q->title) + "</p>";
     std::string line = anki_field(note_guid(q->slug)) + "\t" + anki_field(front) + "\t" + anki_field(note_back(*q)) + "\t" +
                        deck + "\t" + anki_field(note_tags(*q)) + "\n";
     sink(line);

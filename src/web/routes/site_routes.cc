@@ -2,27 +2,9 @@
 
 #include <string>
 
+#include "calc/derivation.h"
+
 namespace ridge::web::routes {
-
-namespace {
-
-// XML text: the five characters XML reserves (slugs and ids are plain, but a path is data).
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 Response robots_txt(const Request&, const Context& ctx) {
   Response r;
@@ -51,7 +33,8 @@ Response robots_txt(const Request&, const Context& ctx) {
 
 Response sitemap_xml(const Request&, const Context& ctx) {
   std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
-  auto add = [&](const std::string& path) { body += "<url><loc>" + xml_escape(ctx.options.base_url + path) + "</loc></url>\n"; };
+  // html_escape covers the five characters XML reserves (a path is data).
+  auto add = [&](const std::string& path) { body += "<url><loc>" + calc::html_escape(ctx.options.base_url + path) + "</loc></url>\n"; };
   // The cached pages are every public page but the calculators; "#locked" and "#paywall" are
   // a paid question's other copies, not pages of their own.
   for (const auto& [path, page] : ctx.pages) {

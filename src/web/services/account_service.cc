@@ -175,38 +175,41 @@ void AccountService::send_account_mail(int64_t user_id, const std::string& email
              "Sign in: " + mail_->config.base_url + "/signin\nForgot the password? " + mail_->config.base_url + "/reset\n\n"
              "If it was not you, nothing changed and you can ignore this mail.\n";
   } else {
-    std::string token = account::random_token();
-    const int64_t now = clock_.now();
-    auto saved = store_.create_account_token(account::token_hash(token), user_id, "verify", now + kAccountTokenSeconds, now);
-    if (!saved.ok()) {
-      log::error("cannot store a verification token: " + saved.error().message);
+    auto link = token_link(user_id, "verify", "/verify");
+    if (!link) {
+      log::error("cannot store a verification token: " + link.error().detail);
       return;
     }
-    std::string link = mail::token_url(mail_->config, mail_->signer, "/verify", "verify", token);
     m.subject = "Verify your ridge account";
-    m.text = "Welcome to ridge. Verify this address (the link works once, for 30 minutes):\n\n" + link +
+    m.text = "Welcome to ridge. Verify this address (the link works once, for 30 minutes):\n\n" + *link +
              "\n\nIf you did not create an account, ignore this mail.\n";
-    m.html = views::verify_mail_html(link);
+    m.html = views::verify_mail_html(*link);
   }
   mail_->queue.queue(m);
+}
+
+// A single-use token for `purpose` (30 minutes) stored for the user, as a signed link to `path`.
+Outcome<std::string> AccountService::token_link(int64_t user_id, const std::string& purpose, const std::string& path) const {
+  std::string token = account::random_token();
+  const int64_t now = clock_.now();
+  auto saved = store_.create_account_token(account::token_hash(token), user_id, purpose, now + kAccountTokenSeconds, now);
+  if (!saved.ok()) return Failure::unavailable(saved.error().message);
+  return mail::token_url(mail_->config, mail_->signer, path, purpose, token);
 }
 
 Outcome<Done> AccountService::send_reset_link(const std::string& email) const {
   auto user = store_.find_user_by_email(email);
   if (!user.ok()) return Failure::unavailable(user.error().message);
   if (!user->has_value() || !mail_ || !mail_->queue.recipient_allowed(email)) return Done{};
-  std::string token = account::random_token();
-  const int64_t now = clock_.now();
-  auto saved = store_.create_account_token(account::token_hash(token), (*user)->id, "reset", now + kAccountTokenSeconds, now);
-  if (!saved.ok()) return Failure::unavailable(saved.error().message);
-  std::string link = mail::token_url(mail_->config, mail_->signer, "/reset/confirm", "reset", token);
+  auto link = token_link((*user)->id, "reset", "/reset/confirm");
+  if (!link) return link.error();
   mail::Message m;
   m.to = email;
   m.subject = "Reset your ridge password";
   m.text = "Someone, perhaps you, asked to reset the password of the ridge account of this address.\n\nChoose a new password "
-           "(the link works once, for 30 minutes; it signs out every other session):\n" + link +
+           "(the link works once, for 30 minutes; it signs out every other session):\n" + *link +
            "\n\nIf it was not you, ignore this mail: nothing changes.\n";
-  m.html = views::reset_mail_html(link);
+  m.html = views::reset_mail_html(*link);
   mail_->queue.queue(m);
   return Done{};
 }
@@ -215,16 +218,13 @@ Outcome<Done> AccountService::send_signin_link(const std::string& email) const {
   auto user = store_.find_user_by_email(email);
   if (!user.ok()) return Failure::unavailable(user.error().message);
   if (!user->has_value() || !mail_ || !mail_->queue.recipient_allowed(email)) return Done{};
-  std::string token = account::random_token();
-  const int64_t now = clock_.now();
-  auto saved = store_.create_account_token(account::token_hash(token), (*user)->id, "signin", now + kAccountTokenSeconds, now);
-  if (!saved.ok()) return Failure::unavailable(saved.error().message);
-  std::string link = mail::token_url(mail_->config, mail_->signer, "/signin/link", "signin", token);
+  auto link = token_link((*user)->id, "signin", "/signin/link");
+  if (!link) return link.error();
   mail::Message m;
   m.to = email;
   m.subject = "Your ridge sign-in link";
   m.text = "There have been many failed sign-ins on your ridge account or from the network you are on, so ridge no longer "
-           "checks passwords for it for a while. To sign in, use this link (it works once, for 30 minutes):\n\n" + link +
+           "checks passwords for it for a while. To sign in, use this link (it works once, for 30 minutes):\n\n" + *link +
            "\n\nIf you did not try to sign in, someone else may be guessing your password: nothing changed, and you can ignore "
            "this mail or choose a new password at " + mail_->config.base_url + "/reset\n";
   mail_->queue.queue(m);

@@ -127,6 +127,8 @@ class AccountService {
   class Reservation;
   // Queues a sign-in link when an account uses `email` and its mailbox budget allows; Done either way.
   Outcome<Done> send_signin_link(const std::string& email) const;
+  // A stored single-use token for `purpose`, as a signed link to `path`. Precondition: mail is configured.
+  Outcome<std::string> token_link(int64_t user_id, const std::string& purpose, const std::string& path) const;
   std::optional<Failure> check_current(int64_t user_id, const std::string& hash, const std::string& current,
                                        const std::string& wrong) const;
   std::unique_ptr<account::StoreRateLimiter> by_signup_, by_pair_, by_address_, by_account_, by_settings_;
