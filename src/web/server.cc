@@ -190,9 +190,11 @@ struct Server::Impl {
     std::lock_guard<std::mutex> lock(mutex);
     for (Connection* c : connections) {
       if (c->busy || c->idle_since_ms.load() > cutoff) continue;
-      asio::post(c->stream->get_executor(), [this, c] {
+      // Checked again where the connection runs: between the snapshot and now it may have
+      // taken a request, or ended and left its address to a new connection.
+      asio::post(c->stream->get_executor(), [this, c, cutoff] {
         std::lock_guard<std::mutex> inner(mutex);
-        if (connections.count(c) && !c->busy) c->stream->socket().cancel();
+        if (connections.count(c) && !c->busy && c->idle_since_ms.load() <= cutoff) c->stream->socket().cancel();
       });
     }
   }
@@ -286,6 +288,8 @@ struct Server::Impl {
     head.reserve(1024);
     Connection conn;
     conn.stream = &stream;
+    // Idle from now, before the sweep can see it (it read 0 here once and closed a new /healthz).
+    conn.idle_since_ms = steady_ms();
     {
       std::lock_guard<std::mutex> lock(mutex);
       connections.insert(&conn);
