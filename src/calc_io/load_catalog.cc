@@ -1,6 +1,7 @@
 #include "calc_io/load_catalog.h"
 
 #include "calc/model.h"
+#include "calc/source_dir.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -88,11 +89,7 @@ fs::path default_data_dir() {
   if (const char* env = std::getenv("RIDGE_DATA"); env != nullptr && *env != 0) return env;
   std::error_code ec;
   if (fs::exists("data/hardware.toml", ec)) return "data";
-#ifdef RIDGE_SOURCE_DIR
-  return fs::path(RIDGE_SOURCE_DIR) / "data";
-#else
-  return "data";
-#endif
+  return fs::path(ridge::source_dir()) / "data";
 }
 
 }  // namespace ridge::calc_io

@@ -15,6 +15,7 @@
 #include "bank/snippets.h"
 #include "bank/terminal.h"
 #include "cli/flags.h"
+#include "calc/source_dir.h"
 
 namespace ridge::cli {
 namespace fs = std::filesystem;
@@ -23,11 +24,7 @@ std::string default_content_dir() {
   if (const char* env = std::getenv("RIDGE_CONTENT"); env != nullptr && *env != 0) return env;
   std::error_code ec;
   if (fs::exists("content/topics.toml", ec)) return "content";
-#ifdef RIDGE_SOURCE_DIR
-  return (fs::path(RIDGE_SOURCE_DIR) / "content").string();
-#else
-  return "content";
-#endif
+  return (fs::path(ridge::source_dir()) / "content").string();
 }
 
 CLI::App* add_check(CLI::App& parent, CheckFlags& f) {

@@ -1,4 +1,5 @@
 #include "cli/lab_builds.h"
+#include "calc/source_dir.h"
 
 #include <sys/wait.h>
 
@@ -6,9 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 
-#ifndef RIDGE_SOURCE_DIR
-#define RIDGE_SOURCE_DIR "."
-#endif
 
 namespace ridge::cli::labs {
 
@@ -142,7 +140,7 @@ fs::path lab_bin_dir() {
 // overrides the tree this binary was built from.
 fs::path lab_source_dir() {
   if (const char* env = std::getenv("RIDGE_SOURCE_DIR"); env != nullptr && *env != '\0') return fs::path(env) / "lab";
-  return fs::path(RIDGE_SOURCE_DIR) / "lab";
+  return fs::path(ridge::source_dir()) / "lab";
 }
 
 fs::path built_binary(const LabBuild& b, std::string_view kind) {

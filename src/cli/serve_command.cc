@@ -27,6 +27,7 @@
 #include "web/log.h"
 #include "web/metered_store.h"
 #include "web/server.h"
+#include "calc/source_dir.h"
 
 namespace ridge::cli {
 namespace fs = std::filesystem;
@@ -85,11 +86,7 @@ std::string default_static_dir() {
   if (const char* env = std::getenv("RIDGE_STATIC"); env && *env) return env;
   std::error_code ec;
   if (fs::exists("web/static/style.css", ec)) return "web/static";
-#ifdef RIDGE_SOURCE_DIR
-  return (fs::path(RIDGE_SOURCE_DIR) / "web" / "static").string();
-#else
-  return "web/static";
-#endif
+  return (fs::path(ridge::source_dir()) / "web" / "static").string();
 }
 
 CLI::App* add_serve(CLI::App& parent, ServeFlags& f) {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "calc/test_catalog.h"
+#include "calc/source_dir.h"
 
 namespace ridge::diagram {
 namespace {
@@ -42,7 +43,7 @@ TEST(Diagrams, EveryKindMatchesItsGoldenFile) {
   ASSERT_EQ(examples().size(), kinds().size());
   for (const auto& kind : kinds()) {
     std::string svg = draw_ok(kind, examples().at(kind));
-    std::string path = std::string(RIDGE_SOURCE_DIR) + "/tests/golden/diagrams/" + kind + ".svg";
+    std::string path = std::string(ridge::source_dir()) + "/tests/golden/diagrams/" + kind + ".svg";
     if (const char* update = std::getenv("RIDGE_UPDATE_GOLDEN"); update && std::string(update) == "1") {
       std::ofstream(path, std::ios::binary) << svg;
       continue;

@@ -14,6 +14,7 @@
 #include "web/metered_store.h"
 #include "web/app_test_util.h"
 #include "web/test_app.h"
+#include "calc/source_dir.h"
 
 namespace ridge::web {
 namespace {
@@ -324,7 +325,7 @@ using namespace app_testing;
 
 // Issue 20: a config.json posted to the API sizes a model, as `ridge calc fit --config` does.
 TEST(CalcApi, PostedConfigSizesAModelLikeTheCli) {
-  std::ifstream file(std::string(RIDGE_SOURCE_DIR) + "/data/models/llama-3.1-70b.json");
+  std::ifstream file(std::string(ridge::source_dir()) + "/data/models/llama-3.1-70b.json");
   std::stringstream text;
   text << file.rdbuf();
   nlohmann::json body = {{"config", nlohmann::json::parse(text.str())}, {"gpu", "h100-sxm"}, {"gpus", 8}, {"context", "32768"}};

@@ -11,17 +11,18 @@
 #include "bank/loader.h"
 #include "calc/test_catalog.h"
 #include "web/app.h"
+#include "calc/source_dir.h"
 
 namespace ridge::web::app_testing {
 
 inline const App& app() {
   static const App instance = [] {
-    auto loaded = bank::load_bank(std::string(RIDGE_SOURCE_DIR) + "/content", calc::testing::registry(),
+    auto loaded = bank::load_bank(std::string(ridge::source_dir()) + "/content", calc::testing::registry(),
                                   calc::testing::real_catalog(), {false});
     for (const auto& d : loaded.errors) ADD_FAILURE() << d.to_string();
     AppOptions options;
     return App(std::move(loaded.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
-               Assets(std::string(RIDGE_SOURCE_DIR) + "/web/static"), options);
+               Assets(std::string(ridge::source_dir()) + "/web/static"), options);
   }();
   return instance;
 }

@@ -15,6 +15,7 @@
 #include "bank/loader.h"
 #include "calc/test_catalog.h"
 #include "web/app.h"
+#include "calc/source_dir.h"
 
 namespace ridge::web {
 namespace {
@@ -106,10 +107,10 @@ TEST_F(LogTest, RequestIdsAreUniqueAndShareTheProcessPrefix) {
 
 TEST_F(LogTest, AHandlersExceptionIsLoggedAndAnswered500WithItsRequestId) {
   use(log::Format::kText);
-  auto loaded = bank::load_bank(std::string(RIDGE_SOURCE_DIR) + "/content", calc::testing::registry(),
+  auto loaded = bank::load_bank(std::string(ridge::source_dir()) + "/content", calc::testing::registry(),
                                 calc::testing::real_catalog(), {false});
   App app(std::move(loaded.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
-          Assets(std::string(RIDGE_SOURCE_DIR) + "/web/static"), AppOptions{});
+          Assets(std::string(ridge::source_dir()) + "/web/static"), AppOptions{});
   Handler throws = [](const Request&, const Params&) -> Response { throw std::runtime_error("the disk is on fire"); };
   static const std::string pattern = "/boom";
   Router::Match match;

@@ -15,6 +15,7 @@
 #include "web/app.h"
 #include "web/course_pages.h"
 #include "web/pages.h"
+#include "calc/source_dir.h"
 
 namespace {
 
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
     options.validation = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
   }
   auto t1 = std::chrono::steady_clock::now();
-  web::Assets assets(std::string(RIDGE_SOURCE_DIR) + "/web/static");
+  web::Assets assets(std::string(ridge::source_dir()) + "/web/static");
   web::App app(std::move(loaded.bank), *catalog, calc::make_builtin_registry(), assets, options);
   double app_ms = ms_since(t1);
   const bank::Bank& bank = app.bank();

@@ -13,6 +13,7 @@
 #include "calc/test_catalog.h"
 #include "store/store.h"
 #include "web/app.h"
+#include "calc/source_dir.h"
 
 namespace ridge::web::testing {
 
@@ -28,10 +29,10 @@ inline void remove_database(const std::filesystem::path& path) {
 
 // The App on the real bank (loaded without running snippets), as `ridge serve` builds it.
 inline std::unique_ptr<App> real_app(const AppOptions& options) {
-  auto loaded = bank::load_bank(std::string(RIDGE_SOURCE_DIR) + "/content", calc::testing::registry(),
+  auto loaded = bank::load_bank(std::string(ridge::source_dir()) + "/content", calc::testing::registry(),
                                 calc::testing::real_catalog(), {false});
   return std::make_unique<App>(std::move(loaded.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
-                               Assets(std::string(RIDGE_SOURCE_DIR) + "/web/static"), options);
+                               Assets(std::string(ridge::source_dir()) + "/web/static"), options);
 }
 
 }  // namespace ridge::web::testing

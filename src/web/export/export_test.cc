@@ -20,6 +20,7 @@
 #include "web/export/openapi.h"
 #include "web/export/site_export.h"
 #include "web/routes/export_routes.h"
+#include "calc/source_dir.h"
 
 namespace ridge::web {
 namespace {
@@ -304,9 +305,9 @@ TEST(SiteExport, LinksAreRelativeAndResolveOnDisk) {
   fs::path dir = fs::temp_directory_path() / ("ridge-site-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const bank::Bank& bank = app().bank();
-  Assets assets(std::string(RIDGE_SOURCE_DIR) + "/web/static");
+  Assets assets(std::string(ridge::source_dir()) + "/web/static");
   Site site{bank, calc::testing::real_catalog(), calc::testing::registry(), assets};
-  auto report = exports::export_site(site, AppOptions{}, std::string(RIDGE_SOURCE_DIR) + "/web/static", dir, false);
+  auto report = exports::export_site(site, AppOptions{}, std::string(ridge::source_dir()) + "/web/static", dir, false);
   ASSERT_TRUE(report.ok()) << calc::to_string(report.errors());
   // Pages: home, topics, questions, concepts, calculators, courses and their print pages, ...
   EXPECT_GT(report->pages, static_cast<int>(bank.questions.size() + bank.concepts.size()));

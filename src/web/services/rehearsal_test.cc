@@ -9,12 +9,13 @@
 
 #include "bank/loader.h"
 #include "calc/test_catalog.h"
+#include "calc/source_dir.h"
 
 namespace ridge::web::services::rehearsal {
 namespace {
 
 const bank::Bank& real_bank() {
-  static const bank::Bank b = bank::load_bank(std::string(RIDGE_SOURCE_DIR) + "/content", calc::testing::registry(),
+  static const bank::Bank b = bank::load_bank(std::string(ridge::source_dir()) + "/content", calc::testing::registry(),
                                               calc::testing::real_catalog(), {false})
                                   .bank;
   return b;
