@@ -15,10 +15,10 @@ bool init_crypto();
 std::string hash_password(const std::string& password);
 bool verify_password(const std::string& hash, const std::string& password);
 
-// The same for a server: at most one hash per core runs and at most kHashWaiting more wait
-// for a slot; past that the call does no work and answers busy (the route answers 503 with
-// Retry-After), so a flood of password checks ties up a bounded number of worker threads
-// (cores + kHashWaiting), never the pool.
+// The same for a server: at most one fewer hash than the cores runs (one on one core) and at
+// most kHashWaiting more wait for a slot; past that the call does no work and answers busy (the
+// route answers 503 with Retry-After), so a flood of password checks ties up a bounded number
+// of worker threads (slots + kHashWaiting), never the pool, and leaves a core to other pages.
 inline constexpr int kHashWaiting = 8;
 enum class Verified { kMatch, kMismatch, kBusy };
 Verified verify_password_bounded(const std::string& hash, const std::string& password);
@@ -26,6 +26,8 @@ Verified verify_password_bounded(const std::string& hash, const std::string& pas
 std::optional<std::string> hash_password_bounded(const std::string& password);
 // Hashes running or waiting now (for tests and metrics).
 int hashes_admitted();
+// Hashes running now (holding a slot), for tests.
+int hashes_running();
 
 // 32 random bytes as 64 hex characters.
 std::string random_token();

@@ -155,6 +155,8 @@ struct Server::Impl {
   ServerOptions options;
   std::unique_ptr<asio::thread_pool> workers;
   std::atomic<size_t> queued{0};
+  std::unique_ptr<asio::thread_pool> heavy_workers;  // the heavy lane (ServerOptions::heavy_body)
+  std::atomic<size_t> heavy_queued{0};
   std::atomic<size_t> open_connections{0};
   size_t pressure_at = 0;
   std::vector<Cidr> trusted;
@@ -242,6 +244,17 @@ struct Server::Impl {
            std::to_string(ms.count()) + " ms (bound " + std::to_string(options.ready_pickup.count()) + " ms)\n";
   }
 
+  // Runs the handler on `pool`. `pickup`: note when a worker took it (for /readyz).
+  asio::awaitable<Response> on_pool(asio::thread_pool& pool, const Request& req, const Router::Match& match, bool pickup) {
+    co_return co_await asio::co_spawn(
+        pool.get_executor(),
+        [this, &req, &match, pickup]() -> asio::awaitable<Response> {
+          if (pickup) last_pickup.store(std::chrono::steady_clock::now().time_since_epoch().count());
+          co_return app.handle(req, match);
+        },
+        asio::use_awaitable);
+  }
+
   asio::awaitable<Response> answer(const Request& req) {
     Router::Match match = app.route(req);  // once: the dispatch decision and the handler share it
     if (req.path == "/readyz") {
@@ -252,23 +265,24 @@ struct Server::Impl {
       }
     }
     if (app.runs_inline(req, match)) co_return app.handle(req, match);
-    if (queued.fetch_add(1) >= options.max_queue) {
-      app.metrics().queue_depth(static_cast<double>(queued.fetch_sub(1) - 1));
-      Response busy = app.plain_error(503, "the server is busy; try again in a second");
+    // A large body (a posted config) goes to the heavy lane; everything else to the workers.
+    const bool heavy = req.body.size() >= options.heavy_body;
+    std::atomic<size_t>& lane = heavy ? heavy_queued : queued;
+    if (lane.fetch_add(1) >= (heavy ? options.heavy_queue : options.max_queue)) {
+      const size_t left = lane.fetch_sub(1) - 1;
+      if (!heavy) app.metrics().queue_depth(static_cast<double>(left));
+      Response busy = app.plain_error(503, heavy ? "the server is busy with large requests; try again in a second"
+                                                 : "the server is busy; try again in a second");
       busy.set("Retry-After", "1");
       co_return busy;
     }
-    app.metrics().queue_depth(static_cast<double>(queued.load()));
+    if (!heavy) app.metrics().queue_depth(static_cast<double>(queued.load()));
     // The handler may block (argon2id, a store round trip, a search): it runs on a worker
-    // and this connection's I/O thread serves others meanwhile.
-    Response res = co_await asio::co_spawn(
-        workers->get_executor(),
-        [this, &req, &match]() -> asio::awaitable<Response> {
-          last_pickup.store(std::chrono::steady_clock::now().time_since_epoch().count());
-          co_return app.handle(req, match);
-        },
-        asio::use_awaitable);
-    app.metrics().queue_depth(static_cast<double>(queued.fetch_sub(1) - 1));
+    // and this connection's I/O thread serves others meanwhile. (One co_await of on_pool for
+    // both lanes: with two, GCC 12 reports a mismatched new/delete in this coroutine's frame.)
+    Response res = co_await on_pool(heavy ? *heavy_workers : *workers, req, match, !heavy);
+    const size_t left = lane.fetch_sub(1) - 1;
+    if (!heavy) app.metrics().queue_depth(static_cast<double>(left));
     co_return res;
   }
 
@@ -449,6 +463,8 @@ int Server::run() {
   int contexts = s.options.io == IoModel::kPerThread ? threads : 1;
   int worker_count = s.options.workers > 0 ? s.options.workers : std::max(16, 2 * threads);
   s.workers = std::make_unique<asio::thread_pool>(static_cast<size_t>(worker_count));
+  const int heavy_count = s.options.heavy_workers > 0 ? s.options.heavy_workers : std::max(1, threads - 1);
+  s.heavy_workers = std::make_unique<asio::thread_pool>(static_cast<size_t>(heavy_count));
   s.pressure_at = static_cast<size_t>(static_cast<double>(fd_limit()) * s.options.pressure_share);
   beast::error_code ec;
   auto address = asio::ip::make_address(s.options.bind, ec);
@@ -549,8 +565,9 @@ int Server::run() {
   left = std::max<std::chrono::steady_clock::duration>(left, std::chrono::seconds(1));
   auto joined = std::make_shared<std::promise<void>>();
   auto done = joined->get_future();
-  std::thread joiner([workers = s.workers.get(), joined] {
+  std::thread joiner([workers = s.workers.get(), heavy = s.heavy_workers.get(), joined] {
     workers->join();
+    heavy->join();
     joined->set_value();
   });
   if (done.wait_for(left) == std::future_status::timeout) {

@@ -45,6 +45,14 @@ struct ServerOptions {
   // and no worker has picked up a job for this long: a load balancer then stops sending traffic
   // to a server whose workers are all stuck (/healthz, the liveness probe, stays 200).
   std::chrono::milliseconds ready_pickup{1000};
+  // The heavy lane (issue 28): a request whose body is at least `heavy_body` bytes (a posted
+  // config.json; real ones are 1-5 KB) is parsed and computed on a pool of its own,
+  // `heavy_workers` threads (0: one fewer than the I/O threads, at least one), so a flood of
+  // big posts keeps a core free for everyone else. At most `heavy_queue` wait or run there;
+  // beyond, 503 with Retry-After.
+  size_t heavy_body = 8192;
+  int heavy_workers = 0;
+  size_t heavy_queue = 32;
   // Connections one client address may hold open at once (0: no cap). Not applied to
   // trusted proxies, which carry many clients.
   int max_connections_per_client = 128;

@@ -259,5 +259,42 @@ TEST_F(ServerTest, Finding28_ShutdownIsBoundedByTheGraceWhateverIsInFlight) {
   thread_.join();
 }
 
+// Issue 28: 100 clients posting 20 KB configs kept both cores parsing JSON, and a signed-in
+// user's /api/me waited (p95 161 ms). A request with a large body now runs on a lane of its
+// own (here one thread, a queue of one, "large" from 16 bytes): with that lane stuck, a second
+// large request is refused at once (503) and a search still gets the only worker. On the old
+// server the second bookmark queued behind the first on that worker, and so did the search.
+TEST_F(ServerTest, Finding28_LargeBodiesRunOnALaneOfTheirOwnAndItsOverflowIs503) {
+  std::string bookmark = bookmark_request("heavy@example.com");
+  ServerOptions o;
+  o.port = 0;
+  o.threads = 1;
+  o.workers = 1;
+  o.heavy_body = 16;  // the bookmark's JSON body is 38 bytes
+  o.heavy_workers = 1;
+  o.heavy_queue = 1;
+  o.handle_signals = false;
+  std::promise<unsigned short> listening;
+  o.on_listening = [&listening](unsigned short p) { listening.set_value(p); };
+  server_ = std::make_unique<Server>(*app_, o);
+  thread_ = std::thread([this] { server_->run(); });
+  unsigned short port = listening.get_future().get();
+  lock_database();  // the first bookmark's write waits in SQLite's busy handler on the heavy lane
+  auto held = std::async(std::launch::async, [&] { return exchange(port, bookmark, std::chrono::seconds(10)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto t0 = Clock::now();
+  Answer second = exchange(port, bookmark, std::chrono::seconds(3));
+  EXPECT_EQ(second.status, 503) << second.body;
+  EXPECT_NE(second.body.find("large requests"), std::string::npos) << second.body;
+  // A search not yet cached runs on the worker pool (and reads no store): the only worker is free.
+  Answer page = exchange(port, get("/search?q=roofline+ridge+point"), std::chrono::seconds(3));
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  EXPECT_EQ(page.status, 200) << page.body;
+  EXPECT_NE(page.body.find("/q/"), std::string::npos) << "the search found nothing";
+  EXPECT_LT(ms, 1000) << "the refusal and the page waited behind the stuck lane";
+  release_database();
+  EXPECT_EQ(held.get().status, 200) << "the write on the lane was saved once the lock went";
+}
+
 }  // namespace
 }  // namespace ridge::web

@@ -14,13 +14,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "account/clock.h"
 #include "calc/derivation.h"
+#include "calc/source_dir.h"
+#include "store/store.h"
 #include "web/app_test_util.h"
 #include "web/export/anki.h"
 #include "web/export/openapi.h"
 #include "web/export/site_export.h"
 #include "web/routes/export_routes.h"
-#include "calc/source_dir.h"
+#include "web/test_app.h"
 
 namespace ridge::web {
 namespace {
@@ -178,6 +181,40 @@ TEST(Anki, TheRouteServesTheDeckAndLimitsExportsPerClient) {
   EXPECT_EQ(refused.status, 429);
   EXPECT_FALSE(header(refused, "Retry-After").empty());
   EXPECT_EQ(fetch("192.0.2.78").status, 200);  // another client is not held back
+}
+
+// Issue 37's gap: the budget was per process, so two servers behind a balancer gave a client
+// twice the exports. With a store, servers sharing it share the budget.
+TEST(Anki, ServersSharingAStoreShareTheExportBudget) {
+  auto path = testing::fresh_database("export-budget");
+  auto opened = store::open_store("sqlite:" + path.string());
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  std::unique_ptr<store::Store> db = std::move(opened).value();
+  account::FakeClock clock{1'800'000'000};
+  AppOptions options;
+  options.store = db.get();
+  options.clock = &clock;
+  auto first = testing::real_app(options);
+  auto second = testing::real_app(options);
+  auto fetch = [](const App& server, const std::string& address) {
+    Request req;
+    req.target = "/export/anki?deck=topic:behavioral";
+    parse_target(req.target, req);
+    req.remote = address;
+    return server.handle(req);
+  };
+  // Alternating servers: the budget of kExportsPerMinute is spent across both.
+  for (int i = 0; i < routes::kExportsPerMinute; ++i) EXPECT_EQ(fetch(i % 2 ? *second : *first, "192.0.2.90").status, 200) << i;
+  Response refused = fetch(*second, "192.0.2.90");
+  EXPECT_EQ(refused.status, 429);
+  EXPECT_FALSE(header(refused, "Retry-After").empty());
+  EXPECT_EQ(fetch(*first, "192.0.2.91").status, 200);  // another client is not held back
+  clock.advance(60);  // a minute later the bucket has refilled
+  EXPECT_EQ(fetch(*first, "192.0.2.90").status, 200);
+  first.reset();
+  second.reset();
+  db.reset();
+  testing::remove_database(path);
 }
 
 json openapi_doc() {

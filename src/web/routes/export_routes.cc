@@ -1,7 +1,10 @@
 #include "web/routes/export_routes.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
+#include "account/rate_limiter.h"
 #include "calc/derivation.h"
 #include "web/export/anki.h"
 #include "web/routes/response.h"
@@ -10,8 +13,8 @@ namespace ridge::web::routes {
 
 namespace {
 
-// Exports a minute per account or address, in this process (a deck is at most the bank's size,
-// so this bounds the work one client causes; servers sharing a store each keep their own).
+// Exports a minute per account or address, in this process: the fallback for an App without a
+// store (a deck is at most the bank's size, so this bounds the work one client causes).
 class ExportLimiter {
  public:
   // Seconds to wait, 0 when `key` may export now (and the export is counted).
@@ -66,7 +69,19 @@ Response export_anki(const Request& req, const Context& ctx) {
     return json_error(401, field_errors({{"deck", deck_text, "is an account's own list", "POST /api/signin first"}}));
   }
   std::string key = v.user_id != 0 ? "user:" + std::to_string(v.user_id) : "addr:" + client_address(req, ctx);
-  if (int64_t wait = limiter().take(key, ctx.now()); wait > 0) {
+  // With a store, the budget is the store's (issue 37): servers sharing it share the budget, as
+  // sign-in's does. kExportsPerMinute at once, then one every 60 / kExportsPerMinute seconds.
+  int64_t wait = 0;
+  if (ctx.store() != nullptr) {
+    account::StoreRateLimiter budget(*ctx.store(), *ctx.options.clock, kExportsPerMinute, kExportsPerMinute / 60.0);
+    double retry = 0;
+    auto answer = budget.allow("export:" + key, &retry);
+    if (answer == account::StoreRateLimiter::Answer::kUnavailable) return store_unavailable(req, ctx, "export budget");
+    if (answer == account::StoreRateLimiter::Answer::kLimited) wait = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(retry)));
+  } else {
+    wait = limiter().take(key, ctx.now());
+  }
+  if (wait > 0) {
     Response r = json_error(429, field_errors({{"deck", deck_text, "is one export too many this minute",
                                                  std::to_string(kExportsPerMinute) + " exports a minute; retry in " +
                                                      std::to_string(wait) + " s"}}));

@@ -15,7 +15,8 @@ namespace ridge::web::routes {
 // GET /export/anki?deck=topic:ID|track:ID|course:ID|bookmarks|due: an Anki text-import file
 // (export/anki.h). Free questions for everyone, paid ones only with access; bookmarks and due
 // need a session (401). Unknown deck: 400 with every accepted name. At most kExportsPerMinute
-// exports a minute per account (per address without one): 429 with Retry-After past it.
+// exports a minute per account (per address without one), counted in the store so servers
+// sharing it share the budget: 429 with Retry-After past it.
 Response export_anki(const Request& req, const Context& ctx);
 inline constexpr int kExportsPerMinute = 6;
 
