@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bank/course_loader.h"
 #include "bank/loader.h"
 #include "calc/test_catalog.h"
 
@@ -350,6 +351,22 @@ It takes {{pl.secs}}.
                  calc::testing::real_catalog(), {}, q, diags);
   std::string got = all(diags);
   EXPECT_NE(got.find("planted-link.md:16: calc pl: rail types 400 Gbit/s, a link the catalog holds"), std::string::npos)
+      << got;
+}
+
+TEST(TypedLinks, ACourseExerciseIsCheckedLikeACalcBlock) {
+  // 400 GB/s is a DGX H100's eight 400 Gb/s NICs together. (The line is the module's, as
+  // for the course's other errors.)
+  const std::string text =
+      "title = \"Platform\"\ntrack = \"platform\"\nsummary = \"s\"\n"
+      "[[modules]]\nid = \"placement\"\ntitle = \"Placement\"\nsummary = \"s\"\n"
+      "exercise = \"allreduce bytes=16GB ranks=64 bus-bandwidth=400GB/s\"\n";
+  Bank bank;
+  std::vector<Diagnostic> diags;
+  parse_course(text, "platform", "courses/platform.toml", bank, calc::testing::registry(), calc::testing::real_catalog(),
+               {}, diags);
+  std::string got = all(diags);
+  EXPECT_NE(got.find("calc placement: bus-bandwidth=400GB/s is a link the catalog holds"), std::string::npos)
       << got;
 }
 
