@@ -118,8 +118,10 @@ std::string round_html(const Context& ctx, const Loaded& l, size_t i, int shown,
   h += "<p class=\"muted\" id=\"drawn\">" + esc(p.drawn) + ". " + esc(p.length_note) + ".</p>";
   if (!q) return h + "<p>This round's question is no longer in the bank.</p></section>";
   rh::RoundContent c = rh::round_content(*q, p.kind);
-  if (!c.note.empty()) h += "<p class=\"note\" id=\"kind-note\">" + esc(c.note) + "</p>";
-  if (p.kind == rh::Kind::kDesign && ctx.design != nullptr) h += design_round_html(ctx, p);  // issue 35
+  // Issue 35: a design round is graded by the design grader (its stand-in note no longer applies).
+  const bool graded_design = p.kind == rh::Kind::kDesign && ctx.design != nullptr && !ctx.design->challenges().empty();
+  if (!c.note.empty() && !graded_design) h += "<p class=\"note\" id=\"kind-note\">" + esc(c.note) + "</p>";
+  if (graded_design) h += design_round_html(ctx, p);
   h += "<h3 id=\"prompt-title\">" + esc(c.title) + "</h3><p id=\"prompt\">" + esc(c.prompt) + "</p>";
   if (!c.lab.empty()) {
     h += "<p id=\"lab\">Build <code>lab/" + esc(c.lab) + "</code> and test your implementation with <code>" + esc(c.test_command) +

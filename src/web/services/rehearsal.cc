@@ -431,22 +431,22 @@ int design_score(const design::Verdict& v) {
   return passed > 0 ? 2 : 1;
 }
 
-std::optional<int> design_engine_score(const PlannedRound& round, const std::string& answer, const DesignService* design) {
-  if (design == nullptr) return std::nullopt;
-  const design::Challenge* c = design_challenge_for(round, design->challenges());
+std::optional<int> design_engine_score(const PlannedRound& round, const std::string& answer, const DesignService* grader) {
+  if (grader == nullptr) return std::nullopt;
+  const design::Challenge* c = design_challenge_for(round, grader->challenges());
   if (c == nullptr) return std::nullopt;
   design::Design given = design_from_answer(*c, answer);
   // An open field left out: the answer is notes, not a design; the candidate scores it.
   if (given.size() < DesignService::open_fields(*c).size()) return std::nullopt;
   auto valid = design::validate_submission(*c, given);
   if (!valid) return 1;
-  return design_score(design->verdict(*c, *valid));
+  return design_score(grader->verdict(*c, *valid));
 }
 
-std::optional<int> engine_score(const PlannedRound& round, const std::string& answer, const DesignService* design) {
+std::optional<int> engine_score(const PlannedRound& round, const std::string& answer, const DesignService* grader) {
   switch (round.kind) {
     case Kind::kNumeric: return numeric_engine_score(round, answer);
-    case Kind::kDesign: return design_engine_score(round, answer, design);
+    case Kind::kDesign: return design_engine_score(round, answer, grader);
     case Kind::kCoding:
     case Kind::kQuestion: return std::nullopt;
   }

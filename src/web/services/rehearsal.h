@@ -103,8 +103,8 @@ std::optional<int> numeric_engine_score(const PlannedRound& round, const std::st
 // lines (other lines are notes). kDesignScoreRule says how objectives passed become 1 to 4;
 // nullopt (self-scored) without the service, or when the answer leaves an open field out.
 std::optional<int> design_engine_score(const PlannedRound& round, const std::string& answer,
-                                       const DesignService* design = nullptr);
-std::optional<int> engine_score(const PlannedRound& round, const std::string& answer, const DesignService* design = nullptr);
+                                       const DesignService* grader = nullptr);
+std::optional<int> engine_score(const PlannedRound& round, const std::string& answer, const DesignService* grader = nullptr);
 // The challenge a design round is graded against: one that lists the round's question, else
 // one whose id is the round's slug, else one picked by a hash of the slug (so the page and the
 // score agree on it, on every server). nullptr when there are no challenges.
