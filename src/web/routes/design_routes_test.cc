@@ -179,5 +179,23 @@ TEST_F(DesignRoutes, TheBoardHasEachUsersBestPassingDesignOnce) {
   EXPECT_EQ(store_->design_board(kChallenge, 10)->size(), 1u);
 }
 
+
+TEST_F(DesignRoutes, GradingIsLimitedPerAddressAndPerAccount) {
+  // 60 grades at once, then one a second (DesignService::kBurst, kPerSecond); the fake clock
+  // stands still, so the 61st from one address is refused and another address is not.
+  const std::string body =
+      Json{{"gpu", "h100-sxm"}, {"tp", 4}, {"replicas", 4}, {"max_batch", 32}, {"weights_dtype", "fp8"}, {"kv_dtype", "fp8"}}.dump();
+  const std::string path = std::string("/api/design/") + kChallenge;
+  for (int i = 0; i < 60; ++i) ASSERT_EQ(call("POST", path, body, nullptr, true, "10.0.0.7").status, 200) << i;
+  Response limited = call("POST", path, body, nullptr, true, "10.0.0.7");
+  EXPECT_EQ(limited.status, 429);
+  EXPECT_NE(limited.body.find("too many designs graded"), std::string::npos);
+  EXPECT_EQ(call("POST", path, body, nullptr, true, "10.0.0.8").status, 200);
+  // A second later one more is free.
+  clock_.advance(1);
+  EXPECT_EQ(call("POST", path, body, nullptr, true, "10.0.0.7").status, 200);
+  EXPECT_EQ(call("POST", path, body, nullptr, true, "10.0.0.7").status, 429);
+}
+
 }  // namespace
 }  // namespace ridge::web
