@@ -64,8 +64,10 @@ std::string paragraphs(const std::string& text) {
 
 // The challenge's open fields as form controls, each filled in from `values` (the candidate's
 // last submission, or what they just sent) and blank otherwise: the reference is never shown.
-std::string design_form(const design::Challenge& c, const design::Design& values, const services::Visitor& v, int64_t started) {
-  std::string h = "<form method=\"post\" action=\"/design/" + html_escape(c.id) + "\" id=\"design-form\" data-challenge=\"" +
+std::string design_form(const design::Challenge& c, const design::Design& values, const services::Visitor& v, int64_t started,
+                        bool timer) {
+  // The timer stays hidden after a submission when the candidate hid it.
+  std::string h = "<form method=\"post\" action=\"/design/" + html_escape(c.id) + (timer ? "" : "?timer=off") + "\" id=\"design-form\" data-challenge=\"" +
                   html_escape(c.id) + "\" class=\"design-form\">";
   if (v.user_id != 0) h += "<input type=\"hidden\" name=\"csrf\" value=\"" + html_escape(v.csrf) + "\">";
   h += "<input type=\"hidden\" name=\"started\" value=\"" + std::to_string(started) + "\">";
@@ -215,7 +217,7 @@ Response challenge_page(const Request& req, const Context& ctx, const design::Ch
   h += "<h3>Objectives</h3><ul>";
   for (const auto& o : c.objectives) h += "<li>" + objective_line(o) + "</li>";
   h += "</ul></section>";
-  h += "<section class=\"card\"><h2>Your design</h2>" + design_form(c, values, v, started) +
+  h += "<section class=\"card\"><h2>Your design</h2>" + design_form(c, values, v, started, timer) +
        "<div id=\"design-live\" aria-live=\"polite\"></div></section>";
   if (!c.concepts.empty() || !c.questions.empty()) {
     h += "<section class=\"card\"><h2>What it draws on</h2><ul>";

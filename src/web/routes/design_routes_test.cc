@@ -79,8 +79,10 @@ TEST_F(DesignRoutes, TheFormLeavesTheReferenceBlankAndHasATimer) {
   // 45 minutes, nothing elapsed on the fake clock.
   EXPECT_NE(body.find("data-seconds-left=\"2700\""), std::string::npos);
   EXPECT_NE(body.find("45:00"), std::string::npos);
-  EXPECT_EQ(std::string(call("GET", std::string("/design/") + kChallenge + "?timer=off").view()).find("design-timer"),
-            std::string::npos);
+  const std::string hidden(call("GET", std::string("/design/") + kChallenge + "?timer=off").view());
+  EXPECT_EQ(hidden.find("design-timer"), std::string::npos);
+  // Hidden, it stays hidden after the form is sent.
+  EXPECT_NE(hidden.find(std::string("action=\"/design/") + kChallenge + "?timer=off\""), std::string::npos);
 }
 
 TEST_F(DesignRoutes, AnonymousGradingPassesTheReferenceAndFailsTheMistakeKeepingNothing) {
