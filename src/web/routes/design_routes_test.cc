@@ -66,6 +66,15 @@ TEST_F(DesignRoutes, TheListHasEveryChallengeByTrack) {
   EXPECT_EQ(call("GET", "/design/no-such-challenge").status, 404);
 }
 
+// The design pages are reachable: the sitemap lists the list and every challenge.
+TEST_F(DesignRoutes, TheSitemapListsEveryChallenge) {
+  Response r = call("GET", "/sitemap.xml");
+  ASSERT_EQ(r.status, 200);
+  const std::string body(r.view());
+  EXPECT_NE(body.find("/design</loc>"), std::string::npos);
+  for (const auto& c : challenges_) EXPECT_NE(body.find("/design/" + c.id + "</loc>"), std::string::npos) << c.id;
+}
+
 TEST_F(DesignRoutes, TheFormLeavesTheReferenceBlankAndHasATimer) {
   Response r = call("GET", std::string("/design/") + kChallenge);
   ASSERT_EQ(r.status, 200);
