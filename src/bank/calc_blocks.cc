@@ -226,8 +226,9 @@ bool flag_is_count(const std::vector<Block>& blocks, size_t current, const calc:
 
 // Arithmetic between results: references are resolved by the expr engine itself, so its
 // steps show which result each number came from.
-void evaluate_expr_block(const Block& b, const Results& results, const calc::WhatIf& what_if, const LoadOptions& options,
-                         const std::string& file, CalcBlock& cb, std::vector<Diagnostic>& diags) {
+void evaluate_expr_block(const Block& b, const Results& results, const calc::WhatIf& what_if, const calc::Catalog& catalog,
+                         const LoadOptions& options, const std::string& file, CalcBlock& cb,
+                         std::vector<Diagnostic>& diags) {
   cb.call = std::string(b.text.substr(0, b.text.find_last_not_of(" \n") + 1));
   auto lookup = [&](std::string_view ref) -> std::optional<calc::Quantity> { return calc::lookup_result(ref, results); };
   std::vector<calc::Quantity> literals;
@@ -239,6 +240,8 @@ void evaluate_expr_block(const Block& b, const Results& results, const calc::Wha
   }
   if (options.lint) {
     for (const auto& lit : literals) check_retyped(lit.value, "", results, file, b.line, cb.id, diags);
+    // One network: a link rate the catalog holds is read from it, not typed.
+    check_typed_link_literals(b.text, b.line, catalog.hardware, file, cb.id, diags);
   }
 }
 
@@ -310,7 +313,7 @@ Results evaluate_calcs(const std::vector<Block>& blocks, const calc::Registry& r
       what_if.whole = [&registry, &blocks, index](std::string_view input) {
         return flag_is_count(blocks, index, registry, input);
       };
-      evaluate_expr_block(b, results, what_if, options, file, cb, diags);
+      evaluate_expr_block(b, results, what_if, catalog, options, file, cb, diags);
     } else {
       evaluate_call_block(b, results, registry, catalog, options, file, cb, diags);
     }

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "calc/expr.h"
 #include "calc/params.h"
 
 namespace ridge::bank {
@@ -286,6 +287,53 @@ void check_company_sources(const Company& company, const ContentPolicy& policy, 
   }
 }
 
+namespace {
+
+// A link the catalog holds and the name to read it by.
+struct CatalogLink {
+  double rate;
+  std::string what, use;
+};
+
+// Every link of a catalog system GPU (its scale-up both ways and per direction, one NIC, the
+// node's NICs, its host link per direction). `calculator`: allreduce and alltoall are offered
+// the fabric model as well. Only chips with a system entry: their links are the fabric
+// model's (a PCIe card's "scale-up" is its host link, and a typed 64 GB/s is as often
+// PCIe 5.0 as an L40S).
+std::vector<CatalogLink> catalog_links(const calc::HardwareCatalog& hardware, std::string_view calculator) {
+  std::vector<CatalogLink> links;
+  const bool collective_call = calculator == "allreduce" || calculator == "alltoall";
+  for (const calc::Accelerator& g : hardware.all()) {
+    if (!g.has_system()) continue;
+    const std::string chip = "`chip gpu=" + g.id + "`";
+    const std::string collective =
+        collective_call ? std::string(calculator) + " gpu=" + g.id + " (the fabric model), or " : "";
+    links.push_back({g.scale_up_bandwidth, g.id + " " + g.scale_up + " both directions added (per direction is half)",
+                     collective + "{{ID.scale_up_per_direction}} from " + chip});
+    links.push_back({g.scale_up_bandwidth / 2, g.id + " " + g.scale_up + " per direction",
+                     collective + "{{ID.scale_up_per_direction}} from " + chip});
+    links.push_back({g.system.nic_bandwidth, g.system.name + ": one NIC, one direction",
+                     collective + "{{ID.nic_bandwidth}} from " + chip + " (a group of one GPU per node uses one NIC)"});
+    links.push_back({g.system.nics * g.system.nic_bandwidth, g.system.name + ": all its NICs together, one direction",
+                     collective + "{{ID.node_nic_bandwidth}} from " + chip +
+                         " (a collective spanning whole nodes uses all of them)"});
+    if (g.host_link_bandwidth > 0) {
+      links.push_back({g.host_link_bandwidth, g.id + " host link (PCIe) per direction",
+                       "{{ID.host_link_per_direction}} from " + chip});
+    }
+  }
+  return links;
+}
+
+const CatalogLink* matching_link(const std::vector<CatalogLink>& links, double rate) {
+  for (const CatalogLink& l : links) {
+    if (l.rate > 0 && std::fabs(rate - l.rate) <= 0.005 * l.rate) return &l;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 void check_typed_links(std::string_view calculator, const std::map<std::string, std::string, std::less<>>& args,
                        const calc::HardwareCatalog& hardware, const std::string& file, int line, const std::string& id,
                        std::vector<Diagnostic>& diags) {
@@ -295,25 +343,7 @@ void check_typed_links(std::string_view calculator, const std::map<std::string, 
   if (flags == kLinkFlags.end()) return;
   // A transfer that says it crosses storage or a wide-area link is not a catalog link.
   if (auto m = args.find("medium"); m != args.end() && m->second != "link") return;
-  struct Link {
-    double rate;
-    std::string what, use;
-  };
-  // Only chips with a system entry: their links are the fabric model's (a PCIe card's
-  // "scale-up" is its host link, and a typed 64 GB/s is as often PCIe 5.0 as an L40S).
-  std::vector<Link> links;
-  for (const calc::Accelerator& g : hardware.all()) {
-    if (!g.has_system()) continue;
-    const std::string chip = "`chip gpu=" + g.id + "`";
-    const std::string collective = std::string(calculator) == "transfer" ? "" : std::string(calculator) + " gpu=" + g.id + " (the fabric model), or ";
-    links.push_back({g.scale_up_bandwidth, g.id + " " + g.scale_up + " both directions added (per direction is half)",
-                     collective + "{{ID.scale_up_per_direction}} from " + chip});
-    links.push_back({g.scale_up_bandwidth / 2, g.id + " " + g.scale_up + " per direction", collective + "{{ID.scale_up_per_direction}} from " + chip});
-    links.push_back({g.system.nic_bandwidth, g.system.name + ": one NIC, one direction",
-                     collective + "{{ID.nic_bandwidth}} from " + chip + " (a group of one GPU per node uses one NIC)"});
-    links.push_back({g.system.nics * g.system.nic_bandwidth, g.system.name + ": all its NICs together, one direction",
-                     collective + "{{ID.node_nic_bandwidth}} from " + chip + " (a collective spanning whole nodes uses all of them)"});
-  }
+  const std::vector<CatalogLink> links = catalog_links(hardware, calculator);
   calc::ParamSpec spec;
   spec.unit = calc::Unit::kBytesPerSecond;
   for (const std::string& flag : flags->second) {
@@ -321,13 +351,37 @@ void check_typed_links(std::string_view calculator, const std::map<std::string, 
       if (calc::normalize_param_name(key) != flag || value.find("{{") != std::string::npos) continue;
       auto rate = calc::parse_number(spec, value);
       if (!rate || *rate <= 0) continue;
-      for (const Link& l : links) {
-        if (l.rate <= 0 || std::fabs(*rate - l.rate) > 0.005 * l.rate) continue;
-        diags.push_back({file, line, "calc " + id + ": " + key + "=" + value + " is a link the catalog holds (" + l.what +
-                                         "); name it instead of typing it: " + l.use});
-        break;
+      if (const CatalogLink* l = matching_link(links, *rate)) {
+        diags.push_back({file, line, "calc " + id + ": " + key + "=" + value + " is a link the catalog holds (" + l->what +
+                                         "); name it instead of typing it: " + l->use});
       }
     }
+  }
+}
+
+void check_typed_link_literals(std::string_view block_text, int first_line, const calc::HardwareCatalog& hardware,
+                               const std::string& file, const std::string& id, std::vector<Diagnostic>& diags) {
+  std::vector<calc::RateLiteral> literals = calc::expr_rate_literals(block_text);
+  if (literals.empty()) return;
+  const std::vector<CatalogLink> links = catalog_links(hardware, "expr");
+  for (const calc::RateLiteral& lit : literals) {
+    const CatalogLink* l = matching_link(links, lit.value);
+    if (l == nullptr) continue;
+    // The exemptions, on the line just above: the number is itself what the answer is about
+    // (a unit conversion, a NIC generation compared with the next), or the rate crosses no
+    // catalog link (a filesystem, a wide-area wave, host DRAM). Each names its reason.
+    std::string_view c = lit.comment_above;
+    bool exempt = false;
+    for (std::string_view tag : {"subject:", "medium=storage:", "medium=wan:", "medium=memory:"}) {
+      if (c.substr(0, tag.size()) != tag) continue;
+      exempt = c.find_first_not_of(' ', tag.size()) != std::string_view::npos;
+    }
+    if (exempt) continue;
+    diags.push_back({file, first_line + lit.line,
+                     "calc " + id + ": " + lit.name + " types " + lit.text + ", a link the catalog holds (" + l->what +
+                         "); read it from the catalog: " + l->use +
+                         "; or, only where the number itself is the subject or it crosses no catalog link, say why on "
+                         "the line above: '# subject: WHY' or '# medium=storage|wan|memory: WHAT'"});
   }
 }
 

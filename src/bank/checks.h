@@ -69,14 +69,23 @@ void check_source_kinds(const std::vector<SourceEntry>& sources, const std::stri
 
 // One network (issue 32 item 2): a link rate typed into a collective or a transfer call
 // (allreduce bus-bandwidth, alltoall intra-/inter-bandwidth, transfer bandwidth) that is a link
-// the catalog holds (a system GPU's scale-up both ways or per direction, one NIC, or the
-// node's NICs together, within 0.5%) is an error naming the file, block, value and the
-// catalog name to use instead (allreduce gpu=..., {{chip.nic_bandwidth}} from `chip gpu=...`).
+// the catalog holds (a system GPU's scale-up both ways or per direction, one NIC, the node's
+// NICs together, or its host link per direction, within 0.5%) is an error naming the file,
+// block, value and the catalog name to use instead (allreduce gpu=..., {{chip.nic_bandwidth}} from `chip gpu=...`).
 // `args` are the call's key=value pairs as written; references are not typed rates, and a
 // transfer with medium=storage or medium=wan crosses no catalog link.
 void check_typed_links(std::string_view calculator, const std::map<std::string, std::string, std::less<>>& args,
                        const calc::HardwareCatalog& hardware, const std::string& file, int line, const std::string& id,
                        std::vector<Diagnostic>& diags);
+
+// The same for an expr block (issue 32 item 2): a literal with a bandwidth unit that is a
+// link the catalog holds (the same links, within 0.5%) is an error naming the file, the line, the block and its variable, the value and the
+// catalog result to read instead. Exempt, with a reason on the line just above:
+// `# subject: WHY` where the number itself is what the answer is about, and
+// `# medium=storage|wan|memory: WHAT` where the rate crosses no catalog link. `block_text`
+// starts with its `expr` line at file line `first_line`.
+void check_typed_link_literals(std::string_view block_text, int first_line, const calc::HardwareCatalog& hardware,
+                               const std::string& file, const std::string& id, std::vector<Diagnostic>& diags);
 
 // A company page's [[sources]]: a refused kind is an error, except a host marked
 // candidate_reports cited as kind "candidate".

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bank/course_loader.h"
 #include "bank/loader.h"
 #include "calc/test_catalog.h"
 
@@ -185,12 +186,18 @@ TEST(SourceKinds, ACompanyPageMayCiteAForumOnlyAsACandidateReport) {
   EXPECT_EQ(diags[1].line, 22);
 }
 
-// The three checks run in `ridge check`'s load: a question with each violation planted.
-TEST(Checks, ParseQuestionAppliesAllThree) {
+// Ids a planted napkin-math question refers to.
+KnownIds napkin_ids() {
   KnownIds known;
   known.topics = {"napkin-math"};
   known.tracks = {"serving"};
   known.concepts = {"kv-cache"};
+  return known;
+}
+
+// The three checks run in `ridge check`'s load: a question with each violation planted.
+TEST(Checks, ParseQuestionAppliesAllThree) {
+  KnownIds known = napkin_ids();
   known.policy = retired_policy();
   known.policy.refused = source_policy().refused;
   const std::string text = R"(+++
@@ -271,6 +278,96 @@ TEST(TypedLinks, MeasuredRatesReferencesAndOtherCalculatorsPass) {
   check_typed_links("roofline", {{"bandwidth", "450GB/s"}}, hw, "q.md", 1, "d", diags);          // not a link flag
   check_typed_links("transfer", {{"bandwidth", "50GB/s"}, {"medium", "storage"}}, hw, "q.md", 1, "e", diags);  // a filesystem
   EXPECT_TRUE(diags.empty()) << all(diags);
+}
+
+TEST(TypedLinks, ACatalogLinkTypedAsAnExprLiteralIsRefusedWithItsLine) {
+  const auto& hw = calc::testing::real_catalog().hardware;
+  std::vector<Diagnostic> diags;
+  // The block starts at file line 40 with its `expr` line. 400 Gbit/s = 400e9 / 8 = 50 GB/s,
+  // one NIC of DGX H100 (line 42); 450 GB/s its NVLink per direction (line 43); 64 GB/s the
+  // H100's PCIe Gen5 host link per direction (line 44). 25 GB/s (an NVMe array) and 3.35 TB/s
+  // (HBM) are no link.
+  const std::string block =
+      "expr\n"
+      "hbm = 3.35 TB/s\n"
+      "node = 8 × 400 Gbit/s\n"
+      "nvlink = 450 GB/s\n"
+      "pcie = 64 GB/s × 0.8\n"
+      "nvme = 25 GB/s\n";
+  check_typed_link_literals(block, 40, hw, "q.md", "net", diags);
+  ASSERT_EQ(diags.size(), 3u) << all(diags);
+  EXPECT_EQ(diags[0].line, 42);
+  EXPECT_NE(diags[0].message.find("calc net: node types 400 Gbit/s"), std::string::npos) << diags[0].message;
+  EXPECT_NE(diags[0].message.find("{{ID.nic_bandwidth}} from `chip gpu=h100-sxm`"), std::string::npos) << diags[0].message;
+  EXPECT_EQ(diags[1].line, 43);
+  EXPECT_NE(diags[1].message.find("NVLink 4 per direction"), std::string::npos) << diags[1].message;
+  EXPECT_EQ(diags[2].line, 44);
+  EXPECT_NE(diags[2].message.find("{{ID.host_link_per_direction}}"), std::string::npos) << diags[2].message;
+}
+
+TEST(TypedLinks, AnExprLiteralIsExemptOnlyWithAReasonOnTheLineAbove) {
+  const auto& hw = calc::testing::real_catalog().hardware;
+  std::vector<Diagnostic> diags;
+  const std::string block =
+      "expr\n"
+      "# subject: the question converts a line rate from bits to bytes\n"
+      "nic = 400 Gbit/s\n"
+      "# medium=wan: one DWDM wave between the sites\n"
+      "wave = 400 Gbit/s\n"
+      "# subject:\n"            // no reason: not exempt
+      "bare = 50 GB/s\n"
+      "# subject: a comment two lines up does not reach\n"
+      "\n"
+      "far = 50 GB/s\n";
+  check_typed_link_literals(block, 1, hw, "q.md", "u", diags);
+  ASSERT_EQ(diags.size(), 2u) << all(diags);
+  EXPECT_EQ(diags[0].line, 7);
+  EXPECT_NE(diags[0].message.find("bare types 50 GB/s"), std::string::npos) << diags[0].message;
+  EXPECT_EQ(diags[1].line, 10);
+}
+
+TEST(TypedLinks, TheLoaderRefusesAPlantedExprLiteral) {
+  // A question whose expr block types one NIC's rate: the loader reports it at the literal's
+  // own line (front matter lines 1-10, blank 11, heading 12, blank 13, fence 14, `expr` 15,
+  // the literal 16).
+  const std::string text = std::string("+++\n") +
+                           "title = \"How long does the copy take?\"\ntopic = \"napkin-math\"\n"
+                           "difficulty = \"easy\"\ntracks = [\"serving\"]\nconcepts = [\"kv-cache\"]\nfree = true\n"
+                           "tldr = \"Divide bytes by the rate.\"\nupdated = 2026-12-01\n+++\n" + R"(
+## Answer
+
+```calc id=pl
+expr
+rail = 400 Gbit/s
+bytes = 10 GB
+secs = bytes / rail
+```
+
+It takes {{pl.secs}}.
+)";
+  Question q;
+  std::vector<Diagnostic> diags;
+  parse_question(text, "questions/napkin-math/planted-link.md", napkin_ids(), calc::testing::registry(),
+                 calc::testing::real_catalog(), {}, q, diags);
+  std::string got = all(diags);
+  EXPECT_NE(got.find("planted-link.md:16: calc pl: rail types 400 Gbit/s, a link the catalog holds"), std::string::npos)
+      << got;
+}
+
+TEST(TypedLinks, ACourseExerciseIsCheckedLikeACalcBlock) {
+  // 400 GB/s is a DGX H100's eight 400 Gb/s NICs together. (The line is the module's, as
+  // for the course's other errors.)
+  const std::string text =
+      "title = \"Platform\"\ntrack = \"platform\"\nsummary = \"s\"\n"
+      "[[modules]]\nid = \"placement\"\ntitle = \"Placement\"\nsummary = \"s\"\n"
+      "exercise = \"allreduce bytes=16GB ranks=64 bus-bandwidth=400GB/s\"\n";
+  Bank bank;
+  std::vector<Diagnostic> diags;
+  parse_course(text, "platform", "courses/platform.toml", bank, calc::testing::registry(), calc::testing::real_catalog(),
+               {}, diags);
+  std::string got = all(diags);
+  EXPECT_NE(got.find("calc placement: bus-bandwidth=400GB/s is a link the catalog holds"), std::string::npos)
+      << got;
 }
 
 }  // namespace

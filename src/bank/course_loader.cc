@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "bank/checks.h"
 #include "bank/markdown.h"
 
 namespace ridge::bank {
@@ -87,6 +88,8 @@ Course parse_course(std::string_view source, const std::string& id, const std::s
       } else if (!registry.find(call.calculator)) {
         diags.push_back({file, ln, "module '" + m.id + "': exercise: '" + call.calculator + "' is not a calculator"});
       } else {
+        // One network (issue 32 item 2): an exercise names its links like a question's calc block.
+        if (options.lint) check_typed_links(call.calculator, call.args, catalog.hardware, file, ln, m.id, diags);
         auto d = registry.evaluate(call.calculator, call.args, catalog);
         if (d) {
           m.exercise_html = calc::render_html(*d);

@@ -79,6 +79,19 @@ Result<Derivation> evaluate_expr_with(std::string_view text, const ReferenceLook
                                       std::vector<Quantity>* literals, const WhatIf* what_if,
                                       const LineOverride* override = nullptr);
 
+// A literal written with a bandwidth unit in an expr block ("400 Gbit/s", "450 GB/s"), for
+// the one-network check (issue 32 item 2): `line` counts from the block text's first line
+// (0), `name` is the line's variable, `text` the literal as written, `value` in B/s and
+// `comment_above` the text after '#' of a comment on the line just above ("" for none).
+// Lines that do not parse are skipped: evaluate_expr reports them.
+struct RateLiteral {
+  int line = 0;
+  std::string name, text;
+  double value = 0;
+  std::string comment_above;
+};
+std::vector<RateLiteral> expr_rate_literals(std::string_view text);
+
 // True when `text` (a calc block's body) is an expr block: its first word is `expr`.
 bool is_expr_block(std::string_view text);
 

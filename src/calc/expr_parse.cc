@@ -283,3 +283,58 @@ NodePtr parse_expression(std::string_view text, std::string& error) {
 }
 
 }  // namespace ridge::calc::expr_detail
+
+namespace ridge::calc {
+
+std::vector<RateLiteral> expr_rate_literals(std::string_view text) {
+  using namespace expr_detail;
+  constexpr Dim kRate = dim(1, 0, -1, 0, 0, 0);
+  auto trim = [](std::string_view s) {
+    size_t a = s.find_first_not_of(" \t\r");
+    if (a == std::string_view::npos) return std::string_view{};
+    return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+  };
+  std::vector<RateLiteral> out;
+  std::string_view comment;  // a comment on the line just above, or empty
+  bool seen_expr = false;
+  int index = 0;
+  for (size_t pos = 0; pos <= text.size(); ++index) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view t = trim(text.substr(pos, end - pos));
+    pos = end + 1;
+    std::string_view above = comment;
+    comment = {};
+    if (!seen_expr) {
+      seen_expr = t.substr(0, 4) == "expr";
+      continue;
+    }
+    if (t.empty()) continue;
+    if (t[0] == '#') {
+      comment = trim(t.substr(1));
+      continue;
+    }
+    size_t eq = t.find('=');
+    if (eq == std::string_view::npos) continue;
+    std::string_view body = trim(t.substr(eq + 1));
+    if (size_t as = body.rfind(" as "); as != std::string_view::npos) body = trim(body.substr(0, as));
+    std::string error;
+    NodePtr tree = parse_expression(body, error);
+    if (!tree) continue;
+    // Depth-first over the tree; the parser bounds its depth, so the stack stays small.
+    std::vector<const Node*> stack{tree.get()};
+    std::vector<const Node*> found;
+    while (!stack.empty()) {
+      const Node* n = stack.back();
+      stack.pop_back();
+      if (n->kind == Node::kLiteral && !n->unit_only && n->val.dim == kRate) found.push_back(n);
+      for (auto it = n->kids.rbegin(); it != n->kids.rend(); ++it) stack.push_back(it->get());
+    }
+    for (const Node* n : found) {
+      out.push_back({index, std::string(trim(t.substr(0, eq))), n->text, n->val.value, std::string(above)});
+    }
+  }
+  return out;
+}
+
+}  // namespace ridge::calc

@@ -16,6 +16,7 @@
 
 #include "bank/loader.h"
 #include "calc_io/load_catalog.h"
+#include "design/challenge.h"
 #include "cli/bank_commands.h"
 #include "cli/flags.h"
 #include "cli/validate_command.h"
@@ -201,6 +202,13 @@ int run_serve(const ServeFlags& f, const std::string& data_dir) {
       } else {
         std::cerr << "ridge serve: the validation table is left out: " << err.str();
       }
+    }
+    // Design rounds (issue 35): the challenges, loaded once; a broken file is named and left
+    // out (`ridge design --check` is what CI holds).
+    {
+      auto challenges = design::load_challenges((std::filesystem::path(content) / "challenges").string());
+      for (const auto& e : challenges.errors) std::cerr << "ridge serve: design challenges: " << e.to_string() << "\n";
+      app_options.design_challenges = std::move(challenges.challenges);
     }
     if (const char* secure = std::getenv("RIDGE_SECURE_COOKIES"); secure && std::string(secure) == "1") {
       app_options.secure_cookies = true;

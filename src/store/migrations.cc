@@ -169,6 +169,26 @@ CREATE TABLE work_attempts (
 );
 CREATE INDEX work_attempts_mistakes ON work_attempts(user_id, misconception);
 )sql"},
+      // 8: design rounds (issue 35): every graded submission of a design challenge, kept with
+      // its verdict's pass and cost; the best passing design and the board are read from it
+      // (one row per user by a window over the user's passing attempts). Deleted with the
+      // account (additive: a new table).
+      {8, R"sql(
+CREATE TABLE design_attempts (
+  id {ID},
+  user_id {BIGINT} NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  challenge TEXT NOT NULL,
+  submission TEXT NOT NULL,
+  passed {BOOL} NOT NULL,
+  cost_usd {REAL} NOT NULL,
+  seconds {BIGINT} NOT NULL DEFAULT 0,
+  show_name {BOOL} NOT NULL,
+  board_name TEXT NOT NULL DEFAULT '',
+  attempted_at {BIGINT} NOT NULL
+);
+CREATE INDEX design_attempts_user ON design_attempts(user_id, challenge);
+CREATE INDEX design_attempts_board ON design_attempts(challenge, passed, cost_usd);
+)sql"},
       // 9: mock loops (issue 36): a rehearsal of a company's or a track's loop, its plan as the
       // service assembled it, and per round the candidate's answer and rubric scores. Both go
       // with the account (ON DELETE CASCADE), as every answer is the user's own data.

@@ -31,6 +31,12 @@ Rehearsal to_rehearsal(const Row& r) {
   return {r.i64(0), r.i64(1), r.text(2), r.text(3), r.i64(4), r.i64(5), r.i64(6), r.text(7), {}};
 }
 
+const std::string kSelectDesignAttempt =
+    "SELECT id, user_id, challenge, submission, passed, cost_usd, seconds, show_name, board_name, attempted_at FROM design_attempts ";
+DesignAttempt to_design_attempt(const Row& r) {
+  return {r.i64(0), r.i64(1), r.text(2), r.text(3), r.i64(4) != 0, r.f64(5), r.i64(6), r.i64(7) != 0, r.text(8), r.i64(9)};
+}
+
 // The row mappings, once: every row, the first row if any, or only whether it worked.
 template <class F>
 auto all(const Result<Rows>& r, F map) -> Result<std::vector<decltype(map(std::declval<const Row&>()))>> {
@@ -219,6 +225,32 @@ class SqlStore final : public Store {
                           "ORDER BY COUNT(*) DESC, MAX(answered_at) DESC, misconception",
                           {user_id}),
                [](const Row& r) { return MistakeCount{r.text(0), r.i64(1), r.i64(2), r.text(3)}; });
+  }
+
+  // Design rounds (issue 35).
+  Result<int64_t> record_design_attempt(int64_t user_id, const DesignAttempt& a) override {
+    return returned_id(db_->query("INSERT INTO design_attempts (user_id, challenge, submission, passed, cost_usd, seconds, show_name, "
+                                  "board_name, attempted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                                  {user_id, a.challenge, a.submission, a.pass, a.cost_usd, a.seconds, a.show_name, a.board_name, a.at}));
+  }
+  Result<std::vector<DesignAttempt>> design_attempts(int64_t user_id, const std::string& challenge, int limit) override {
+    return all(db_->query(kSelectDesignAttempt + "WHERE user_id = ? AND challenge = ? ORDER BY attempted_at DESC, id DESC LIMIT ?",
+                          {user_id, challenge, int64_t{limit}}),
+               to_design_attempt);
+  }
+  Result<std::optional<DesignAttempt>> design_best(int64_t user_id, const std::string& challenge) override {
+    return first(db_->query(kSelectDesignAttempt + "WHERE user_id = ? AND challenge = ? AND passed = ? ORDER BY cost_usd, id LIMIT 1",
+                            {user_id, challenge, true}),
+                 to_design_attempt);
+  }
+  Result<std::vector<DesignAttempt>> design_board(const std::string& challenge, int limit) override {
+    // Each user's cheapest passing attempt (ties: the earliest), one row per user.
+    return all(db_->query("SELECT id, user_id, challenge, submission, passed, cost_usd, seconds, show_name, board_name, attempted_at FROM "
+                          "(SELECT *, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY cost_usd, id) AS rank_in_user "
+                          "FROM design_attempts WHERE challenge = ? AND passed = ?) best "
+                          "WHERE rank_in_user = 1 ORDER BY cost_usd, id LIMIT ?",
+                          {challenge, true, int64_t{limit}}),
+               to_design_attempt);
   }
 
   Result<std::optional<User>> find_user_by_account_id(const std::string& account_id) override {

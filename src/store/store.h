@@ -165,6 +165,23 @@ struct MistakeCount {
   std::string slug;  // a question where it was made (the greatest slug: any one will do)
 };
 
+// Design rounds (issue 35): one graded submission of a design challenge. `submission` is the
+// design as a JSON object of field -> value; `cost_usd` the verdict's ranking figure (monthly or
+// training cost); `seconds` the time the candidate took (0 when unknown). `show_name` is the
+// opt-in for the board: without it the board says "anonymous".
+struct DesignAttempt {
+  int64_t id = 0;
+  int64_t user_id = 0;
+  std::string challenge;
+  std::string submission;
+  bool pass = false;
+  double cost_usd = 0;
+  int64_t seconds = 0;
+  bool show_name = false;
+  std::string board_name;  // the name shown when show_name ("" = anonymous)
+  int64_t at = 0;
+};
+
 // Calendar months added in UTC, the day clamped to the month's length (Jan 31 + 1 = Feb 28).
 int64_t add_months_utc(int64_t unix_seconds, int months);
 
@@ -316,6 +333,16 @@ class Store {
   virtual Result<std::vector<WorkAttempt>> work_attempts(int64_t user_id, const std::string& slug, int64_t seed) = 0;
   // The user's named mistakes, the most frequent first (then the most recent).
   virtual Result<std::vector<MistakeCount>> work_mistakes(int64_t user_id) = 0;
+
+  // Design rounds (issue 35). Every attempt is kept (deleted with the account); its id.
+  virtual Result<int64_t> record_design_attempt(int64_t user_id, const DesignAttempt& a) = 0;
+  // The user's attempts at a challenge, the newest first, at most `limit`.
+  virtual Result<std::vector<DesignAttempt>> design_attempts(int64_t user_id, const std::string& challenge, int limit) = 0;
+  // The user's best passing attempt (the cheapest, then the earliest), if any.
+  virtual Result<std::optional<DesignAttempt>> design_best(int64_t user_id, const std::string& challenge) = 0;
+  // The challenge's board: each user's best passing attempt once, the cheapest first, at most
+  // `limit` (a user with many passing attempts still has one row).
+  virtual Result<std::vector<DesignAttempt>> design_board(const std::string& challenge, int limit) = 0;
 
   // Answers when the database is reachable (for /readyz).
   virtual bool ping() = 0;

@@ -284,6 +284,66 @@ TEST_P(StoreSuite, WorkStepsAreGradedOnceAndMistakesCountedByKind) {
   EXPECT_EQ(store_->work_attempts(b, "kv", 42)->size(), 1u);
 }
 
+// Design rounds (issue 35): every attempt kept, the best passing one per user, and a board
+// with one row per user however many times a user passes; all of it goes with the account.
+TEST_P(StoreSuite, DesignAttemptsKeepTheBestAndTheBoardHasOneRowPerUser) {
+  int64_t a = user("d@example.com"), b = user("d2@example.com");
+  auto attempt = [](bool pass, double cost, int64_t at, bool show = false, std::string name = "") {
+    store::DesignAttempt x;
+    x.challenge = "chat";
+    x.submission = "{\"replicas\":\"4\"}";
+    x.pass = pass;
+    x.cost_usd = cost;
+    x.seconds = 600;
+    x.show_name = show;
+    x.board_name = std::move(name);
+    x.at = at;
+    return x;
+  };
+  // a: a fail (cheapest, so it must not count), then passes at 50,000 and 40,000, then 45,000.
+  ASSERT_TRUE(store_->record_design_attempt(a, attempt(false, 10000, 100)).ok());
+  ASSERT_TRUE(store_->record_design_attempt(a, attempt(true, 50000, 200)).ok());
+  ASSERT_TRUE(store_->record_design_attempt(a, attempt(true, 40000, 300, true, "ada")).ok());
+  ASSERT_TRUE(store_->record_design_attempt(a, attempt(true, 45000, 400)).ok());
+  // b: one pass at 42,000, anonymous; another challenge's pass at 1 dollar is not on this board.
+  ASSERT_TRUE(store_->record_design_attempt(b, attempt(true, 42000, 500)).ok());
+  auto other = attempt(true, 1, 600);
+  other.challenge = "other";
+  ASSERT_TRUE(store_->record_design_attempt(b, other).ok());
+
+  auto mine = store_->design_attempts(a, "chat", 10);
+  ASSERT_TRUE(mine.ok());
+  ASSERT_EQ(mine->size(), 4u);
+  EXPECT_EQ((*mine)[0].at, 400);  // the newest first
+  EXPECT_EQ((*mine)[3].at, 100);
+  EXPECT_FALSE((*mine)[3].pass);
+  EXPECT_EQ((*mine)[0].seconds, 600);
+  EXPECT_EQ((*mine)[0].submission, "{\"replicas\":\"4\"}");
+  EXPECT_EQ(store_->design_attempts(a, "chat", 2)->size(), 2u);  // the limit holds
+
+  auto best = store_->design_best(a, "chat");
+  ASSERT_TRUE(best.ok() && best->has_value());
+  EXPECT_DOUBLE_EQ((*best)->cost_usd, 40000);  // the cheapest pass, not the cheaper fail
+  EXPECT_TRUE(store_->design_best(a, "other")->has_value() == false);
+
+  // The board: a's best (40,000) then b's (42,000): two rows for five passing attempts.
+  auto board = store_->design_board("chat", 10);
+  ASSERT_TRUE(board.ok());
+  ASSERT_EQ(board->size(), 2u);
+  EXPECT_EQ((*board)[0].user_id, a);
+  EXPECT_DOUBLE_EQ((*board)[0].cost_usd, 40000);
+  EXPECT_TRUE((*board)[0].show_name);
+  EXPECT_EQ((*board)[0].board_name, "ada");
+  EXPECT_EQ((*board)[1].user_id, b);
+  EXPECT_FALSE((*board)[1].show_name);
+  EXPECT_EQ(store_->design_board("chat", 1)->size(), 1u);
+
+  ASSERT_TRUE(store_->delete_user(a).ok());
+  EXPECT_TRUE(store_->design_attempts(a, "chat", 10)->empty());
+  ASSERT_EQ(store_->design_board("chat", 10)->size(), 1u);
+  EXPECT_EQ((*store_->design_board("chat", 10))[0].user_id, b);
+}
+
 TEST_P(StoreSuite, AccountIdsAreRandomAndFindTheUser) {
   int64_t a = user("acct-a@example.com"), b = user("acct-b@example.com");
   auto ua = store_->get_user(a), ub = store_->get_user(b);

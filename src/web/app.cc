@@ -14,6 +14,7 @@
 #include "web/routes/practice_routes.h"
 #include "web/routes/rehearse_routes.h"
 #include "web/routes/work_routes.h"
+#include "web/routes/design_routes.h"
 #include "web/routes/response.h"
 #include "web/routes/search_routes.h"
 #include "web/routes/site_routes.h"
@@ -72,10 +73,13 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   for (const auto& t : options_.trusted_proxies) {
     if (auto c = parse_cidr(t)) trusted_.push_back(*c);
   }
+  // Design rounds (issue 35): the challenges and the trust table, once per process.
+  design_ = std::make_unique<services::DesignService>(options_.design_challenges, registry_, catalog_, options_.store, clock,
+                                                      options_.validation.is_null() ? std::string() : options_.validation.dump());
   pages_ = routes::render_pages(Site{bank_, catalog_, registry_, assets_}, options_);
   context_.reset(new routes::Context{bank_, catalog_, registry_, assets_, options_, pages_, *search_, *calc_cache_, *search_cache_,
                                      metrics_, trusted_, *billing_, *drills_, accounts_.get(), reviews_.get(), readiness_.get(),
-                                     subscriptions_.get(), work_.get()});
+                                     subscriptions_.get(), work_.get(), design_.get()});
   add_routes();
 }
 
@@ -170,6 +174,11 @@ void App::add_routes() {
   router_.add("POST", "/q/{slug}/work", with(routes::work_page));
   router_.add("POST", "/api/work/{slug}", with(routes::api_work_start));
   router_.add("POST", "/api/work/{slug}/{seed}/grade", with(routes::api_work_grade));
+  // Design rounds (issue 35): the challenges, a challenge's form and verdict, the JSON API.
+  router_.add("GET", "/design", to(routes::design_index));
+  router_.add("GET", "/design/{id}", with(routes::design_page));
+  router_.add("POST", "/design/{id}", with(routes::design_page));
+  router_.add("POST", "/api/design/{id}", with(routes::api_design));
   // Exports (issue 37): Anki decks, printable courses, and the OpenAPI description, made once
   // from this table (so it is added last, and sees every route above).
   router_.add("GET", "/export/anki", to(routes::export_anki));

@@ -81,6 +81,7 @@ class App {
   // Work it (issue 34): exercises signed with a key from RIDGE_SECRET (options.secret).
   std::unique_ptr<mail::LinkSigner> work_signer_;
   std::unique_ptr<services::WorkService> work_;
+  std::unique_ptr<services::DesignService> design_;  // design rounds (issue 35)
   std::unique_ptr<const routes::Context> context_;
   Router router_;
 };

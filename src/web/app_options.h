@@ -10,6 +10,7 @@
 
 #include "account/clock.h"
 #include "billing/billing.h"
+#include "design/challenge.h"
 #include "mail/mail.h"
 #include "store/store.h"
 #include "web/services/random_source.h"
@@ -44,6 +45,9 @@ struct AppOptions {
   services::RandomSource* random = nullptr;
   // `ridge validate --json`'s object, shown on /calc (null: no table).
   nlohmann::json validation;
+  // Design rounds (issue 35): the challenges of content/challenges, loaded once by `ridge
+  // serve` (or a test); empty: /design lists none.
+  std::vector<design::Challenge> design_challenges;
 };
 
 }  // namespace ridge::web

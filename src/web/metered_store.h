@@ -28,7 +28,8 @@ namespace ridge::web {
   X(prune_buckets) \
   X(create_rehearsal) X(get_rehearsal) X(answer_rehearsal_round) X(score_rehearsal_round) X(finish_rehearsal) X(rehearsals) \
   X(open_readiness) X(find_open_readiness) X(close_readiness) \
-  X(record_work_step) X(work_attempts) X(work_mistakes)
+  X(record_work_step) X(work_attempts) X(work_mistakes) \
+  X(record_design_attempt) X(design_attempts) X(design_best) X(design_board)
 
 enum class StoreOp {
 #define RIDGE_STORE_OP_ENUM(name) name,
@@ -255,6 +256,20 @@ class MeteredStore final : public store::Store {
   }
   Result<std::vector<store::Rehearsal>> rehearsals(int64_t user_id) override {
     return timed(StoreOp::rehearsals, [&] { return inner_.rehearsals(user_id); });
+  }
+
+  // Design rounds (issue 35).
+  Result<int64_t> record_design_attempt(int64_t user_id, const store::DesignAttempt& a) override {
+    return timed(StoreOp::record_design_attempt, [&] { return inner_.record_design_attempt(user_id, a); });
+  }
+  Result<std::vector<store::DesignAttempt>> design_attempts(int64_t user_id, const std::string& challenge, int limit) override {
+    return timed(StoreOp::design_attempts, [&] { return inner_.design_attempts(user_id, challenge, limit); });
+  }
+  Result<std::optional<store::DesignAttempt>> design_best(int64_t user_id, const std::string& challenge) override {
+    return timed(StoreOp::design_best, [&] { return inner_.design_best(user_id, challenge); });
+  }
+  Result<std::vector<store::DesignAttempt>> design_board(const std::string& challenge, int limit) override {
+    return timed(StoreOp::design_board, [&] { return inner_.design_board(challenge, limit); });
   }
 
   bool ping() override { return inner_.ping(); }

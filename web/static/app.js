@@ -481,3 +481,87 @@
     document.querySelectorAll("details[data-print-opened]").forEach(function (d) { d.removeAttribute("open"); d.removeAttribute("data-print-opened"); });
   });
 })();
+
+// Design rounds (issue 35): the predicted figures follow the design as the candidate edits it
+// (a debounced POST to /api/design/{id}, which keeps nothing; the form's own POST grades and
+// keeps), and the round's timer counts down from the seconds left when the page was made.
+(function () {
+  "use strict";
+  var form = document.getElementById("design-form");
+  var live = document.getElementById("design-live");
+  if (form && live) {
+    var skip = { csrf: 1, started: 1, show_name: 1, board_name: 1 };
+    var timer = null, sent = 0;
+    var cell = function (tag, text) { var c = document.createElement(tag); c.textContent = text; return c; };
+    var figure = function (v) {
+      if (v === null) return "unbounded";
+      return Math.abs(v) >= 1000 ? Math.round(v).toLocaleString("en-US") : String(Number(v.toPrecision(3)));
+    };
+    var show = function (verdict) {
+      live.textContent = "";
+      var head = cell("p", "Predicted now: " + (verdict.pass ? "PASS" : "FAIL") + (verdict.runs ? "" : " (" + verdict.failure + ")"));
+      head.className = "design-live-head " + (verdict.pass ? "pass" : "fail");
+      live.appendChild(head);
+      var table = document.createElement("table");
+      table.className = "design-live-table";
+      verdict.objectives.forEach(function (o) {
+        var tr = document.createElement("tr");
+        tr.className = o.pass ? "pass" : "fail";
+        tr.appendChild(cell("td", o.name));
+        tr.appendChild(cell("td", figure(o.predicted) + (o.unit ? " " + o.unit : "")));
+        tr.appendChild(cell("td", (o.at_most ? "≤ " : "≥ ") + figure(o.target)));
+        tr.appendChild(cell("td", o.pass ? "pass" : "FAIL"));
+        tr.appendChild(cell("td", o.binding));
+        table.appendChild(tr);
+      });
+      live.appendChild(table);
+      if (verdict.suggestion) {
+        var s = verdict.suggestion;
+        live.appendChild(cell("p", "Try: set " + s.field + " from " + s.from + " to " + s.to + " (" + s.effect + ")."));
+      }
+    };
+    var update = function () {
+      var body = {}, missing = [];
+      new FormData(form).forEach(function (v, k) {
+        if (skip[k]) return;
+        if (v === "") missing.push(k); else body[k] = v;
+      });
+      if (missing.length) {
+        live.textContent = "Fill in " + missing.join(", ") + " to see the predicted figures.";
+        return;
+      }
+      var csrf = form.querySelector("input[name=csrf]");
+      var headers = { "Content-Type": "application/json" };
+      if (csrf) headers["X-CSRF-Token"] = csrf.value;
+      var mine = ++sent;
+      fetch("/api/design/" + encodeURIComponent(form.getAttribute("data-challenge")),
+            { method: "POST", headers: headers, credentials: "same-origin", body: JSON.stringify(body) })
+        .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, body: j }; }); })
+        .then(function (res) {
+          if (mine !== sent) return;  // an older answer that arrived late
+          if (res.ok) { show(res.body); return; }
+          live.textContent = "";
+          (res.body.errors || []).forEach(function (e) {
+            live.appendChild(cell("p", (e.field ? e.field + " " : "") + (e.value ? "\"" + e.value + "\" " : "") + e.message +
+                                       (e.accepted ? "; accepted: " + e.accepted : "")));
+          });
+        })
+        .catch(function () { live.textContent = "The server did not answer; the form still works without JavaScript."; });
+    };
+    form.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(update, 300); });
+    form.addEventListener("change", function () { clearTimeout(timer); timer = setTimeout(update, 300); });
+    form.setAttribute("data-ready", "1");
+    update();
+  }
+  var clock = document.getElementById("design-timer");
+  if (clock) {
+    var strong = clock.querySelector("strong");
+    var end = Date.now() + Number(clock.getAttribute("data-seconds-left")) * 1000;
+    var tick = function () {
+      var left = Math.max(0, Math.round((end - Date.now()) / 1000));
+      strong.textContent = left > 0 ? Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0") : "time is up";
+      if (left > 0) setTimeout(tick, 1000);
+    };
+    tick();
+  }
+})();

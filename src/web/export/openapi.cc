@@ -102,6 +102,12 @@ ordered_json schemas(const bank::Bank& bank) {
   s["WorkGrade"] = obj({{"step", {{"type", "integer"}}}, {"correct", {{"type", "boolean"}}}, {"value", {{"type", "number"}}},
                         {"finished", {{"type", "boolean"}}}},
                        {"step", "correct", "value", "finished"});
+  // Design rounds (issue 35): a submission is a flat object of field -> value; the verdict is
+  // `ridge design --json`'s.
+  s["DesignSubmission"] = {{"type", "object"}, {"additionalProperties", {{"type", {"string", "number"}}}}};
+  s["DesignVerdict"] = obj({{"challenge", str()}, {"grader_version", str()}, {"pass", {{"type", "boolean"}}},
+                            {"runs", {{"type", "boolean"}}}, {"objectives", {{"type", "array"}}}, {"trust", strs()}},
+                           {"challenge", "grader_version", "pass", "objectives"});
   s["GradedCard"] = {{"type", "object"}, {"required", {"slug"}}, {"properties", {{"slug", str()}}}};
   s["Due"] = obj({{"due", {{"type", "array"},
                            {"items", obj({{"slug", str()}, {"title", str()}, {"due", {{"type", "integer"}}},
@@ -211,6 +217,10 @@ std::vector<Doc> route_docs(const bank::Bank& bank) {
       {"POST", "/api/work/{slug}/{seed}/grade", "Work it: grade one step once (409 when graded already); the last step schedules the question",
        {path_param("slug", "the exercise's question"), path_param("seed", "the exercise's seed"), csrf_header()}, "WorkGradeRequest",
        {{200, "WorkGrade"}, {400, "Errors"}, {401, "Errors"}, {403, "Errors"}, {409, "Errors"}}, nullptr},
+      // Design rounds (issue 35).
+      {"POST", "/api/design/{id}", "Design rounds: grade a design (field -> value) against a challenge; the verdict as `ridge design --json` prints it (nothing kept; X-CSRF-Token when signed in)",
+       {path_param("id", "a design challenge's id (ridge design --list)")}, "DesignSubmission",
+       {{200, "DesignVerdict"}, {400, "Errors"}, {403, "Errors"}, {404, "Errors"}, {429, "Errors"}}, nullptr},
       {"GET", "/api/openapi.json", "This document", {}, "", {{200, "OpenAPI"}}, nullptr},
   };
 }

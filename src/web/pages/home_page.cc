@@ -20,6 +20,9 @@ std::string count_of(size_t n, const char* one, const char* many) { return std::
 // hardware, the must-know set, the topics, the companies, the price and the weekly question.
 struct HomeView {
   size_t questions = 0, free = 0, must = 0, must_free = 0, topics_count = 0, calculators = 0, accelerators = 0, companies = 0;
+  // Companies listed, and those whose loop has at least one reported round: a page that says
+  // nothing first-hand is public is listed but is not counted as a loop (issue 33, item 9).
+  size_t companies_with_rounds = 0;
   struct Track {
     std::string id, name, description;
     size_t questions = 0;
@@ -66,6 +69,7 @@ View to_view(const HomeView& v) {
   put(d, "calculators", std::to_string(v.calculators));
   put(d, "accelerators", std::to_string(v.accelerators));
   put(d, "company_count", std::to_string(v.companies));
+  put(d, "reported_loops", std::to_string(v.companies_with_rounds));
   ViewList tracks;
   for (const auto& t : v.tracks) {
     View track;
@@ -194,6 +198,7 @@ std::string home_page(const Site& site, const Offer& offer) {
   v.calculators = site.registry.all().size();
   v.accelerators = site.catalog.hardware.all().size();
   v.companies = bank.companies.size();
+  v.companies_with_rounds = static_cast<size_t>(std::count_if(bank.companies.begin(), bank.companies.end(), [](const auto& kv) { return !kv.second.rounds.empty(); }));
 
   // Which loop: each track with what its rounds weigh (the readiness check's weights, as
   // shares) and the companies whose loops the bank places on it.

@@ -26,6 +26,7 @@
 #include "web/search.h"
 #include "web/services/account_service.h"
 #include "web/services/billing_service.h"
+#include "web/services/design_service.h"
 #include "web/services/drill_service.h"
 #include "web/services/outcome.h"
 #include "web/services/readiness_service.h"
@@ -78,6 +79,9 @@ struct Context {
   const services::ReadinessService* readiness = nullptr;
   const services::SubscriptionService* subscriptions = nullptr;
   const services::WorkService* work = nullptr;  // Work it (issue 34): null without a store
+  // Design rounds (issue 35): always there; grading works
+  // without a store, keeping attempts does not.
+  const services::DesignService* design = nullptr;
 
   Site site() const { return {bank, catalog, registry, assets}; }
   int64_t now() const { return options.clock->now(); }

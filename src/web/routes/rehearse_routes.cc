@@ -87,6 +87,25 @@ std::string rubric_form(const std::string& csrf, int64_t id, size_t round) {
   return h + "<p><button type=\"submit\">Submit scores</button></p></form>";
 }
 
+// Design rounds (issue 35): the challenge this round is graded against, the fields to answer
+// with, and the scoring rule.
+std::string design_round_html(const Context& ctx, const rh::PlannedRound& p) {
+  const design::Challenge* c = rh::design_challenge_for(p, ctx.design->challenges());
+  if (c == nullptr) return "";
+  std::string fields;
+  for (const design::FieldSpec* spec : services::DesignService::open_fields(*c)) {
+    fields += (fields.empty() ? "" : ", ") + std::string("<code>") + esc(spec->name) + "</code>";
+  }
+  std::string h = "<div class=\"card\" id=\"design-challenge\"><p>This round is graded by the design grader against the challenge <a "
+                  "href=\"/design/" + esc(c->id) + "\">" + esc(c->title) + "</a>. Write your design in your answer as one <code>field "
+                  "= value</code> line per field (" + fields + "); other lines are your notes.</p>";
+  h += "<details><summary>The challenge's scenario and objectives</summary><p>" + esc(c->scenario) + "</p><ul>";
+  for (const auto& o : c->objectives) {
+    h += "<li><code>" + esc(o.metric) + "</code> " + (o.at_most ? "&le; " : "&ge; ") + esc(std::to_string(o.target)) + "</li>";
+  }
+  return h + "</ul></details><p class=\"muted\">" + esc(rh::kDesignScoreRule) + "</p></div>";
+}
+
 std::string round_html(const Context& ctx, const Loaded& l, size_t i, int shown, const std::string& csrf, bool paid, int64_t now) {
   const rh::PlannedRound& p = l.plan.rounds[i];
   const store::RehearsalRound& s = l.r.rounds.at(i);
@@ -99,7 +118,10 @@ std::string round_html(const Context& ctx, const Loaded& l, size_t i, int shown,
   h += "<p class=\"muted\" id=\"drawn\">" + esc(p.drawn) + ". " + esc(p.length_note) + ".</p>";
   if (!q) return h + "<p>This round's question is no longer in the bank.</p></section>";
   rh::RoundContent c = rh::round_content(*q, p.kind);
-  if (!c.note.empty()) h += "<p class=\"note\" id=\"kind-note\">" + esc(c.note) + "</p>";
+  // Issue 35: a design round is graded by the design grader (its stand-in note no longer applies).
+  const bool graded_design = p.kind == rh::Kind::kDesign && ctx.design != nullptr && !ctx.design->challenges().empty();
+  if (!c.note.empty() && !graded_design) h += "<p class=\"note\" id=\"kind-note\">" + esc(c.note) + "</p>";
+  if (graded_design) h += design_round_html(ctx, p);
   h += "<h3 id=\"prompt-title\">" + esc(c.title) + "</h3><p id=\"prompt\">" + esc(c.prompt) + "</p>";
   if (!c.lab.empty()) {
     h += "<p id=\"lab\">Build <code>lab/" + esc(c.lab) + "</code> and test your implementation with <code>" + esc(c.test_command) +
@@ -298,7 +320,8 @@ Response rehearsal_page(const Request& req, const Params& p, const Context& ctx)
       }
       // The engine's score of the numeric part, where the round's kind has one, replaces the
       // candidate's own on the "numbers right" line.
-      if (auto engine = rh::engine_score(l.plan.rounds[static_cast<size_t>(round)], l.r.rounds.at(static_cast<size_t>(round)).answer)) {
+      if (auto engine = rh::engine_score(l.plan.rounds[static_cast<size_t>(round)], l.r.rounds.at(static_cast<size_t>(round)).answer,
+                                         ctx.design)) {
         (*scores)[3] = *engine;
       }
       // A second submission (a resent form) changes nothing: the store counts the first.

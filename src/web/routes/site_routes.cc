@@ -42,6 +42,10 @@ Response sitemap_xml(const Request&, const Context& ctx) {
   }
   for (const auto& c : ctx.registry.all()) add("/calc/" + c.name);
   add("/drill");
+  if (ctx.design != nullptr && !ctx.design->challenges().empty()) {
+    add("/design");
+    for (const auto& c : ctx.design->challenges()) add("/design/" + c.id);
+  }
   add("/pricing");
   body += "</urlset>\n";
   Response r;

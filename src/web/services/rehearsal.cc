@@ -376,12 +376,77 @@ RoundContent round_content(const bank::Question& q, Kind kind) {
 
 // The lead fills these two when Work it (issue 34) and design rounds (issue 35) are merged.
 std::optional<int> numeric_engine_score(const PlannedRound&, const std::string&) { return std::nullopt; }
-std::optional<int> design_engine_score(const PlannedRound&, const std::string&) { return std::nullopt; }
 
-std::optional<int> engine_score(const PlannedRound& round, const std::string& answer) {
+// Design rounds (issue 35): graded by the design grader.
+const char* const kDesignScoreRule =
+    "A design round's \"numbers right\" line is the design grader's: 4 when every objective passes, 3 when at least half "
+    "pass, 2 when at least one passes, 1 when none passes or the design cannot run.";
+
+const design::Challenge* design_challenge_for(const PlannedRound& round, const std::vector<design::Challenge>& challenges) {
+  if (challenges.empty()) return nullptr;
+  for (const auto& c : challenges) {
+    if (std::find(c.questions.begin(), c.questions.end(), round.slug) != c.questions.end()) return &c;
+  }
+  for (const auto& c : challenges) {
+    if (c.id == round.slug) return &c;
+  }
+  // FNV-1a over the slug: the same challenge for the same round on every server and restart.
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char ch : round.slug) h = (h ^ ch) * 1099511628211ULL;
+  return &challenges[h % challenges.size()];
+}
+
+design::Design design_from_answer(const design::Challenge& c, const std::string& answer) {
+  design::Design d;
+  const auto open = DesignService::open_fields(c);
+  auto trim = [](std::string t) {
+    const char* space = " \t\r\"'`";
+    t.erase(0, t.find_first_not_of(space));
+    const size_t end = t.find_last_not_of(space);
+    t.erase(end == std::string::npos ? 0 : end + 1);
+    return t;
+  };
+  size_t at = 0;
+  while (at <= answer.size()) {
+    size_t end = answer.find('\n', at);
+    if (end == std::string::npos) end = answer.size();
+    const std::string line = answer.substr(at, end - at);
+    at = end + 1;
+    const size_t sep = line.find_first_of("=:");
+    if (sep == std::string::npos) continue;
+    const std::string name = trim(line.substr(0, sep)), value = trim(line.substr(sep + 1));
+    for (const design::FieldSpec* spec : open) {
+      if (spec->name == name && !value.empty()) d[name] = value.substr(0, 64);
+    }
+  }
+  return d;
+}
+
+int design_score(const design::Verdict& v) {
+  if (!v.runs || v.objectives.empty()) return 1;
+  size_t passed = 0;
+  for (const auto& o : v.objectives) passed += o.pass ? 1 : 0;
+  if (passed == v.objectives.size()) return 4;
+  if (2 * passed >= v.objectives.size()) return 3;
+  return passed > 0 ? 2 : 1;
+}
+
+std::optional<int> design_engine_score(const PlannedRound& round, const std::string& answer, const DesignService* grader) {
+  if (grader == nullptr) return std::nullopt;
+  const design::Challenge* c = design_challenge_for(round, grader->challenges());
+  if (c == nullptr) return std::nullopt;
+  design::Design given = design_from_answer(*c, answer);
+  // An open field left out: the answer is notes, not a design; the candidate scores it.
+  if (given.size() < DesignService::open_fields(*c).size()) return std::nullopt;
+  auto valid = design::validate_submission(*c, given);
+  if (!valid) return 1;
+  return design_score(grader->verdict(*c, *valid));
+}
+
+std::optional<int> engine_score(const PlannedRound& round, const std::string& answer, const DesignService* grader) {
   switch (round.kind) {
     case Kind::kNumeric: return numeric_engine_score(round, answer);
-    case Kind::kDesign: return design_engine_score(round, answer);
+    case Kind::kDesign: return design_engine_score(round, answer, grader);
     case Kind::kCoding:
     case Kind::kQuestion: return std::nullopt;
   }

@@ -24,6 +24,7 @@
 
 #include "bank/bank.h"
 #include "store/store.h"
+#include "web/services/design_service.h"
 #include "web/services/outcome.h"
 
 namespace ridge::web::services::rehearsal {
@@ -97,8 +98,24 @@ RoundContent round_content(const bank::Question& q, Kind kind);
 // The engine's score of a round's numeric part, 1 to 4 on the "numbers right" line, replacing
 // the candidate's own; nullopt when the kind has none yet (self-scored).
 std::optional<int> numeric_engine_score(const PlannedRound& round, const std::string& answer);
-std::optional<int> design_engine_score(const PlannedRound& round, const std::string& answer);
-std::optional<int> engine_score(const PlannedRound& round, const std::string& answer);
+// Design rounds (issue 35): with the design service, a design round is graded by the design
+// grader against design_challenge_for(round); its answer holds the design as `field = value`
+// lines (other lines are notes). kDesignScoreRule says how objectives passed become 1 to 4;
+// nullopt (self-scored) without the service, or when the answer leaves an open field out.
+std::optional<int> design_engine_score(const PlannedRound& round, const std::string& answer,
+                                       const DesignService* grader = nullptr);
+std::optional<int> engine_score(const PlannedRound& round, const std::string& answer, const DesignService* grader = nullptr);
+// The challenge a design round is graded against: one that lists the round's question, else
+// one whose id is the round's slug, else one picked by a hash of the slug (so the page and the
+// score agree on it, on every server). nullptr when there are no challenges.
+const design::Challenge* design_challenge_for(const PlannedRound& round, const std::vector<design::Challenge>& challenges);
+// The design in an answer: `field = value` (or `field: value`) lines for the challenge's open
+// fields, quotes and spaces trimmed; other lines ignored. The last line of a field wins.
+design::Design design_from_answer(const design::Challenge& c, const std::string& answer);
+// From the verdict: 4 every objective passes; 3 at least half pass; 2 at least one passes;
+// 1 none passes, the design cannot run, or a field is not valid.
+int design_score(const design::Verdict& v);
+extern const char* const kDesignScoreRule;
 
 // The rubric: four lines, each scored 1 to 4, each level described.
 constexpr std::array<std::string_view, 4> kRubricLines = {"technical depth", "problem solving", "communication", "numbers right"};

@@ -10,6 +10,8 @@
 #include "bank/loader.h"
 #include "calc/test_catalog.h"
 #include "calc/source_dir.h"
+#include "account/clock.h"
+#include "design/challenge.h"
 
 namespace ridge::web::services::rehearsal {
 namespace {
@@ -199,6 +201,66 @@ TEST(Rehearsal, StandInKindsSaySo) {
   q.lab = "batcher";
   EXPECT_EQ(coding_round(q).test_command, "ridge lab test batcher --impl your_file.cc");
   EXPECT_FALSE(engine_score({"n", Kind::kNumeric, 30, "", "x", "", false}, "42").has_value());
+}
+
+
+// Design rounds (issue 35): a design round's answer, as `field = value` lines among notes, is
+// graded by the design grader, and the objectives passed give the "numbers right" score.
+TEST(Rehearsal, DesignRoundsAreScoredByTheDesignGrader) {
+  auto loaded = design::load_challenges(std::string(ridge::source_dir()) + "/content/challenges");
+  ASSERT_TRUE(loaded.errors.empty());
+  account::FakeClock clock(1'800'000'000);
+  DesignService service(loaded.challenges, calc::testing::registry(), calc::testing::real_catalog(), nullptr, clock, "");
+  // The round's slug is the challenge's id: chat-70b-interactive (Llama 3.3 70B, 12 req/s,
+  // TTFT p99 <= 1.5 s, TPOT p99 <= 50 ms, <= $60,000 a month).
+  const PlannedRound round{"System design", Kind::kDesign, 45, "", "chat-70b-interactive", "", false};
+  const design::Challenge* c = design_challenge_for(round, service.challenges());
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->id, "chat-70b-interactive");
+  // The same round always maps to the same challenge, whatever its slug.
+  const PlannedRound other{"System design", Kind::kDesign, 45, "", "some-system-design-question", "", false};
+  EXPECT_EQ(design_challenge_for(other, service.challenges()), design_challenge_for(other, service.challenges()));
+
+  // The reference (4 replicas of TP 4, fp8) passes all three objectives: 4.
+  const std::string reference =
+      "I would shard over four GPUs and add replicas for the rate.\n"
+      "gpu = h100-sxm\ntp = 4\nreplicas: 4\nmax_batch = 32\nweights_dtype = \"fp8\"\nkv_dtype = fp8\n";
+  auto d = design_from_answer(*c, reference);
+  EXPECT_EQ(d.size(), 6u);
+  EXPECT_EQ(d["weights_dtype"], "fp8");  // quotes trimmed
+  EXPECT_EQ(d["replicas"], "4");         // `field: value` read too
+  EXPECT_EQ(design_engine_score(round, reference, &service), 4);
+  EXPECT_EQ(engine_score(round, reference, &service), 4);
+  // TP 1 with bf16 weights: 70e9 x 2 bytes = 140 GB on one 80 GB H100 does not fit, the design
+  // cannot run: 1.
+  EXPECT_EQ(design_engine_score(round, "gpu = h100-sxm\ntp = 1\nreplicas = 16\nmax_batch = 8\nweights_dtype = bf16\nkv_dtype = bf16",
+                                &service),
+            1);
+  // A value the challenge does not allow (TP 3): 1.
+  EXPECT_EQ(design_engine_score(round, "gpu = h100-sxm\ntp = 3\nreplicas = 4\nmax_batch = 32\nweights_dtype = fp8\nkv_dtype = fp8",
+                                &service),
+            1);
+  // Notes only, or a field left out: not a design, self-scored.
+  EXPECT_FALSE(design_engine_score(round, "Replicas carry a rate; TP carries a model.", &service).has_value());
+  EXPECT_FALSE(design_engine_score(round, "gpu = h100-sxm\ntp = 4\nreplicas = 4\nmax_batch = 32\nweights_dtype = fp8", &service)
+                   .has_value());
+  // Without the design service the round stays self-scored.
+  EXPECT_FALSE(design_engine_score(round, reference).has_value());
+
+  // The rule on made-up verdicts: 3 objectives, 3 / 2 / 1 / 0 passed -> 4 / 3 / 2 / 1.
+  design::Verdict v;
+  v.objectives.resize(3);
+  for (auto& o : v.objectives) o.pass = true;
+  EXPECT_EQ(design_score(v), 4);
+  v.objectives[0].pass = false;
+  EXPECT_EQ(design_score(v), 3);  // 2 of 3 is at least half
+  v.objectives[1].pass = false;
+  EXPECT_EQ(design_score(v), 2);
+  v.objectives[2].pass = false;
+  EXPECT_EQ(design_score(v), 1);
+  v.objectives[2].pass = true;
+  v.runs = false;
+  EXPECT_EQ(design_score(v), 1);  // a design that cannot run scores 1 whatever it reports
 }
 
 }  // namespace
