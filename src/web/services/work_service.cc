@@ -1,6 +1,7 @@
 #include "web/services/work_service.h"
 
 #include <charconv>
+#include <cmath>
 
 namespace ridge::web::services {
 namespace {
@@ -127,6 +128,44 @@ Outcome<WorkGrade> WorkService::grade(int64_t user_id, double retention, const s
   if (!scheduled.ok()) return scheduled.error();
   out.scheduled = *scheduled;
   return out;
+}
+
+std::vector<std::string> WorkService::trains(const std::string& id, size_t limit) const {
+  const practice::Misconception* m = practice::find_misconception(id);
+  if (m == nullptr) return {};
+  std::vector<std::string> all;
+  bool cached = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = trains_.find(id); it != trains_.end()) {
+      all = it->second;
+      cached = true;
+    }
+  }
+  if (!cached) {
+    // Computed outside the lock; two threads racing compute the same list.
+    for (const auto& q : bank_.questions) {
+      if (!workable(q.slug)) continue;
+      auto ex = exercise(q.slug, 0);  // the author's own inputs: the chain as the question tells it
+      if (!ex.ok()) continue;
+      for (size_t step = 0; step < ex->steps.size(); ++step) {
+        // As match_misconception tells a mistake apart: a finite wrong value further than the
+        // tolerance from the right one.
+        const double right = ex->steps[step].value;
+        auto wrong = m->wrong(practice::MistakeContext{*ex, step, registry_, catalog_});
+        if (!wrong || !std::isfinite(*wrong)) continue;
+        const double rel = right == 0 ? std::fabs(*wrong) : std::fabs(*wrong - right) / std::fabs(right);
+        if (rel > ex->tolerance) {
+          all.push_back(q.slug);
+          break;
+        }
+      }
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    trains_.emplace(id, all);
+  }
+  if (all.size() > limit) all.resize(limit);
+  return all;
 }
 
 Outcome<std::vector<MistakeSummary>> WorkService::mistakes(int64_t user_id) const {
