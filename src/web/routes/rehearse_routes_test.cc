@@ -93,12 +93,19 @@ TEST_F(Rehearse, ARoundRunsToTheReport) {
   s = state(id, c);
   ASSERT_EQ(s["state"], "finished") << s.dump();
   if (std::getenv("RIDGE_REHEARSAL_LIST")) std::printf("%s\n", s.dump(2).c_str());  // a sample report
-  // Sums 16, 16, 7, 7 over 16 lines: mean 46/16 = 2.875; two lines at 1 -> not lean hire; mean
-  // >= 2.0 -> lean no. The first round's line means stay 4 (its resend of 1s did not count).
+  // Round 1 is the track's napkin-math round: a Work it exercise (issue 34) whose numbers-right
+  // line the engine scores; "my notes 1" names no step, 0 right, so that line is 1, not the 4
+  // sent. Sums 16, 13, 7, 7 over 16 lines: mean 43/16 = 2.6875; three lines at 1 -> not lean
+  // hire; mean >= 2.0 -> lean no. The first round's line means stay 4 (its resend of 1s did not
+  // count). Round 1's 13 is not under 12: still two rounds to review.
+  EXPECT_EQ(s["rounds"][1]["kind"], "numeric");
+  EXPECT_GT(s["rounds"][1]["work_seed"].get<uint64_t>(), 0u);
   const auto& rep = s["report"];
   EXPECT_EQ(rep["recommendation"], "lean no");
-  EXPECT_NEAR(rep["mean"].get<double>(), 2.875, 1e-9);
-  EXPECT_EQ(rep["lines_at_1"], 2);
+  EXPECT_NEAR(rep["mean"].get<double>(), 2.6875, 1e-9);
+  EXPECT_EQ(rep["lines_at_1"], 3);
+  EXPECT_EQ(rep["rounds"][1]["scores"]["numbers right"], 1);
+  EXPECT_EQ(rep["rounds"][1]["scores"]["technical depth"], 4);
   EXPECT_EQ(rep["rounds"][0]["scores"]["technical depth"], 4);
   EXPECT_EQ(rep["rounds"][0]["seconds_used"], 120);
   EXPECT_EQ(rep["review_questions"].size(), 2u);
