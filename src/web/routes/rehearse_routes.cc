@@ -160,10 +160,13 @@ std::string round_html(const Context& ctx, const Loaded& l, size_t i, int shown,
     const rh::NumericGrade g = rh::grade_numeric(*ex, s.answer, *ctx.work);
     h += "<section class=\"card\" id=\"engine-grade\" data-score=\"" + std::to_string(g.score) + "\"><h2>The engine's grade</h2><ul>";
     for (const auto& st : g.steps) {
-      h += std::string("<li class=\"work-grade ") + (st.correct ? "right\">Right" : "wrong\">Wrong") + ": <code>" + esc(st.ref) +
-           "</code> " + (st.given.empty() ? std::string("not answered") : "you wrote " + esc(st.given)) + "; the engine has " +
-           esc(st.expected) + "." + (st.misconception.empty() ? "" : " That is the mistake <strong>" + esc(st.misconception) + "</strong>.") +
-           "</li>";
+      char value[40];
+      std::snprintf(value, sizeof value, "%.17g", st.value);  // exact, in the step's base unit
+      h += std::string("<li class=\"work-grade ") + (st.correct ? "right\"" : "wrong\"") + " data-value=\"" + value + "\">" +
+           (st.correct ? "Right" : "Wrong") + ": <code>" + esc(st.ref) + "</code> " +
+           (st.given.empty() ? std::string("not answered") : "you wrote " + esc(st.given)) +
+           (st.unreadable.empty() ? "" : " (could not be read: " + esc(st.unreadable) + ")") + "; the engine has " + esc(st.expected) +
+           "." + (st.misconception.empty() ? "" : " That is the mistake <strong>" + esc(st.misconception) + "</strong>.") + "</li>";
     }
     h += "</ul><p>" + std::to_string(g.right) + " of " + std::to_string(g.steps.size()) + " steps right: numbers right scores <strong>" +
          std::to_string(g.score) + "</strong> (" + esc(rh::kNumericScoreRule) + " It replaces your own score on that line.)</p></section>";

@@ -459,10 +459,11 @@ NumericGrade grade_numeric(const practice::Exercise& ex, const std::string& answ
   }
   for (size_t i = 0; i < ex.steps.size(); ++i) {
     const practice::WorkStep& s = ex.steps[i];
-    NumericStep step{s.ref, s.label, given[i].value_or(""), false, calc::format_quantity(s.value, s.unit), ""};
+    NumericStep step{s.ref, s.label, given[i].value_or(""), false, calc::format_quantity(s.value, s.unit), "", s.value, ""};
     if (given[i] && !given[i]->empty()) {
       practice::StepGrade g = work.grade_step(ex, i, *given[i]);
       step.correct = g.correct;
+      step.unreadable = g.message;
       if (g.misconception != nullptr) step.misconception = g.misconception->title;
     }
     out.right += step.correct ? 1 : 0;

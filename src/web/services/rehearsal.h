@@ -126,6 +126,8 @@ struct NumericStep {
   bool correct = false;
   std::string expected;  // the engine's value with its unit
   std::string misconception;  // the named mistake's title, when the wrong value matches one
+  double value = 0;           // the engine's value in the step's base unit
+  std::string unreadable;     // why the text given could not be read as a number (counts as wrong)
 };
 struct NumericGrade {
   std::vector<NumericStep> steps;
