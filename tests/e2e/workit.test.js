@@ -6,11 +6,10 @@
 // The right values and a wrong value that names a mistake come from `ridge work SLUG --seed N
 // --answer ... --json`, the same engine and grading the server runs, for the seed the page drew:
 // the test never computes a figure itself.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { chromium } from "playwright-core";
-import { startServer, chromiumOptions } from "./server.js";
+import { serverAndBrowser } from "./server.js";
 
 // A free workable question whose chain moves data over links: its steps answer to the
 // unit mistakes a candidate makes with bandwidth (bits for bytes, bidirectional, GB for GiB).
@@ -20,18 +19,7 @@ const SLUG = "allreduce-bus-bandwidth";
 // training state). The CLI says which of them, if any, names a mistake at the drawn inputs.
 const FACTORS = [8, 1 / 8, 2, 1 / 2, 2 ** 30 / 1e9, 1e9 / 2 ** 30, 3, 1 / 3, 4, 1 / 4];
 
-let server, browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await chromium.launch(chromiumOptions);
-});
-
-after(async () => {
-  await browser?.close();
-  const result = await server?.stop();
-  assert.equal(result.code, 0, "the server exits 0 on SIGTERM");
-});
+const env = serverAndBrowser();
 
 function cli(seed, answers) {
   const args = ["work", SLUG, "--seed", String(seed), "--json"];
@@ -59,7 +47,7 @@ function plan(seed) {
 }
 
 async function signUp(page, email) {
-  await page.goto(server.url + "/signup");
+  await page.goto(env.server.url + "/signup");
   await page.fill("#email", email);
   await page.fill("#password", "correct horse battery");
   await Promise.all([page.waitForNavigation(), page.click("form.calc button[type=submit]")]);
@@ -67,12 +55,12 @@ async function signUp(page, email) {
 
 for (const js of [true, false]) {
   test(`a candidate works a question through a named mistake ${js ? "with" : "without"} JavaScript`, async () => {
-    const context = await browser.newContext({ javaScriptEnabled: js });
+    const context = await env.browser.newContext({ javaScriptEnabled: js });
     const page = await context.newPage();
     await signUp(page, `workit-${js ? "js" : "nojs"}-${process.pid}@example.com`);
 
     // The question's page links to Work it.
-    await page.goto(server.url + "/q/" + SLUG);
+    await page.goto(env.server.url + "/q/" + SLUG);
     await Promise.all([page.waitForNavigation(), page.click("#work-it a")]);
     assert.equal(new URL(page.url()).pathname, "/q/" + SLUG + "/work");
 
@@ -83,7 +71,7 @@ for (const js of [true, false]) {
       seed = await page.locator("#step-0 input[name=seed]").inputValue();
       p = plan(seed);
       if (p.mistake) break;
-      await page.goto(server.url + "/q/" + SLUG + "/work");
+      await page.goto(env.server.url + "/q/" + SLUG + "/work");
     }
     assert.ok(p.mistake, "a draw where a named mistake can be made");
     const steps = p.names.length;
@@ -110,7 +98,7 @@ for (const js of [true, false]) {
     assert.match(await page.locator(".work-chain h2").textContent(), /The whole chain for these inputs/);
 
     // The drills page offers a set aimed at the mistake just made, with this question in it.
-    await page.goto(server.url + "/drill");
+    await page.goto(env.server.url + "/drill");
     const set = page.locator("#mistake-set");
     assert.match(await set.textContent(), new RegExp(p.mistake.title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + ", 1 time, last today"));
     assert.equal(await set.locator(`a[href="/q/${SLUG}/work"]`).count(), 1);
