@@ -76,7 +76,8 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   // Design rounds (issue 35): the challenges and the trust table, once per process.
   design_ = std::make_unique<services::DesignService>(options_.design_challenges, registry_, catalog_, options_.store, clock,
                                                       options_.validation.is_null() ? std::string() : options_.validation.dump());
-  pages_ = routes::render_pages(Site{bank_, catalog_, registry_, assets_}, options_);
+  // Work it (issue 34): the question pages link to it where the question is workable.
+  pages_ = routes::render_pages(Site{bank_, catalog_, registry_, assets_}, options_, work_.get());
   context_.reset(new routes::Context{bank_, catalog_, registry_, assets_, options_, pages_, *search_, *calc_cache_, *search_cache_,
                                      metrics_, trusted_, *billing_, *drills_, accounts_.get(), reviews_.get(), readiness_.get(),
                                      subscriptions_.get(), work_.get(), design_.get()});

@@ -55,7 +55,9 @@ std::string companies_index(const Site& site);
 // The table of companies: kind, what each loop weighs, confidence, tagged questions.
 std::string company_table(const Site& site);
 std::string topics_index(const Site& site);
-std::string question_page(const Site& site, const bank::Question& q);
+// `workable`: the page links to Work it (/q/{slug}/work); the server says so for the
+// questions WorkService::workable accepts, the static export never (it has no server).
+std::string question_page(const Site& site, const bank::Question& q, bool workable = false);
 // The calculators, then the performance model's validation table when `validation` holds
 // `ridge validate --json`'s object (null: no table).
 std::string calculators_index(const Site& site, const nlohmann::json& validation = nullptr);

@@ -128,5 +128,75 @@ TEST_F(WorkRoutes, ThePageWorksWithoutJavaScriptAndNeedsASignIn) {
   EXPECT_EQ(no_csrf.status, 403);
 }
 
+// Issue 34: a workable question's page links to Work it; a question Work it refuses does not.
+TEST_F(WorkRoutes, AWorkableQuestionsPageLinksToWorkItAndNoOtherDoes) {
+  // A cached page's bytes are the App's (shared_body), not a copy.
+  auto text = [](const Response& r) { return r.shared_body != nullptr ? *r.shared_body : r.body; };
+  Client a = signup("a@example.com");
+  Json ex = start(a);  // a free slug the service accepts: workable
+  ASSERT_TRUE(ex.is_object());
+  const std::string slug = ex["slug"];
+  Response page = call("GET", "/q/" + slug);
+  ASSERT_EQ(page.status, 200);
+  EXPECT_NE(text(page).find("<a href=\"/q/" + slug + "/work\">Work it</a>"), std::string::npos);
+  // The first free question the service refuses (no calc block, or one that cannot vary): its
+  // page has no link.
+  Json listed = Json::parse(call("GET", "/api/questions").body);
+  std::string other;
+  for (const auto& q : listed["questions"]) {
+    if (q["free"].get<bool>() && call("POST", "/api/work/" + q["slug"].get<std::string>(), "", &a).status == 400) {
+      other = q["slug"];
+      break;
+    }
+  }
+  ASSERT_FALSE(other.empty()) << "no free question that is not workable";
+  Response plain = call("GET", "/q/" + other);
+  ASSERT_EQ(plain.status, 200);
+  EXPECT_NE(text(plain).find("<h1"), std::string::npos);  // the page itself, read
+  EXPECT_EQ(text(plain).find("/work\""), std::string::npos);
+  EXPECT_EQ(text(plain).find("id=\"work-it\""), std::string::npos);
+}
+
+// Issue 34: the drills page offers a set aimed at the user's most frequent named mistake.
+TEST_F(WorkRoutes, TheDrillsPageOffersASetForTheMostFrequentMistake) {
+  Client a = signup("a@example.com");
+  Response before = call("GET", "/drill", "", &a);
+  ASSERT_EQ(before.status, 200);
+  EXPECT_EQ(before.body.find("id=\"mistake-set\""), std::string::npos);  // no mistake yet: no set
+  Json ex = start(a);
+  ASSERT_TRUE(ex.is_object());
+  const std::string slug = ex["slug"];
+  const int64_t now = clock_.now();
+  // bits-as-bytes twice (3 and 2 days ago), gib-as-gb once today: bits-as-bytes is the most
+  // frequent, 2 times, last 2 days ago.
+  ASSERT_TRUE(*store_->record_work_step(1, {slug, 5, 0, "1", false, "bits-as-bytes", now - 3 * 86400}));
+  ASSERT_TRUE(*store_->record_work_step(1, {slug, 6, 0, "1", false, "bits-as-bytes", now - 2 * 86400}));
+  ASSERT_TRUE(*store_->record_work_step(1, {slug, 7, 0, "1", false, "gib-as-gb", now}));
+  const practice::Misconception* m = practice::find_misconception("bits-as-bytes");
+  ASSERT_NE(m, nullptr);
+  Response page = call("GET", "/drill", "", &a);
+  ASSERT_EQ(page.status, 200);
+  const size_t at = page.body.find("id=\"mistake-set\"");
+  ASSERT_NE(at, std::string::npos);
+  const std::string set = page.body.substr(at, page.body.find("</section>", at) - at);
+  EXPECT_NE(set.find(m->title), std::string::npos) << set;
+  EXPECT_NE(set.find("2 times, last 2 days ago"), std::string::npos) << set;
+  EXPECT_EQ(set.find(practice::find_misconception("gib-as-gb")->title), std::string::npos);
+  // The question where the mistake was made comes first; every link is a workable exercise.
+  const std::string first = "<li><a href=\"/q/" + slug + "/work\">";
+  EXPECT_NE(set.find(first), std::string::npos) << set;
+  size_t links = 0;
+  for (size_t p = set.find("/q/"); p != std::string::npos; p = set.find("/q/", p + 1)) {
+    const std::string linked = set.substr(p + 3, set.find("/work", p) - p - 3);
+    EXPECT_EQ(call("POST", "/api/work/" + linked, "", &a).status, 200) << linked;
+    ++links;
+  }
+  EXPECT_GE(links, 1u);
+  EXPECT_LE(links, 5u);
+  // Another user sees no set: the mistakes are a's own.
+  Client b = signup("b@example.com");
+  EXPECT_EQ(call("GET", "/drill", "", &b).body.find("id=\"mistake-set\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ridge::web

@@ -1,5 +1,7 @@
 // Starts `ridge serve` on a free port for a test file and stops it afterwards.
 import { spawn } from "node:child_process";
+import { before, after } from "node:test";
+import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,3 +59,21 @@ export const chromiumOptions = {
   args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"],
 };
+
+// A test file's server and Chromium, started before its tests and stopped after them (the
+// server must exit 0 on SIGTERM). Returns an object whose `server` and `browser` are set once
+// the tests run.
+export function serverAndBrowser(options = {}) {
+  const env = { server: null, browser: null };
+  before(async () => {
+    const { chromium } = await import("playwright-core");
+    env.server = await startServer(options);
+    env.browser = await chromium.launch(chromiumOptions);
+  });
+  after(async () => {
+    await env.browser?.close();
+    const result = await env.server?.stop();
+    assert.equal(result.code, 0, "the server exits 0 on SIGTERM");
+  });
+  return env;
+}

@@ -104,6 +104,7 @@ struct QuestionView {
   std::vector<std::string> tracks;
   bool free = false;
   bool behavioral = false;  // a story to tell, not numbers to work out
+  bool workable = false;    // Work it (issue 34) can draw this question's chain with new inputs
   Html answer;  // md4c's rendering of the answer, with its contents list (enhance_answer):
                 // the template's body_html, put in by render_around (most of the page's bytes)
   struct Neighbour {
@@ -125,6 +126,7 @@ View to_view(const QuestionView& v) {
   put(d, "behavioral", v.behavioral);
   put(d, "tldr_html", bank::inline_markdown_html(v.tldr));
   put(d, "has_lab", !v.lab.empty());
+  put(d, "workable", v.workable);
   put(d, "lab", v.lab);
   ViewList tracks, concepts, related;
   for (const auto& t : v.tracks) tracks.emplace_back(t);
@@ -158,8 +160,9 @@ std::string date_in_words(const std::string& iso) {
 
 }  // namespace
 
-std::string question_page(const Site& site, const bank::Question& q) {
+std::string question_page(const Site& site, const bank::Question& q, bool workable) {
   QuestionView v;
+  v.workable = workable;
   v.topic_id = q.topic;
   v.topic_name = topic_name(site, q.topic);
   v.difficulty = bank::difficulty_name(q.difficulty);

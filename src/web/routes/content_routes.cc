@@ -34,7 +34,7 @@ ordered_json question_summary(const bank::Question& q, bool may_read) {
 
 }  // namespace
 
-PageCache render_pages(const Site& site, const AppOptions& options) {
+PageCache render_pages(const Site& site, const AppOptions& options, const services::WorkService* work) {
   PageCache pages;
   const bank::Bank& bank = site.bank;
   // `personal`: the page is only ever answered as personal (the locked and paywalled copies of
@@ -70,7 +70,7 @@ PageCache render_pages(const Site& site, const AppOptions& options) {
   cache("/courses", courses_index(site));
   for (const auto& [id, c] : bank.courses) cache("/courses/" + id, course_page(site, c, nullptr));
   for (const auto& q : bank.questions) {
-    cache("/q/" + q.slug, question_page(site, q));
+    cache("/q/" + q.slug, question_page(site, q, work != nullptr && work->workable(q.slug)));
     if (!q.free) {
       cache("/q/" + q.slug + "#locked", locked_question_page(site, q), true);
       cache("/q/" + q.slug + "#paywall", paywall_question_page(site, q, options.billing.price.display(), options.billing.enabled()),

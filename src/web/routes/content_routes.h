@@ -12,8 +12,10 @@
 namespace ridge::web::routes {
 
 // Every page that does not depend on the visitor or the query, rendered once, with the header
-// blocks (the standard headers, its ETag, public caching) prepared beside each body.
-PageCache render_pages(const Site& site, const AppOptions& options);
+// blocks (the standard headers, its ETag, public caching) prepared beside each body. With
+// `work` (a server with a store), a workable question's page links to Work it; planning every
+// question here fills the service's plan cache, so no Work it request pays for it.
+PageCache render_pages(const Site& site, const AppOptions& options, const services::WorkService* work = nullptr);
 
 // GET a fixed page ("/", "/topics/{id}", ...; a trailing slash is ignored) from the cache.
 Response cached_page(const Request& req, const Context& ctx);

@@ -184,7 +184,13 @@ Response drill(const Request& req, const Context& ctx) {
     view.check = ctx.drills.check(*drill, view.answer, v.user_id, req.method == "POST");
     if (view.check->recorded == services::DrillCheck::Recorded::kFailed) log::error("drill not recorded: " + view.check->store_error);
   }
-  Response r = html(200, layout(ctx.site(), "Drill", "A numeric drill from the engine", views::drill_page(view)));
+  std::string body = views::drill_page(view);
+  // Work it (issue 34): a set aimed at the user's most frequent named mistake, under the title.
+  if (std::string set = work_mistake_set_section(ctx, v.user_id); !set.empty()) {
+    const size_t at = body.find("</h1>");
+    body.insert(at == std::string::npos ? 0 : at + 5, set);
+  }
+  Response r = html(200, layout(ctx.site(), "Drill", "A numeric drill from the engine", body));
   r.set("Cache-Control", "no-store");
   return r;
 }

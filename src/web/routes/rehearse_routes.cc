@@ -117,12 +117,22 @@ std::string round_html(const Context& ctx, const Loaded& l, size_t i, int shown,
        " <span class=\"tag\">" + esc(rh::kind_name(p.kind)) + "</span></h2>";
   h += "<p class=\"muted\" id=\"drawn\">" + esc(p.drawn) + ". " + esc(p.length_note) + ".</p>";
   if (!q) return h + "<p>This round's question is no longer in the bank.</p></section>";
-  rh::RoundContent c = rh::round_content(*q, p.kind);
+  // Work it (issue 34): a numeric round with a seed is its exercise, graded by the engine.
+  std::optional<practice::Exercise> ex;
+  if (p.kind == rh::Kind::kNumeric && p.work_seed != 0 && ctx.work != nullptr) {
+    if (auto made = ctx.work->exercise_for(p.slug, p.work_seed); made.ok()) ex = std::move(made).value();
+  }
+  rh::RoundContent c = ex ? rh::numeric_round(*q, *ex) : rh::round_content(*q, p.kind);
   // Issue 35: a design round is graded by the design grader (its stand-in note no longer applies).
   const bool graded_design = p.kind == rh::Kind::kDesign && ctx.design != nullptr && !ctx.design->challenges().empty();
   if (!c.note.empty() && !graded_design) h += "<p class=\"note\" id=\"kind-note\">" + esc(c.note) + "</p>";
   if (graded_design) h += design_round_html(ctx, p);
   h += "<h3 id=\"prompt-title\">" + esc(c.title) + "</h3><p id=\"prompt\">" + esc(c.prompt) + "</p>";
+  if (!c.steps.empty()) {
+    h += "<ol id=\"work-steps\">";
+    for (const auto& [ref, label] : c.steps) h += "<li><code>" + esc(ref) + "</code>: " + esc(label) + "</li>";
+    h += "</ol>";
+  }
   if (!c.lab.empty()) {
     h += "<p id=\"lab\">Build <code>lab/" + esc(c.lab) + "</code> and test your implementation with <code>" + esc(c.test_command) +
          "</code>.</p>";
@@ -134,10 +144,15 @@ std::string round_html(const Context& ctx, const Loaded& l, size_t i, int shown,
   h += "<p id=\"deadline\" data-deadline=\"" + std::to_string(deadline) + "\">" + std::to_string(p.minutes) +
        " minutes for this round. <strong id=\"countdown\" aria-live=\"polite\"></strong></p>";
   const bool open = l.r.finished_at == 0 && now < l.r.expires_at;
+  // A Work it round's box starts with one "NAME = " line per step, the form the grader reads.
+  std::string answer_text = s.answer;
+  if (answer_text.empty() && s.answered_at == 0) {
+    for (const auto& step : c.steps) answer_text += step.first + " = \n";
+  }
   h += "<form method=\"post\" action=\"/rehearsals/" + std::to_string(l.r.id) + "\" id=\"answer-form\"><input type=\"hidden\" "
        "name=\"csrf\" value=\"" + esc(csrf) + "\"><input type=\"hidden\" name=\"action\" value=\"answer\"><input type=\"hidden\" "
        "name=\"round\" value=\"" + std::to_string(i) + "\"><label for=\"answer\">Your answer or notes (kept, private, at most 20,000 "
-       "bytes)</label><br><textarea id=\"answer\" name=\"answer\" rows=\"10\" cols=\"80\" maxlength=\"20000\">" + esc(s.answer) +
+       "bytes)</label><br><textarea id=\"answer\" name=\"answer\" rows=\"10\" cols=\"80\" maxlength=\"20000\">" + esc(answer_text) +
        "</textarea><br>" + (open ? "<button type=\"submit\">" + std::string(s.answered_at ? "Update answer" : "Submit answer") +
                                      "</button>" : "") + "</form></section>";
   if (s.answered_at == 0) return h;
@@ -162,6 +177,22 @@ std::string round_html(const Context& ctx, const Loaded& l, size_t i, int shown,
     h += "<p class=\"tldr\">" + esc(q->tldr) + "</p><p>The full worked answer comes with <a href=\"/pricing\">access</a>.</p>";
   }
   h += "</section>";
+  if (ex) {
+    // The engine's grade of the steps, and the score it gives the numbers-right line.
+    const rh::NumericGrade g = rh::grade_numeric(*ex, s.answer, *ctx.work);
+    h += "<section class=\"card\" id=\"engine-grade\" data-score=\"" + std::to_string(g.score) + "\"><h2>The engine's grade</h2><ul>";
+    for (const auto& st : g.steps) {
+      char value[40];
+      std::snprintf(value, sizeof value, "%.17g", st.value);  // exact, in the step's base unit
+      h += std::string("<li class=\"work-grade ") + (st.correct ? "right\"" : "wrong\"") + " data-value=\"" + value + "\">" +
+           (st.correct ? "Right" : "Wrong") + ": <code>" + esc(st.ref) + "</code> " +
+           (st.given.empty() ? std::string("not answered") : "you wrote " + esc(st.given)) +
+           (st.unreadable.empty() ? "" : " (could not be read: " + esc(st.unreadable) + ")") + "; the engine has " + esc(st.expected) +
+           "." + (st.misconception.empty() ? "" : " That is the mistake <strong>" + esc(st.misconception) + "</strong>.") + "</li>";
+    }
+    h += "</ul><p>" + std::to_string(g.right) + " of " + std::to_string(g.steps.size()) + " steps right: numbers right scores <strong>" +
+         std::to_string(g.score) + "</strong> (" + esc(rh::kNumericScoreRule) + " It replaces your own score on that line.)</p></section>";
+  }
   if (open) h += rubric_form(csrf, l.r.id, i);
   return h;
 }
@@ -210,7 +241,10 @@ Response start(const Request& req, const Context& ctx, bool company, const std::
   if (!cards.ok() || !reviews.ok()) return store_unavailable(req, ctx, "rehearsal history");
   const rh::History history = rh::history_of(*cards, *reviews);
   const uint64_t seed = ctx.options.random->next_u64();
-  auto plan = company ? rh::plan_company(ctx.bank, id, history, seed) : rh::plan_track(ctx.bank, id, history, seed);
+  // Work it (issue 34): numeric rounds draw workable questions, graded by the engine.
+  rh::Workable workable;
+  if (ctx.work != nullptr) workable = [&ctx](const std::string& slug) { return ctx.work->workable(slug); };
+  auto plan = company ? rh::plan_company(ctx.bank, id, history, seed, workable) : rh::plan_track(ctx.bank, id, history, seed, workable);
   if (!plan) return failure(req, ctx, plan.error());
   store::Rehearsal r;
   r.source = plan->source;
@@ -321,7 +355,7 @@ Response rehearsal_page(const Request& req, const Params& p, const Context& ctx)
       // The engine's score of the numeric part, where the round's kind has one, replaces the
       // candidate's own on the "numbers right" line.
       if (auto engine = rh::engine_score(l.plan.rounds[static_cast<size_t>(round)], l.r.rounds.at(static_cast<size_t>(round)).answer,
-                                         ctx.design)) {
+                                         ctx.work, ctx.design)) {
         (*scores)[3] = *engine;
       }
       // A second submission (a resent form) changes nothing: the store counts the first.

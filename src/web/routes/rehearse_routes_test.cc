@@ -8,6 +8,7 @@
 
 #include "web/practice_fixture.h"
 #include "web/routes/response.h"
+#include "web/url_encode.h"
 
 namespace ridge::web {
 namespace {
@@ -93,12 +94,19 @@ TEST_F(Rehearse, ARoundRunsToTheReport) {
   s = state(id, c);
   ASSERT_EQ(s["state"], "finished") << s.dump();
   if (std::getenv("RIDGE_REHEARSAL_LIST")) std::printf("%s\n", s.dump(2).c_str());  // a sample report
-  // Sums 16, 16, 7, 7 over 16 lines: mean 46/16 = 2.875; two lines at 1 -> not lean hire; mean
-  // >= 2.0 -> lean no. The first round's line means stay 4 (its resend of 1s did not count).
+  // Round 1 is the track's napkin-math round: a Work it exercise (issue 34) whose numbers-right
+  // line the engine scores; "my notes 1" names no step, 0 right, so that line is 1, not the 4
+  // sent. Sums 16, 13, 7, 7 over 16 lines: mean 43/16 = 2.6875; three lines at 1 -> not lean
+  // hire; mean >= 2.0 -> lean no. The first round's line means stay 4 (its resend of 1s did not
+  // count). Round 1's 13 is not under 12: still two rounds to review.
+  EXPECT_EQ(s["rounds"][1]["kind"], "numeric");
+  EXPECT_GT(s["rounds"][1]["work_seed"].get<uint64_t>(), 0u);
   const auto& rep = s["report"];
   EXPECT_EQ(rep["recommendation"], "lean no");
-  EXPECT_NEAR(rep["mean"].get<double>(), 2.875, 1e-9);
-  EXPECT_EQ(rep["lines_at_1"], 2);
+  EXPECT_NEAR(rep["mean"].get<double>(), 2.6875, 1e-9);
+  EXPECT_EQ(rep["lines_at_1"], 3);
+  EXPECT_EQ(rep["rounds"][1]["scores"]["numbers right"], 1);
+  EXPECT_EQ(rep["rounds"][1]["scores"]["technical depth"], 4);
   EXPECT_EQ(rep["rounds"][0]["scores"]["technical depth"], 4);
   EXPECT_EQ(rep["rounds"][0]["seconds_used"], 120);
   EXPECT_EQ(rep["review_questions"].size(), 2u);
@@ -164,6 +172,56 @@ TEST_F(Rehearse, FollowUpsComeOneAtATimeAfterTheAnswer) {
   Response all = call("GET", path + "?f=99", "", &c);
   EXPECT_NE(all.body.find("id=\"worked\""), std::string::npos);
   EXPECT_NE(all.body.find("id=\"rubric\""), std::string::npos);
+}
+
+// Issue 36 on issue 34: the track's napkin-math round is a Work it exercise. The page lists its
+// steps and starts the box with one "NAME = " line each; after the answer the engine grades
+// every step, and its score replaces the candidate's on the numbers-right line.
+TEST_F(Rehearse, ANumericRoundIsGradedByTheEngine) {
+  Client c = signup("numeric@example.com");
+  int64_t id = start("/tracks/serving/rehearse", c);
+  const std::string path = "/rehearsals/" + std::to_string(id);
+  ASSERT_EQ(state(id, c)["rounds"][1]["kind"], "numeric");
+  ASSERT_EQ(form(path, "action=answer&round=0&answer=notes", c).status, 303);
+  ASSERT_EQ(form(path, "action=score&round=0&d=3&p=3&c=3&n=3", c).status, 303);
+  Response page = call("GET", path, "", &c);
+  ASSERT_NE(page.body.find("id=\"work-steps\""), std::string::npos) << page.body.substr(0, 400);
+  // The step names, in order, from the list.
+  std::vector<std::string> refs;
+  const size_t list = page.body.find("id=\"work-steps\"");
+  for (size_t at = page.body.find("<li><code>", list); at != std::string::npos && at < page.body.find("</ol>", list);
+       at = page.body.find("<li><code>", at + 1)) {
+    at += 10;
+    refs.push_back(page.body.substr(at, page.body.find("</code>", at) - at));
+  }
+  ASSERT_FALSE(refs.empty());
+  EXPECT_NE(page.body.find(">" + refs[0] + " = \n"), std::string::npos);  // the box's first line
+  // Every step answered 1e-30 (no real chain's result is that small): all wrong, score 1.
+  std::string wrong;
+  for (const auto& r : refs) wrong += r + " = 1e-30\n";
+  ASSERT_EQ(form(path, "action=answer&round=1&answer=" + url_encode(wrong), c).status, 303);
+  page = call("GET", path + "?f=99", "", &c);  // every follow-up shown: the worked answer and the grade
+  ASSERT_NE(page.body.find("id=\"engine-grade\" data-score=\"1\""), std::string::npos);
+  // The engine's exact values (each step's data-value, in its base unit), sent back as the
+  // updated answer: every step right, score 4.
+  std::string right;
+  size_t at = page.body.find("id=\"engine-grade\"");
+  for (const auto& r : refs) {
+    at = page.body.find("data-value=\"", at);
+    ASSERT_NE(at, std::string::npos) << r;
+    at += 12;
+    right += r + " = " + page.body.substr(at, page.body.find('"', at) - at) + "\n";
+  }
+  ASSERT_EQ(form(path, "action=answer&round=1&answer=" + url_encode(right), c).status, 303);
+  page = call("GET", path + "?f=99", "", &c);
+  EXPECT_NE(page.body.find("id=\"engine-grade\" data-score=\"4\""), std::string::npos) << right;
+  // The candidate claims 1 on numbers right; the engine's 4 stands.
+  ASSERT_EQ(form(path, "action=score&round=1&d=2&p=2&c=2&n=1", c).status, 303);
+  Response r = call("GET", "/api/rehearsals/" + std::to_string(id), "", &c);
+  EXPECT_EQ(nlohmann::json::parse(r.body)["current_round"], 2);
+  auto stored = store_->get_rehearsal(1, id);
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  EXPECT_EQ((*stored)->rounds[1].scores, "2,2,2,4");
 }
 
 }  // namespace

@@ -162,6 +162,38 @@ std::string work_mistakes_section(const Context& ctx, int64_t user_id) {
   return h + "</ul></section>";
 }
 
+std::string work_mistake_set_section(const Context& ctx, int64_t user_id) {
+  if (ctx.work == nullptr || user_id == 0) return "";
+  auto mistakes = ctx.work->mistakes(user_id);
+  if (!mistakes || mistakes->empty()) return "";
+  const services::MistakeSummary& top = mistakes->front();  // the most frequent (then the latest)
+  // The question where the user made it first, then others whose chain it applies to; paid
+  // ones only with access (Work it answers 402 otherwise).
+  constexpr size_t kSet = 5;
+  auto until = access_until(ctx, user_id);
+  const bool paid = until && *until > ctx.now();
+  std::vector<const bank::Question*> set;
+  auto add = [&](const std::string& slug) {
+    const bank::Question* q = ctx.bank.find(slug);
+    if (q == nullptr || (!q->free && !paid) || set.size() >= kSet || std::find(set.begin(), set.end(), q) != set.end()) return;
+    if (ctx.work->workable(slug)) set.push_back(q);
+  };
+  add(top.practice_slug);
+  for (const auto& slug : ctx.work->trains(top.misconception->id, 4 * kSet)) add(slug);
+  const int64_t days = std::max<int64_t>(0, ctx.now() - top.last_at) / 86400;
+  std::string h = "<section class=\"card work-focus\" id=\"mistake-set\" data-misconception=\"" + html_escape(top.misconception->id) +
+                  "\"><h2>A set for your most frequent mistake</h2><p>Your most frequent named mistake in Work it: <strong>" +
+                  html_escape(top.misconception->title) + "</strong>, " + std::to_string(top.count) +
+                  (top.count == 1 ? " time" : " times") + ", last " +
+                  (days == 0 ? std::string("today") : std::to_string(days) + (days == 1 ? " day ago" : " days ago")) +
+                  " (<a href=\"/concepts/" + html_escape(top.misconception->concept_id) +
+                  "\">the concept</a>). These exercises train it, each with new inputs:</p><ul>";
+  for (const bank::Question* q : set) {
+    h += "<li><a href=\"/q/" + html_escape(q->slug) + "/work\">Work it: " + html_escape(q->title) + "</a></li>";
+  }
+  return h + "</ul></section>";
+}
+
 Response api_work_start(const Request& req, const Params& p, const Context& ctx) {
   if (ctx.work == nullptr) return json_error(503, {"", "", "no database configured", ""});
   services::Visitor v = visitor(req, ctx);

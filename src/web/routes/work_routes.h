@@ -21,5 +21,9 @@ Response api_work_grade(const Request& req, const Params& p, const Context& ctx)
 // The dashboard's "mistakes by kind" section ("" when the user has none or the store failed):
 // each named mistake, how often, when last, and a question to practise it.
 std::string work_mistakes_section(const Context& ctx, int64_t user_id);
+// The drills page's set aimed at the user's most frequent named mistake ("" when none): the
+// mistake, how often and when last, and Work it links to questions whose chain it applies to
+// (the question where they made it first).
+std::string work_mistake_set_section(const Context& ctx, int64_t user_id);
 
 }  // namespace ridge::web::routes

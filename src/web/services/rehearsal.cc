@@ -5,6 +5,11 @@
 #include <map>
 #include <random>
 
+#include "calc/derivation.h"
+#include "practice/misconceptions.h"
+#include "practice/workit.h"
+#include "web/services/work_service.h"
+
 namespace ridge::web::services::rehearsal {
 
 namespace {
@@ -54,12 +59,13 @@ std::optional<int> reported_minutes(const std::string& length) {
   return std::nullopt;
 }
 
-// Whether a question suits a round of `kind`.
-bool fits(const bank::Question& q, Kind kind) {
+// Whether a question suits a round of `kind`: a numeric round needs calc blocks, and with
+// Work it a workable chain.
+bool fits(const bank::Question& q, Kind kind, const Workable& workable) {
   switch (kind) {
     case Kind::kDesign: return q.topic == "system-design";
     case Kind::kCoding: return !q.lab.empty() || q.topic == "coding";
-    case Kind::kNumeric: return !q.calcs.empty();
+    case Kind::kNumeric: return !q.calcs.empty() && (!workable || workable(q.slug));
     case Kind::kQuestion: return true;
   }
   return true;
@@ -91,12 +97,12 @@ std::string pick(const std::vector<const bank::Question*>& pool, const History& 
 }
 
 std::vector<const bank::Question*> questions_of(const bank::Bank& bank, const std::vector<std::string>& topics, Kind kind,
-                                                bool require_fit) {
+                                                bool require_fit, const Workable& workable) {
   std::vector<const bank::Question*> out;
   for (const auto& t : topics) {
     for (size_t i : bank.by_topic(t)) {
       const bank::Question& q = bank.questions[i];
-      if (!require_fit || fits(q, kind)) out.push_back(&q);
+      if (!require_fit || fits(q, kind, workable)) out.push_back(&q);
     }
   }
   return out;
@@ -118,15 +124,15 @@ std::string weighted_topic(const bank::Track& track, std::mt19937_64& rng) {
 // A question for a round of `kind` from a track's weights: the kind's topic when the track
 // has questions there, else a weighted topic; the first pool that yields one.
 std::string from_track(const bank::Bank& bank, const bank::Track& track, Kind kind, const History& h,
-                       const std::set<std::string>& used, std::mt19937_64& rng) {
+                       const std::set<std::string>& used, std::mt19937_64& rng, const Workable& workable) {
   std::vector<std::vector<const bank::Question*>> pools;
   std::vector<const bank::Question*> on_track;
   for (size_t i : bank.by_track(track.id)) {
-    if (fits(bank.questions[i], kind)) on_track.push_back(&bank.questions[i]);
+    if (fits(bank.questions[i], kind, workable)) on_track.push_back(&bank.questions[i]);
   }
-  if (kind == Kind::kQuestion) pools.push_back(questions_of(bank, {weighted_topic(track, rng)}, kind, false));
+  if (kind == Kind::kQuestion) pools.push_back(questions_of(bank, {weighted_topic(track, rng)}, kind, false, workable));
   pools.push_back(on_track);
-  pools.push_back(questions_of(bank, {weighted_topic(track, rng)}, kind, false));
+  pools.push_back(questions_of(bank, {weighted_topic(track, rng)}, kind, false, workable));
   for (const auto& p : pools) {
     std::string s = pick(p, h, used, rng);
     if (!s.empty()) return s;
@@ -146,6 +152,12 @@ void set_length(PlannedRound& r, const std::string& reported) {
   // A rehearsal runs 10 to 120 minutes: a four-hour take-home is rehearsed as its first two.
   r.minutes = std::clamp(*m, 10, 120);
   r.length_note = "reported: " + reported + (r.minutes != *m ? " (rehearsed in " + std::to_string(r.minutes) + " minutes)" : "");
+}
+
+// A numeric round on a workable question gets its Work it exercise's seed: 1..2^31-1 as
+// WorkService::start draws them (0 is the author's own inputs, which the answer shows).
+void set_work_seed(PlannedRound& r, const Workable& workable, std::mt19937_64& rng) {
+  if (r.kind == Kind::kNumeric && workable && workable(r.slug)) r.work_seed = (rng() & 0x7fffffffu) | 1u;
 }
 
 }  // namespace
@@ -191,7 +203,8 @@ History history_of(const std::vector<store::Card>& cards, const std::vector<stor
   return h;
 }
 
-Outcome<Plan> plan_company(const bank::Bank& bank, const std::string& company_id, const History& history, uint64_t seed) {
+Outcome<Plan> plan_company(const bank::Bank& bank, const std::string& company_id, const History& history, uint64_t seed,
+                           const Workable& workable) {
   auto it = bank.companies.find(company_id);
   if (it == bank.companies.end()) {
     return Failure::invalid({"company", company_id, "is not a company page", "an id from /companies"});
@@ -206,7 +219,7 @@ Outcome<Plan> plan_company(const bank::Bank& bank, const std::string& company_id
   if (c.rounds.empty()) {
     // No reported loop: the track's loop, drawn from its weights, under the company's name.
     if (!track) return Failure::invalid({"company", company_id, "has no rounds ridge can rehearse", "a company page with a track"});
-    auto from = plan_track(bank, track->id, history, seed);
+    auto from = plan_track(bank, track->id, history, seed, workable);
     if (!from) return from;
     plan.rounds = std::move(from.value().rounds);
     plan.note = "The page reports no rounds for " + c.name + ": this loop is the " + track->name +
@@ -233,25 +246,27 @@ Outcome<Plan> plan_company(const bank::Bank& bank, const std::string& company_id
         const bank::Question* q = bank.find(cq.slug);
         if (!q) continue;
         linked.push_back(q);
-        if (fits(*q, r.kind)) linked_fit.push_back(q);
+        if (fits(*q, r.kind, workable)) linked_fit.push_back(q);
       }
       r.slug = pick(linked_fit, history, used, rng);
       if (!r.slug.empty()) {
         r.drawn = "linked to this round's source on the company page";
       } else {
-        r.slug = pick(questions_of(bank, kind_topics(r.kind, c.topics), r.kind, true), history, used, rng);
+        r.slug = pick(questions_of(bank, kind_topics(r.kind, c.topics), r.kind, true, workable), history, used, rng);
+        // A linked question that does not suit the kind: a numeric round on it is self-scored.
         if (r.slug.empty()) r.slug = pick(linked, history, used, rng);
         if (!r.slug.empty()) r.drawn = "from the round's topics";
       }
     }
     if (r.slug.empty() && track) {
-      r.slug = from_track(bank, *track, r.kind, history, used, rng);
+      r.slug = from_track(bank, *track, r.kind, history, used, rng, workable);
       r.from_track_weights = true;
       r.drawn = no_reported_content(cr) ? "the page reports no content for this round: drawn from the " + track->name +
                                               " track's weights"
                                         : "drawn from the " + track->name + " track's weights";
     }
     if (r.slug.empty()) continue;  // an empty bank: nothing to ask
+    set_work_seed(r, workable, rng);
     used.insert(r.slug);
     plan.rounds.push_back(std::move(r));
   }
@@ -261,7 +276,8 @@ Outcome<Plan> plan_company(const bank::Bank& bank, const std::string& company_id
   return plan;
 }
 
-Outcome<Plan> plan_track(const bank::Bank& bank, const std::string& track_id, const History& history, uint64_t seed) {
+Outcome<Plan> plan_track(const bank::Bank& bank, const std::string& track_id, const History& history, uint64_t seed,
+                         const Workable& workable) {
   const bank::Track* track = bank.find_track(track_id);
   if (!track) return Failure::invalid({"track", track_id, "is not a track", "an id from /tracks"});
   std::mt19937_64 rng(seed);
@@ -277,10 +293,11 @@ Outcome<Plan> plan_track(const bank::Bank& bank, const std::string& track_id, co
     r.kind = kind;
     r.minutes = default_minutes(kind);
     r.length_note = std::to_string(r.minutes) + " minutes, the default for a " + std::string(kind_name(kind)) + " round";
-    r.slug = from_track(bank, *track, kind, history, used, rng);
+    r.slug = from_track(bank, *track, kind, history, used, rng, workable);
     r.from_track_weights = true;
     r.drawn = "drawn from the " + track->name + " track's weights";
     if (r.slug.empty()) continue;
+    set_work_seed(r, workable, rng);
     used.insert(r.slug);
     plan.rounds.push_back(std::move(r));
   }
@@ -297,7 +314,8 @@ nlohmann::json plan_json(const Plan& plan) {
                       {"length_note", r.length_note},
                       {"slug", r.slug},
                       {"drawn", r.drawn},
-                      {"from_track_weights", r.from_track_weights}});
+                      {"from_track_weights", r.from_track_weights},
+                      {"work_seed", r.work_seed}});
   }
   return {{"source", plan.source}, {"title", plan.title}, {"note", plan.note}, {"rounds", rounds}};
 }
@@ -320,6 +338,7 @@ std::optional<Plan> plan_from_json(const nlohmann::json& j) {
       pr.slug = r.at("slug").get<std::string>();
       pr.drawn = r.at("drawn").get<std::string>();
       pr.from_track_weights = r.at("from_track_weights").get<bool>();
+      pr.work_seed = r.value("work_seed", uint64_t{0});  // absent in a plan from before Work it
       p.rounds.push_back(std::move(pr));
     }
     return p;
@@ -342,6 +361,32 @@ RoundContent numeric_round(const bank::Question& q) {
   RoundContent c = question_round(q);
   c.note = "Work it exercises are not wired in yet: this numeric round uses a question whose answer works its figures through "
            "the engine, and you score the numbers yourself against the worked answer.";
+  return c;
+}
+
+// Work it (issue 34) in a numeric round: the exercise's prompt and drawn inputs; the answer
+// names each step's result on its own line, and the engine scores the "numbers right" line.
+RoundContent numeric_round(const bank::Question& q, const practice::Exercise& ex) {
+  RoundContent c;
+  c.title = q.title;
+  c.prompt = ex.prompt;
+  if (!ex.inputs.empty()) {
+    c.prompt += " Inputs:";
+    for (size_t i = 0; i < ex.inputs.size(); ++i) {
+      c.prompt += std::string(i ? ", " : " ") + ex.inputs[i].block + "." + ex.inputs[i].param + " = " + ex.inputs[i].drawn;
+    }
+    c.prompt += ".";
+  }
+  c.follow_ups = q.follow_ups;
+  for (const auto& s : ex.steps) {
+    c.steps.emplace_back(s.ref, s.label + (s.unit_hint.empty() ? "" : " (" + s.unit_hint + ")"));
+  }
+  c.self_scored = false;
+  c.note = "A Work it exercise: write each result on its own line as NAME = VALUE with its unit (e.g. " +
+           (ex.steps.empty() ? std::string("fit.max_sequences = 12") : ex.steps[0].ref + " = ...") +
+           "); other lines are your notes. The engine grades each step within " +
+           std::to_string(static_cast<int>(ex.tolerance * 100 + 0.5)) + "% and scores the numbers-right line: " +
+           kNumericScoreRule;
   return c;
 }
 
@@ -374,8 +419,68 @@ RoundContent round_content(const bank::Question& q, Kind kind) {
   return question_round(q);
 }
 
-// The lead fills these two when Work it (issue 34) and design rounds (issue 35) are merged.
-std::optional<int> numeric_engine_score(const PlannedRound&, const std::string&) { return std::nullopt; }
+// The numbers-right line from the steps right: all of them is 4 (figures right, the chain
+// shown step by step); at least half is 3; at least one is 2; none (or nothing readable) is 1.
+// With 3 steps: 3 right 4, 2 right 3, 1 right 2, 0 right 1.
+const char* const kNumericScoreRule =
+    "every step right scores 4; at least half of the steps right, 3; at least one right, 2; none right, 1.";
+
+int numeric_score(size_t right, size_t steps) {
+  if (steps == 0 || right == 0) return 1;
+  if (right >= steps) return 4;
+  if (2 * right >= steps) return 3;
+  return 2;
+}
+
+namespace {
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+}  // namespace
+
+NumericGrade grade_numeric(const practice::Exercise& ex, const std::string& answer, const WorkService& work) {
+  NumericGrade out;
+  std::vector<std::optional<std::string>> given(ex.steps.size());
+  // One pass over the answer's lines (at most kMaxAnswerBytes): the first line naming a step
+  // is its answer. Work per answer: one grade per step, whatever the answer holds.
+  std::string_view rest = answer;
+  while (!rest.empty()) {
+    const size_t nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    const size_t eq = line.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view name = trim(line.substr(0, eq));
+    for (size_t i = 0; i < ex.steps.size(); ++i) {
+      if (!given[i] && ex.steps[i].ref == name) given[i] = std::string(trim(line.substr(eq + 1)));
+    }
+  }
+  for (size_t i = 0; i < ex.steps.size(); ++i) {
+    const practice::WorkStep& s = ex.steps[i];
+    NumericStep step{s.ref, s.label, given[i].value_or(""), false, calc::format_quantity(s.value, s.unit), "", s.value, ""};
+    if (given[i] && !given[i]->empty()) {
+      practice::StepGrade g = work.grade_step(ex, i, *given[i]);
+      step.correct = g.correct;
+      step.unreadable = g.message;
+      if (g.misconception != nullptr) step.misconception = g.misconception->title;
+    }
+    out.right += step.correct ? 1 : 0;
+    out.steps.push_back(std::move(step));
+  }
+  out.score = numeric_score(out.right, out.steps.size());
+  return out;
+}
+
+// A numeric round drawn with Work it (a work_seed) is graded by the engine; one drawn without
+// (no store when planned, or a plan from before Work it) stays self-scored.
+std::optional<int> numeric_engine_score(const PlannedRound& round, const std::string& answer, const WorkService* work) {
+  if (round.kind != Kind::kNumeric || round.work_seed == 0 || work == nullptr) return std::nullopt;
+  auto ex = work->exercise_for(round.slug, round.work_seed);
+  if (!ex.ok()) return std::nullopt;  // the question left the bank or stopped being workable
+  return grade_numeric(*ex, answer, *work).score;
+}
 
 // Design rounds (issue 35): graded by the design grader.
 const char* const kDesignScoreRule =
@@ -443,9 +548,10 @@ std::optional<int> design_engine_score(const PlannedRound& round, const std::str
   return design_score(grader->verdict(*c, *valid));
 }
 
-std::optional<int> engine_score(const PlannedRound& round, const std::string& answer, const DesignService* grader) {
+std::optional<int> engine_score(const PlannedRound& round, const std::string& answer, const WorkService* work,
+                                const DesignService* grader) {
   switch (round.kind) {
-    case Kind::kNumeric: return numeric_engine_score(round, answer);
+    case Kind::kNumeric: return numeric_engine_score(round, answer, work);
     case Kind::kDesign: return design_engine_score(round, answer, grader);
     case Kind::kCoding:
     case Kind::kQuestion: return std::nullopt;

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -26,6 +27,14 @@
 #include "store/store.h"
 #include "web/services/design_service.h"
 #include "web/services/outcome.h"
+
+namespace ridge::practice {
+struct Exercise;
+}
+
+namespace ridge::web::services {
+class WorkService;
+}
 
 namespace ridge::web::services::rehearsal {
 
@@ -60,6 +69,10 @@ struct PlannedRound {
   std::string slug;         // the question drawn
   std::string drawn;        // how: linked to the round's source, the round's topics, the track's weights
   bool from_track_weights = false;
+  // A numeric round on a workable question: the seed of its Work it exercise (issue 34), kept
+  // in the user's own plan, so the exercise needs no signature. 0: self-scored (no Work it
+  // service when it was planned, or a plan from before Work it).
+  uint64_t work_seed = 0;
 };
 struct Plan {
   std::string source;  // "company:ID" or "track:ID"
@@ -68,11 +81,17 @@ struct Plan {
   std::vector<PlannedRound> rounds;
 };
 
+// Whether Work it can draw a question (WorkService::workable). With one, a numeric round
+// draws only workable questions and gets a work_seed; without, any question with calc blocks.
+using Workable = std::function<bool(const std::string& slug)>;
+
 // The plan of a company's reported loop. Invalid: "company" (not a company page). `seed`
 // picks among equally good questions.
-Outcome<Plan> plan_company(const bank::Bank& bank, const std::string& company_id, const History& history, uint64_t seed);
+Outcome<Plan> plan_company(const bank::Bank& bank, const std::string& company_id, const History& history, uint64_t seed,
+                           const Workable& workable = {});
 // A track's loop: a coding, a numeric, a design and a deep-dive round drawn from its weights.
-Outcome<Plan> plan_track(const bank::Bank& bank, const std::string& track_id, const History& history, uint64_t seed);
+Outcome<Plan> plan_track(const bank::Bank& bank, const std::string& track_id, const History& history, uint64_t seed,
+                         const Workable& workable = {});
 
 nlohmann::json plan_json(const Plan& plan);
 // nullopt for JSON this module did not write.
@@ -87,24 +106,52 @@ struct RoundContent {
   std::string lab, test_command;
   std::string note;
   bool self_scored = true;
+  // A Work it round's steps, in order: the result's name the answer uses, and what it is.
+  std::vector<std::pair<std::string, std::string>> steps;
 };
 RoundContent question_round(const bank::Question& q);
 RoundContent numeric_round(const bank::Question& q);
+// A numeric round as a Work it exercise: its prompt and drawn inputs, the steps asked, and
+// the engine's score on the "numbers right" line.
+RoundContent numeric_round(const bank::Question& q, const practice::Exercise& ex);
 RoundContent design_round(const bank::Question& q);
 RoundContent coding_round(const bank::Question& q);
 // The function of the round's kind.
 RoundContent round_content(const bank::Question& q, Kind kind);
 
+// A numeric round's answer graded by Work it: one line per step, "NAME = VALUE UNIT" (the
+// first line naming a step counts; other lines are notes). Each step as the engine graded it.
+struct NumericStep {
+  std::string ref, label;
+  std::string given;     // the text read for it; empty when no line named it
+  bool correct = false;
+  std::string expected;  // the engine's value with its unit
+  std::string misconception;  // the named mistake's title, when the wrong value matches one
+  double value = 0;           // the engine's value in the step's base unit
+  std::string unreadable;     // why the text given could not be read as a number (counts as wrong)
+};
+struct NumericGrade {
+  std::vector<NumericStep> steps;
+  size_t right = 0;
+  int score = 1;  // numeric_score(right, steps.size())
+};
+// The score from the steps right, as kNumericScoreRule states it.
+int numeric_score(size_t right, size_t steps);
+extern const char* const kNumericScoreRule;
+NumericGrade grade_numeric(const practice::Exercise& ex, const std::string& answer, const WorkService& work);
+
 // The engine's score of a round's numeric part, 1 to 4 on the "numbers right" line, replacing
-// the candidate's own; nullopt when the kind has none yet (self-scored).
-std::optional<int> numeric_engine_score(const PlannedRound& round, const std::string& answer);
+// the candidate's own; nullopt when the kind has none (self-scored). A numeric round is scored
+// by Work it when it has a work_seed and `work` is given.
+std::optional<int> numeric_engine_score(const PlannedRound& round, const std::string& answer, const WorkService* work = nullptr);
 // Design rounds (issue 35): with the design service, a design round is graded by the design
 // grader against design_challenge_for(round); its answer holds the design as `field = value`
 // lines (other lines are notes). kDesignScoreRule says how objectives passed become 1 to 4;
 // nullopt (self-scored) without the service, or when the answer leaves an open field out.
 std::optional<int> design_engine_score(const PlannedRound& round, const std::string& answer,
                                        const DesignService* grader = nullptr);
-std::optional<int> engine_score(const PlannedRound& round, const std::string& answer, const DesignService* grader = nullptr);
+std::optional<int> engine_score(const PlannedRound& round, const std::string& answer, const WorkService* work = nullptr,
+                                const DesignService* grader = nullptr);
 // The challenge a design round is graded against: one that lists the round's question, else
 // one whose id is the round's slug, else one picked by a hash of the slug (so the page and the
 // score agree on it, on every server). nullptr when there are no challenges.

@@ -12,6 +12,11 @@
 #include "calc/source_dir.h"
 #include "account/clock.h"
 #include "design/challenge.h"
+#include "mail/mail.h"
+#include "practice/misconceptions.h"
+#include "web/services/review_service.h"
+#include "web/services/test_fixture.h"
+#include "web/services/work_service.h"
 
 namespace ridge::web::services::rehearsal {
 namespace {
@@ -230,7 +235,7 @@ TEST(Rehearsal, DesignRoundsAreScoredByTheDesignGrader) {
   EXPECT_EQ(d["weights_dtype"], "fp8");  // quotes trimmed
   EXPECT_EQ(d["replicas"], "4");         // `field: value` read too
   EXPECT_EQ(design_engine_score(round, reference, &service), 4);
-  EXPECT_EQ(engine_score(round, reference, &service), 4);
+  EXPECT_EQ(engine_score(round, reference, nullptr, &service), 4);
   // TP 1 with bf16 weights: 70e9 x 2 bytes = 140 GB on one 80 GB H100 does not fit, the design
   // cannot run: 1.
   EXPECT_EQ(design_engine_score(round, "gpu = h100-sxm\ntp = 1\nreplicas = 16\nmax_batch = 8\nweights_dtype = bf16\nkv_dtype = bf16",
@@ -261,6 +266,116 @@ TEST(Rehearsal, DesignRoundsAreScoredByTheDesignGrader) {
   v.objectives[2].pass = true;
   v.runs = false;
   EXPECT_EQ(design_score(v), 1);  // a design that cannot run scores 1 whatever it reports
+// The numbers-right line from the steps right (kNumericScoreRule), by hand: all right 4, at
+// least half 3, at least one 2, none 1.
+TEST(Rehearsal, NumericScoreRule) {
+  EXPECT_EQ(numeric_score(3, 3), 4);
+  EXPECT_EQ(numeric_score(2, 3), 3);
+  EXPECT_EQ(numeric_score(1, 3), 2);
+  EXPECT_EQ(numeric_score(0, 3), 1);
+  EXPECT_EQ(numeric_score(1, 2), 3);  // half
+  EXPECT_EQ(numeric_score(1, 4), 2);
+  EXPECT_EQ(numeric_score(0, 0), 1);
+}
+
+// With Work it, a numeric round draws a workable question and gets the exercise's seed; the
+// seed survives the plan's JSON. Without, no seed (self-scored, as before).
+TEST(Rehearsal, NumericRoundsDrawWorkableQuestionsWithASeed) {
+  const bank::Bank& b = real_bank();
+  // A stand-in for WorkService::workable: questions with calc blocks whose slug has an even
+  // length (about half of them), so a draw that ignored it would be caught.
+  Workable workable = [&](const std::string& slug) {
+    const bank::Question* q = b.find(slug);
+    return q != nullptr && !q->calcs.empty() && slug.size() % 2 == 0;
+  };
+  size_t numeric = 0;
+  for (const auto& t : b.tracks) {
+    auto plan = plan_track(b, t.id, {}, 11, workable);
+    ASSERT_TRUE(plan.ok()) << t.id;
+    auto without = plan_track(b, t.id, {}, 11);
+    ASSERT_TRUE(without.ok());
+    for (const auto& r : without->rounds) EXPECT_EQ(r.work_seed, 0u);
+    for (const auto& r : plan->rounds) {
+      if (r.kind != Kind::kNumeric) continue;
+      ++numeric;
+      EXPECT_TRUE(workable(r.slug)) << t.id << ": " << r.slug;
+      EXPECT_GT(r.work_seed, 0u);
+      EXPECT_LT(r.work_seed, uint64_t{1} << 31);
+    }
+    auto back = plan_from_json(plan_json(*plan));
+    ASSERT_TRUE(back.has_value());
+    for (size_t i = 0; i < plan->rounds.size(); ++i) EXPECT_EQ(back->rounds[i].work_seed, plan->rounds[i].work_seed);
+  }
+  EXPECT_GT(numeric, 0u);
+  // A plan written before Work it (no work_seed) still reads, self-scored.
+  auto old = plan_from_json(nlohmann::json::parse(
+      R"({"source":"track:x","title":"X","rounds":[{"name":"n","kind":"numeric","minutes":30,"length_note":"",)"
+      R"("slug":"s","drawn":"","from_track_weights":true}]})"));
+  ASSERT_TRUE(old.has_value());
+  EXPECT_EQ(old->rounds[0].work_seed, 0u);
+}
+
+// A numeric round graded by the Work it engine (issue 36 on issue 34): a right and a wrong answer.
+class NumericRound : public testing::ServiceTest {
+ protected:
+  void SetUp() override {
+    ServiceTest::SetUp();
+    bank::Question q = testing::work_chain_question("napkin-math");  // fit, then move one sequence's KV
+    bank_.questions.push_back(q);
+    bank_.build_indexes();
+    reviews_ = std::make_unique<ReviewService>(bank_, *store_, clock_);
+    work_ = std::make_unique<WorkService>(bank_, calc::testing::registry(), calc::testing::real_catalog(), *store_, clock_, random_,
+                                          *reviews_, signer_);
+  }
+  static std::string exact(double v) { return testing::exact(v); }
+  mail::LinkSigner signer_{"rehearsal test secret"};
+  std::unique_ptr<ReviewService> reviews_;
+  std::unique_ptr<WorkService> work_;
+};
+
+TEST_F(NumericRound, TheEngineScoresARightAndAWrongAnswer) {
+  const PlannedRound round{"Napkin math", Kind::kNumeric, 30, "", "work-chain", "", true, 12345};
+  auto ex = work_->exercise_for("work-chain", 12345);
+  ASSERT_TRUE(ex.ok());
+  ASSERT_EQ(ex->steps.size(), 2u);
+  ASSERT_EQ(ex->steps[0].ref, "fit.max_sequences");
+  ASSERT_EQ(ex->steps[1].ref, "move.seconds");
+  const std::string fit = exact(ex->steps[0].value), move = exact(ex->steps[1].value);
+  // Right: both steps, among notes, in any order: 2 of 2, score 4.
+  const std::string right = "my notes: KV per token first\nmove.seconds = " + move + "\nfit.max_sequences = " + fit + "\n";
+  EXPECT_EQ(numeric_engine_score(round, right, work_.get()), 4);
+  EXPECT_EQ(engine_score(round, right, work_.get()), 4);
+  // Wrong: the sequences as a candidate who counts the 64 query heads as KV heads would give
+  // (8 times the KV per token: fewer sequences), and no line for the move: 0 of 2, score 1,
+  // with the mistake named.
+  const practice::Misconception* kv = practice::find_misconception("kv-heads-as-attention-heads");
+  ASSERT_NE(kv, nullptr);
+  auto mistaken = kv->wrong(practice::MistakeContext{*ex, 0, calc::testing::registry(), calc::testing::real_catalog()});
+  ASSERT_TRUE(mistaken.has_value());
+  ASSERT_LT(*mistaken, ex->steps[0].value * 0.95);
+  const std::string wrong = "fit.max_sequences = " + exact(*mistaken) + "\n";
+  EXPECT_EQ(numeric_engine_score(round, wrong, work_.get()), 1);
+  NumericGrade g = grade_numeric(*ex, wrong, *work_);
+  EXPECT_EQ(g.right, 0u);
+  EXPECT_FALSE(g.steps[0].correct);
+  EXPECT_EQ(g.steps[0].misconception, kv->title);
+  EXPECT_TRUE(g.steps[1].given.empty());
+  // One of two right: half, score 3. The first line naming a step counts.
+  EXPECT_EQ(numeric_engine_score(round, "fit.max_sequences = " + fit + "\nmove.seconds = 1e-30\nmove.seconds = " + move, work_.get()), 3);
+  // Without the service, or without a seed, or another kind: no engine score (self-scored).
+  EXPECT_FALSE(numeric_engine_score(round, right).has_value());
+  PlannedRound unseeded = round;
+  unseeded.work_seed = 0;
+  EXPECT_FALSE(numeric_engine_score(unseeded, right, work_.get()).has_value());
+  PlannedRound talk = round;
+  talk.kind = Kind::kQuestion;
+  EXPECT_FALSE(engine_score(talk, right, work_.get()).has_value());
+  // The round's page names the steps and states the rule.
+  RoundContent c = numeric_round(*bank_.find("work-chain"), *ex);
+  EXPECT_FALSE(c.self_scored);
+  ASSERT_EQ(c.steps.size(), 2u);
+  EXPECT_EQ(c.steps[0].first, "fit.max_sequences");
+  EXPECT_NE(c.note.find(kNumericScoreRule), std::string::npos);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -31,6 +32,25 @@ inline bank::Question question(std::string slug, std::string topic, bool free, b
   q.tldr = "tldr";
   q.summary = "summary";
   return q;
+}
+
+// A two-step Work it chain (issue 34; practice/workit_test.cc's): the sequences of Llama 3.1
+// 70B that fit on 8 H100s at a 32k context, then the time to move one sequence's KV at 50 GB/s.
+// The TL;DR quotes both results, so both are asked, in that order.
+inline bank::Question work_chain_question(std::string topic = "serving") {
+  bank::Question q = question("work-chain", std::move(topic), /*free=*/true);
+  q.body_markdown =
+      "Prose.\n\n```calc id=fit\nfit model=llama-3.1-70b gpu=h100-sxm gpus=8 context=32768\n```\n\n"
+      "```calc id=move\ntransfer bytes={{fit.kv_bytes_per_sequence}} bandwidth=50GB/s\n```\n";
+  q.tldr_markdown = "{{fit.max_sequences:int}} sequences fit; moving one takes {{move.seconds:s:1}}.";
+  return q;
+}
+
+// A value as an answer that reads back exactly (17 significant digits).
+inline std::string exact(double v) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
 }
 
 inline bank::Bank small_bank() {

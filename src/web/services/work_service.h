@@ -85,6 +85,21 @@ class WorkService {
 
   std::string sign(int64_t user_id, const std::string& slug, uint64_t seed) const;
 
+  // Up to `limit` workable questions (bank order) whose chain, at the author's inputs, has a
+  // step where the misconception `id` gives a value told apart from the right one: the
+  // exercises that train it (the drills page's set for a user's most frequent mistake).
+  // Computed once per misconception (at most one exercise and one transform per step of each
+  // workable question: a few hundred chain evaluations) and cached; empty for an unknown id.
+  std::vector<std::string> trains(const std::string& id, size_t limit) const;
+
+  // The exercise of `slug` for `seed` (no user, no signature): what a rehearsal's numeric
+  // round, whose seed is kept in the user's own plan, is graded against (issue 36).
+  Outcome<practice::Exercise> exercise_for(const std::string& slug, uint64_t seed) const { return exercise(slug, seed); }
+  // Grades step `step` (< ex.steps.size()) of such an exercise with the engine, recording nothing.
+  practice::StepGrade grade_step(const practice::Exercise& ex, size_t step, const std::string& answer) const {
+    return practice::grade_step(ex, step, answer, registry_, catalog_);
+  }
+
  private:
   Outcome<practice::Exercise> exercise(const std::string& slug, uint64_t seed) const;
 
@@ -98,6 +113,7 @@ class WorkService {
   const mail::LinkSigner& signer_;
   mutable std::mutex mu_;
   mutable std::map<std::string, std::shared_ptr<const practice::WorkPlan>, std::less<>> plans_;
+  mutable std::map<std::string, std::vector<std::string>, std::less<>> trains_;  // by misconception id, every match
 };
 
 }  // namespace ridge::web::services

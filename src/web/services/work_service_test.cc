@@ -14,16 +14,7 @@ namespace {
 using calc::testing::real_catalog;
 using calc::testing::registry;
 
-// A two-step chain (as practice/workit_test.cc's): the sequences that fit, then the time to
-// move one sequence's KV. The TL;DR quotes both, so both are asked.
-bank::Question chain_question() {
-  bank::Question q = testing::question("work-chain", "serving", /*free=*/true);
-  q.body_markdown =
-      "Prose.\n\n```calc id=fit\nfit model=llama-3.1-70b gpu=h100-sxm gpus=8 context=32768\n```\n\n"
-      "```calc id=move\ntransfer bytes={{fit.kv_bytes_per_sequence}} bandwidth=50GB/s\n```\n";
-  q.tldr_markdown = "{{fit.max_sequences:int}} sequences fit; moving one takes {{move.seconds:s:1}}.";
-  return q;
-}
+bank::Question chain_question() { return testing::work_chain_question(); }
 
 class Work : public testing::ServiceTest {
  protected:
@@ -48,11 +39,7 @@ class Work : public testing::ServiceTest {
     }
     return std::nullopt;
   }
-  static std::string exact(double v) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.17g", v);
-    return text;
-  }
+  static std::string exact(double v) { return testing::exact(v); }
 
   mail::LinkSigner signer_{"work test secret"};
   std::unique_ptr<ReviewService> reviews_;
@@ -174,6 +161,18 @@ TEST_F(Work, ANamedMistakeIsRecordedSchedulesAgainAndCountsByKind) {
   EXPECT_EQ((*mistakes)[0].count, 1);
   EXPECT_EQ((*mistakes)[0].last_at, clock_.now());
   EXPECT_EQ((*mistakes)[0].practice_slug, "work-chain");
+}
+
+// The drills page's set for a mistake: the questions whose chain it applies to. The one chain
+// here sizes Llama 3.1 70B (64 query heads, 8 KV heads): counting the query heads as KV heads
+// gives 8 times the KV per token and fewer sequences, so it is told apart and the question
+// trains it. No block has a pue parameter, so forgetting the PUE changes nothing: not trained.
+TEST_F(Work, TrainsListsTheQuestionsAMistakeAppliesTo) {
+  EXPECT_EQ(service_->trains("kv-heads-as-attention-heads", 5), std::vector<std::string>{"work-chain"});
+  EXPECT_EQ(service_->trains("kv-heads-as-attention-heads", 5), std::vector<std::string>{"work-chain"});  // cached
+  EXPECT_TRUE(service_->trains("kv-heads-as-attention-heads", 0).empty());  // the limit holds
+  EXPECT_TRUE(service_->trains("pue-forgotten", 5).empty());
+  EXPECT_TRUE(service_->trains("no-such-mistake", 5).empty());
 }
 
 }  // namespace
