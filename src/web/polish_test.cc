@@ -199,6 +199,35 @@ TEST(Finding33, CalculatorsAreTitledInWords) {
   }
 }
 
+// The home widget said "model id from data/models (or give 'config')": a repository path, a
+// catalog id and a command-line flag, on the first page a visitor sees. No visitor page shows
+// a path of the repository, a flag or an "id" to type, outside code.
+TEST(Finding33, NoDeveloperTextOnAnyPage) {
+  std::vector<std::string> paths = sitemap_paths();
+  paths.push_back("/hardware");
+  for (const auto& path : paths) {
+    std::string html(get(path).view());
+    std::string text = visible_text(html);
+    static const std::regex kDeveloper("\\bdata/|\\.toml\\b|\\bid from\\b");
+    std::smatch found;
+    EXPECT_FALSE(std::regex_search(text, found, kDeveloper)) << path << ": " << found.str();
+    // The product's own words name no flag: the calculators, the hardware and pricing pages, and
+    // the home page's widget. Questions and concepts that teach an engine's flags (vLLM's
+    // --gpu-memory-utilization) are about them and keep them, in their titles too.
+    std::string own;
+    if (path == "/") {
+      size_t form = html.find("<form class=\"calc\" action=\"/calc/fit\"");
+      own = visible_text(html.substr(form, html.find("</form>", form) - form));
+    } else if (path.rfind("/calc", 0) == 0 || path == "/hardware" || path == "/pricing") {
+      own = text;
+    }
+    static const std::regex kFlag("(^|[ (])--[a-z]");
+    EXPECT_FALSE(std::regex_search(own, found, kFlag)) << path << ": " << found.str();
+  }
+  std::string home(get("/").view());
+  EXPECT_TRUE(contains(home, "a model from the list")) << "the widget's model field says what to pick";
+}
+
 TEST(Finding33, PricingNamesNoOperatorCommand) {
   Response pricing = get("/pricing");
   ASSERT_EQ(pricing.status, 200);
