@@ -177,7 +177,7 @@ Result<Derivation> cost(const Inputs& in, const Catalog&) {
   double per_s = d.step("Price per second", "$/h ÷ 3,600", q(price, Unit::kUsdPerHour) + " ÷ 3,600", price / 3600,
                         Unit::kUsd);
   double per_m = d.step("Per million tokens", "$/s ÷ tokens/s × 10^6",
-                        "$" + format_significant(per_s, 4) + " ÷ " + num(tps) + " × 10^6", per_s / tps * 1e6, Unit::kUsd);
+                        '$' + format_significant(per_s, 4) + " ÷ " + num(tps) + " × 10^6", per_s / tps * 1e6, Unit::kUsd);
   d.result("usd_per_million_tokens", per_m, Unit::kUsd);
   return d;
 }
