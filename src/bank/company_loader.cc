@@ -33,7 +33,7 @@ struct Reader {
   std::string text(const char* key, bool required) {
     const toml::node* n = t.get(key);
     if (!n) {
-      if (required) diags.push_back({file, 1, "'" + std::string(key) + "' is required"});
+      if (required) diags.push_back({file, 1, '\'' + std::string(key) + "' is required"});
       return {};
     }
     if (auto s = n->value<std::string>()) return *s;
@@ -42,7 +42,7 @@ struct Reader {
       os << d->get();
       return os.str();
     }
-    diags.push_back({file, line(n), "'" + std::string(key) + "' must be a string"});
+    diags.push_back({file, line(n), '\'' + std::string(key) + "' must be a string"});
     return {};
   }
   std::vector<std::string> list(const char* key) {
@@ -51,7 +51,7 @@ struct Reader {
     if (!n) return out;
     const toml::array* a = n->as_array();
     if (!a) {
-      diags.push_back({file, line(n), "'" + std::string(key) + "' must be a list of strings"});
+      diags.push_back({file, line(n), '\'' + std::string(key) + "' must be a list of strings"});
       return out;
     }
     for (const auto& item : *a) {

@@ -248,6 +248,16 @@ std::string read_front_matter(const toml::table& fm, const std::string& file, co
   check_keys(fm, is_concept, file, diags);
   FieldReader r{fm, file, 1, diags};
   q.title = r.text("title", true);
+  // A title is shown as text everywhere (lists, the tab's <title>, the weekly mail, search):
+  // Markdown in it would show its markers (issue 33 item 7), so a title is written in words.
+  for (std::string_view marker : {"`", "**", "[^"}) {
+    if (q.title.find(marker) != std::string::npos) {
+      diags.push_back({file, line_of(fm.get("title"), 1),
+                       "title carries Markdown ('" + std::string(marker) +
+                           "'): titles are shown as plain text; write the code's name in words"});
+      break;
+    }
+  }
   q.summary = r.text("summary", false);
   q.topic = r.text("topic", true);
   if (!q.topic.empty()) check_ids({q.topic}, known.topics, "topic", file, line_of(fm.get("topic"), 1), diags);

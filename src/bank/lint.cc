@@ -273,7 +273,7 @@ void lint_arithmetic(std::string_view prose, int first_line, const std::string& 
       int line = line_at(s, i, first_line);
       if (line != last_line) {
         size_t end = right.end;
-        diags.push_back({file, line, "'" + std::string(s.substr(i, std::min<size_t>(end - i, 60))) +
+        diags.push_back({file, line, '\'' + std::string(s.substr(i, std::min<size_t>(end - i, 60))) +
                                          "' is arithmetic worked by hand: compute it in a calc or expr block and "
                                          "quote the result with {{id.key}}"});
         last_line = line;

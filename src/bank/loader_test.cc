@@ -128,6 +128,12 @@ TEST(Loader, GoodQuestionLoadsWithNumbersFromTheEngine) {
   EXPECT_EQ(p.q.follow_ups.size(), 2u);
 }
 
+// Issue 33: two titles showed their backticks in every list and in the browser's tab.
+TEST(Loader, Finding33_ATitleWithMarkdownIsRefused) {
+  expect_error(parse(replace(good(), "title = \"Will it fit?\"", "title = \"Will `llama` fit?\"")), "title carries Markdown ('`')", 2);
+  expect_error(parse(replace(good(), "title = \"Will it fit?\"", "title = \"Will it **fit**?\"")), "title carries Markdown ('**')", 2);
+}
+
 TEST(Loader, MissingFieldIsNamed) {
   expect_error(parse(replace(good(), "free = true\n", "")), "'free' is required", 2);
 }

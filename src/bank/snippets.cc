@@ -90,7 +90,7 @@ SnippetOutcome SnippetRunner::run(const Snippet& s) {
   char tmpl[] = "/tmp/ridge-snippet-XXXXXX";
   if (mkdtemp(tmpl) == nullptr) return {SnippetOutcome::kFailed, false, "cannot create a temporary directory"};
   fs::path dir(tmpl);
-  std::string q = "'" + dir.string() + "'";
+  std::string q = '\'' + dir.string() + '\'';
   SnippetOutcome outcome;
   std::string actual;
   if (s.language == "cpp") {

@@ -169,7 +169,7 @@ Checkout create_checkout_session(const BillingConfig& config, const std::string&
                      field("line_items[0][price_data][product_data][name]",
                            "ridge: " + std::to_string(config.months) + " months of worked answers") +
                      "&" + field("metadata[account_id]", account_id);
-  if (!email.empty()) body += "&" + field("customer_email", email);
+  if (!email.empty()) body += '&' + field("customer_email", email);
   std::string url = config.stripe_api_base + "/v1/checkout/sessions", response;
   std::string auth = "Authorization: Bearer " + config.stripe_secret_key;
   curl_slist* headers = curl_slist_append(nullptr, auth.c_str());

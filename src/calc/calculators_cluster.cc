@@ -436,7 +436,7 @@ Result<Derivation> lab_figure(const Inputs& in, const Catalog& catalog) {
 }  // namespace
 
 void register_lab_calculators(Registry& r) {
-  r.add({"lab", "A figure measured by one of the lab's reference builds (data/lab-figures.json)", lab_params(),
+  r.add({"lab", "A figure measured by one of the lab's reference builds, as recorded when it ran", lab_params(),
          {"value"}, "--build hash-ring --figure points_150.max_over_mean_8", lab_figure});
 }
 

@@ -54,6 +54,21 @@ Result<Derivation> roofline(const Inputs& in, const Catalog&) {
                                "min(" + q(*peak, Unit::kFlopPerSecond) + ", " + num(intensity) + " × " +
                                    q(gpu.memory_bandwidth, Unit::kBytesPerSecond) + ")",
                                std::min(*peak, intensity * gpu.memory_bandwidth), Unit::kFlopPerSecond);
+    // Range of validity (issue 33): the roofline places any intensity, but traffic has a floor.
+    // A dense n × n × n matrix multiply that reads A and B and writes C once moves 3n²·b bytes
+    // for 2n³ FLOP, intensity 2n/(3b); the largest whose three operands fit in the chip's
+    // memory M has n = sqrt(M/(3b)). A kernel claiming more reuse than that from this memory is
+    // counted wrong (FLOP in the wrong unit, bytes of one tile rather than the whole kernel).
+    const double b = dtype_bytes(dt);
+    const double n_max = std::sqrt(gpu.memory_bytes / (3 * b));
+    const double most = 2 * n_max / (3 * b);
+    if (intensity > most) {
+      d.assume("warning: an intensity of " + format_significant(intensity, 4) + " FLOP/B is beyond what a kernel reaches from " +
+               gpu.id + "'s memory: even a matrix multiply whose three " + std::string(dtype_name(dt)) +
+               " operands fill the " + q(gpu.memory_bytes, Unit::kBytes) + " (n = " + format_significant(n_max, 4) +
+               ", each read once) reaches 2n ÷ 3b = " + format_significant(most, 4) +
+               " FLOP/B; check the FLOP and byte counts, the operating point is outside what the roofline describes");
+    }
     bool compute_bound = intensity >= ridge;
     double seconds = d.step("Time at the roof", "FLOP ÷ attainable", num(flops) + " ÷ " + q(attainable, Unit::kFlopPerSecond),
                             flops / attainable, Unit::kSeconds);
@@ -223,7 +238,15 @@ Result<Derivation> mfu(const Inputs& in, const Catalog&) {
                            flops / gpu_seconds, Unit::kFlopPerSecond);
   double ratio = d.step("MFU", "achieved ÷ peak", q(achieved, Unit::kFlopPerSecond) + " ÷ " + q(*peak, Unit::kFlopPerSecond),
                         achieved / *peak, Unit::kRatio);
-  if (ratio > 1) d.set_conclusion("MFU above 100% means the inputs are wrong: check the peak's dtype and the token count.");
+  // Range of validity (issue 33): MFU is a share of the chip's peak, so no run reaches 100%;
+  // a figure above it is a wrong input (a peak in another dtype, a token count with padding,
+  // GPU time that leaves out GPUs), stated as a warning, not a result to quote.
+  if (ratio > 1) {
+    d.assume("warning: the MFU is " + format_significant(ratio * 100, 4) + "% of the " + std::string(dtype_name(in.dtype("dtype"))) +
+             " peak; no run exceeds its chip's peak, so an input is wrong (the peak's dtype, the token count or the "
+             "GPU time) and the figure is not a utilization");
+    d.set_conclusion("MFU above 100% means the inputs are wrong: check the peak's dtype and the token count.");
+  }
   d.result("achieved_flops_per_gpu", achieved, Unit::kFlopPerSecond);
   d.result("mfu", ratio, Unit::kRatio);
   return d;
@@ -278,6 +301,17 @@ Result<Derivation> prefill(const Inputs& in, const Catalog& catalog) {
   double seconds = d.step("Time", "FLOPs ÷ (gpus × peak × efficiency)",
                           num(flops) + " ÷ (" + num(gpus) + " × " + q(*peak, Unit::kFlopPerSecond) + " × " + num(eff) + ")",
                           flops / (gpus * *peak * eff), Unit::kSeconds);
+  // Range of validity (issue 33): "compute-bound" holds while the prompt is long enough that the
+  // matmuls take longer than one read of the weights (2 FLOP per parameter per token against
+  // b bytes per parameter: a prompt past about peak × efficiency × b ÷ (2 × bandwidth) tokens).
+  // A shorter prompt is bound by the weight read, and the time above is too low.
+  const double weight_read = p.total * dtype_bytes(in.dtype("dtype")) / gpus / gpu.memory_bandwidth;
+  if (weight_read > seconds) {
+    d.assume("warning: reading the weights once (" + q(p.total * dtype_bytes(in.dtype("dtype")) / gpus, Unit::kBytes) +
+             " per GPU in " + std::string(dtype_name(in.dtype("dtype"))) + " at " + q(gpu.memory_bandwidth, Unit::kBytesPerSecond) +
+             ") takes " + q(weight_read, Unit::kSeconds) + ", longer than the compute: a prompt this short is memory-bound, "
+             "outside the compute-bound formula, and the prefill takes at least the weight read");
+  }
   d.result("prefill_flops", flops, Unit::kFlop);
   d.result("tokens_per_second", prompt / seconds, Unit::kTokensPerSecond);
   d.result("seconds", seconds, Unit::kSeconds);

@@ -212,6 +212,14 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
   double request = d.step("Batch latency", "TTFT + (output − 1) × TPOT  (the first token comes out of the prefill)",
                           q(ttft, Unit::kSeconds) + " + " + num(osl - 1) + " × " + q(tpot, Unit::kSeconds),
                           ttft + (osl - 1) * tpot, Unit::kSeconds);
+  // Range of validity (issue 33): a static batch holds every sequence's cache at its full length
+  // (input + output) beside the weights; past the GPU's memory the batch cannot run at all.
+  const double kv_full = batch * (kv_elements_per_sequence(m, isl + osl) * dtype_bytes(dtypes.kv) * kv_copies + state_seq) / tp;
+  if (weight_bytes / tp + kv_full > gpu.memory_bytes) {
+    d.assume("warning: weights (" + q(weight_bytes / tp, Unit::kBytes) + " per GPU) and the batch's cache at its full length (" +
+             q(kv_full, Unit::kBytes) + " per GPU) exceed the " + q(gpu.memory_bytes, Unit::kBytes) + " of one " + gpu.id +
+             ": this batch cannot run, the latencies are outside the model's range");
+  }
   d.result("ttft_seconds", ttft, Unit::kSeconds);
   d.result("tpot_seconds", tpot, Unit::kSeconds);
   d.result("output_tokens_per_second", batch / tpot, Unit::kTokensPerSecond);

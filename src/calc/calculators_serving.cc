@@ -100,15 +100,17 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
   double kv_token = d.step("KV per token", kv_formula(m), kv_substituted(m, kb), kv_elements_per_token(m) * kb,
                            Unit::kBytes);
   const double replication = kv_replication(m, tp, in.text("attention"), d);
-  double kv_s;
+  double kv_s, kv_per_gpu;
   if (!m.cache_is_per_token_times_context() && (kv_elements_per_sequence(m, context) != kv_elements_per_token(m) * context || m.has_state())) {
     const double ssm_bytes = in.has("state-dtype") ? dtype_bytes(in.dtype("state-dtype")) : 0;
     const double held = cache_held_per_sequence(kv_per_sequence_step(m, kv_token, context, d, kb, ssm_bytes), replication, d);
+    kv_per_gpu = batch * held / tp;
     kv_s = d.step("KV read time", "batch × cache held per sequence ÷ tp ÷ bandwidth",
                   num(batch) + " × " + q(held, Unit::kBytes) + " ÷ " + num(tp) + " ÷ " +
                       q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
                   batch * held / tp / gpu.memory_bandwidth, Unit::kSeconds);
   } else {
+    kv_per_gpu = batch * context * kv_token * replication / tp;
     kv_s = d.step("KV read time", "batch × context × KV per token × copies ÷ tp ÷ bandwidth",
                   num(batch) + " × " + num(context) + " × " + num(kv_token) + " B × " + num(replication) + " ÷ " +
                       num(tp) + " ÷ " + q(gpu.memory_bandwidth, Unit::kBytesPerSecond),
@@ -143,6 +145,16 @@ Result<Derivation> decode(const Inputs& in, const Catalog& catalog) {
   d.result("step_seconds", step, Unit::kSeconds);
   d.result("tokens_per_second", tps, Unit::kTokensPerSecond);
   d.result("allreduces_per_step", allreduces, Unit::kCount);
+  // Range of validity (issue 33): the floor reads what the GPU holds; a batch whose cache does
+  // not fit beside the weights cannot run as one step, so its time is stated as out of range.
+  if (resident > gpu.memory_bytes) {
+    d.assume("warning: the weights alone (" + q(resident, Unit::kBytes) + " per GPU) exceed the " + q(gpu.memory_bytes, Unit::kBytes) +
+             " of one " + gpu.id + ": this step cannot run, the times are outside the model's range");
+  } else if (resident + kv_per_gpu > gpu.memory_bytes) {
+    d.assume("warning: the batch's KV cache (" + q(kv_per_gpu, Unit::kBytes) + " per GPU) does not fit beside the weights (" +
+             q(resident, Unit::kBytes) + ") in the " + q(gpu.memory_bytes, Unit::kBytes) + " of one " + gpu.id +
+             ": this batch cannot be decoded in one step; a smaller batch or context, or a larger tp, fits");
+  }
   if (resident > gpu.memory_bytes) {
     d.set_conclusion("The weights alone (" + q(resident, Unit::kBytes) + " per GPU) exceed the " +
                      q(gpu.memory_bytes, Unit::kBytes) + " of one " + gpu.id + ": raise --tp.");
@@ -165,7 +177,7 @@ Result<Derivation> cost(const Inputs& in, const Catalog&) {
   double per_s = d.step("Price per second", "$/h ÷ 3,600", q(price, Unit::kUsdPerHour) + " ÷ 3,600", price / 3600,
                         Unit::kUsd);
   double per_m = d.step("Per million tokens", "$/s ÷ tokens/s × 10^6",
-                        "$" + format_significant(per_s, 4) + " ÷ " + num(tps) + " × 10^6", per_s / tps * 1e6, Unit::kUsd);
+                        '$' + format_significant(per_s, 4) + " ÷ " + num(tps) + " × 10^6", per_s / tps * 1e6, Unit::kUsd);
   d.result("usd_per_million_tokens", per_m, Unit::kUsd);
   return d;
 }

@@ -448,5 +448,113 @@ TEST(Registry, UnknownCalculator) {
   EXPECT_NE(e[0].accepted.find("fit"), std::string::npos);
 }
 
+// ---- Issue 33: every formula with a range of validity says when the inputs leave it ----
+
+std::vector<std::string> warnings_of(const Derivation& d) {
+  std::vector<std::string> out;
+  for (const auto& a : d.assumptions()) {
+    if (a.rfind("warning:", 0) == 0) out.push_back(a);
+  }
+  return out;
+}
+
+// 1B parameters × 1M tokens × 6 = 6e15 FLOP on one H100 (bf16 dense peak 989.4 TFLOP/s):
+// MFU = 6e15 ÷ (seconds × 989.4e12) = 6.0643 ÷ seconds, so 100% falls at 6.064 s: at 7 s it is
+// 86.6%, at 6 s 101.07%.
+TEST(Mfu, Finding33_AboveThePeakIsAWarning) {
+  Given g = {{"params", "1B"}, {"tokens", "1M"}, {"gpu", "h100-sxm"}, {"gpus", "1"}};
+  g["seconds"] = "7";
+  EXPECT_TRUE(warnings_of(run("mfu", g)).empty());
+  g["seconds"] = "6";
+  Derivation d = run("mfu", g);
+  EXPECT_NEAR(result(d, "mfu"), 1.0107, 0.0001);
+  auto w = warnings_of(d);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("101.1% of the bf16 peak"), std::string::npos) << w[0];
+}
+
+// The most reuse a kernel gets from an H100's 80 GB in bf16 (b = 2 B): a square matrix multiply
+// whose three operands fill it, n = sqrt(80e9 ÷ 6) = 115,470, reaches 2n ÷ 3b = 38,490 FLOP/B.
+// 4e13 FLOP over 1e9 B is 40,000 FLOP/B (past it); over 2e9 B, 20,000 (inside).
+TEST(Roofline, Finding33_AnIntensityNoKernelReachesIsAWarning) {
+  Given g = {{"gpu", "h100-sxm"}, {"flops", "4e13"}, {"bytes", "2e9"}};
+  EXPECT_TRUE(warnings_of(run("roofline", g)).empty());
+  g["bytes"] = "1e9";
+  auto w = warnings_of(run("roofline", g));
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("38,490 FLOP/B"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("40,000 FLOP/B"), std::string::npos) << w[0];
+}
+
+// llama-3.1-8b (8,030,261,248 parameters) in bf16 on one H100: one read of the weights is
+// 16.06 GB ÷ 3.35 TB/s = 4.794 ms; the matmuls at 50% of 989.4 TFLOP/s take
+// 2 × 8.03e9 × prompt ÷ 494.7e12 = 32.47 µs per token, so they pass the read at about 148 tokens:
+// a 100-token prompt (3.25 ms of matmuls) is memory-bound, a 200-token one (6.49 ms) is not.
+TEST(Prefill, Finding33_APromptTooShortToBeComputeBoundIsAWarning) {
+  Given g = {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm"}, {"prompt", "200"}};
+  EXPECT_TRUE(warnings_of(run("prefill", g)).empty());
+  g["prompt"] = "100";
+  auto w = warnings_of(run("prefill", g));
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("takes 4.794 ms"), std::string::npos) << w[0];
+}
+
+// llama-3.1-70b at tp 2 in bf16: 70,553,706,496 × 2 B ÷ 2 = 70.55 GB of weights per GPU leaves
+// 9.45 GB of an 80 GB H100. KV per token 2 × 80 × 8 × 128 × 2 B = 327,680 B; a sequence of 8,192
+// tokens holds 2.684 GB, 1.342 GB per GPU. Seven fit (9.39 GB), eight do not (10.74 GB): batch 4
+// is inside, batch 8 outside.
+TEST(Decode, Finding33_ABatchWhoseCacheDoesNotFitIsAWarning) {
+  Given g = {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"tp", "2"}, {"context", "8192"}};
+  g["batch"] = "4";
+  EXPECT_TRUE(warnings_of(run("decode", g)).empty());
+  g["batch"] = "8";
+  auto w = warnings_of(run("decode", g));
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("does not fit beside the weights"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("(10.74 GB per GPU)"), std::string::npos) << w[0];
+  // At tp 1 the weights alone (141 GB) pass the 80 GB.
+  g["tp"] = "1";
+  w = warnings_of(run("decode", g));
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("weights alone"), std::string::npos) << w[0];
+}
+
+// The same per-GPU figures for a static batch of 8,000 input + 192 output tokens (8,192 at the
+// end): 4 sequences fit beside the 70.55 GB of weights, 8 do not.
+TEST(Serve, Finding33_AStaticBatchThatDoesNotFitIsAWarning) {
+  Given g = {{"model", "llama-3.1-70b"}, {"gpu", "h100-sxm"}, {"tp", "2"}, {"input-tokens", "8000"},
+             {"output-tokens", "192"}, {"weights-dtype", "bf16"}, {"kv-dtype", "bf16"}};
+  g["batch"] = "4";
+  EXPECT_TRUE(warnings_of(run("serve", g)).empty());
+  g["batch"] = "8";
+  auto w = warnings_of(run("serve", g));
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("cannot run"), std::string::npos) << w[0];
+}
+
+// Queueing at a utilisation of 1 or more has no steady state: serve-rate refuses it (a stated
+// error, not a figure). Below, the prefill utilisation it reports is rate × one prefill's time,
+// which must stay under 1.
+TEST(ServeRate, Finding33_AUtilisationOfOneIsRefusedNotComputed) {
+  Given g = {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm"}, {"input-tokens", "4000"}, {"output-tokens", "10"}};
+  Derivation max = run("serve-rate", g);  // maximum load: the saturation rate
+  const double sat = result(max, "saturation_rate");
+  ASSERT_GT(sat, 0);
+  g["rate"] = format_significant(sat * 0.9, 6);
+  Derivation below = run("serve-rate", g);
+  double prefill = 0, utilisation = 0;
+  for (const auto& s : below.steps()) {
+    if (s.label == "One prompt's prefill at the mean length") prefill = s.value;
+    if (s.label == "Prefill utilisation") utilisation = s.value;
+  }
+  EXPECT_NEAR(utilisation, sat * 0.9 * prefill, 1e-6);
+  EXPECT_LT(utilisation, 1);
+  g["rate"] = format_significant(sat * 1.05, 6);
+  Errors e = errors_of("serve-rate", g);
+  ASSERT_FALSE(e.empty());
+  EXPECT_EQ(e.front().field, "rate");
+  EXPECT_NE(e.front().message.find("saturates"), std::string::npos) << e.front().message;
+}
+
 }  // namespace
 }  // namespace ridge::calc

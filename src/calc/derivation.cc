@@ -1,7 +1,10 @@
 #include "calc/derivation.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+
+#include "calc/dates.h"
 #include <nlohmann/json.hpp>
 
 namespace ridge::calc {
@@ -140,6 +143,42 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
+std::string date_in_words(std::string_view iso) {
+  static const char* kMonths[] = {"January", "February", "March",     "April",   "May",      "June",
+                                  "July",    "August",   "September", "October", "November", "December"};
+  if (iso.size() != 10 || iso[4] != '-' || iso[7] != '-') return std::string(iso);
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9}) {
+    if (!std::isdigit(static_cast<unsigned char>(iso[i]))) return std::string(iso);
+  }
+  const int month = (iso[5] - '0') * 10 + (iso[6] - '0'), day = (iso[8] - '0') * 10 + (iso[9] - '0');
+  if (month < 1 || month > 12 || day < 1 || day > 31) return std::string(iso);
+  return std::to_string(day) + " " + kMonths[month - 1] + " " + std::string(iso.substr(0, 4));
+}
+
+std::string dates_in_words(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    // A date stands alone in prose: after a space, an opening bracket or the start, and before a
+    // space, punctuation or the end; a date inside a URL ("/2025-11-17/") or an id stays as it is.
+    bool alone = i + 10 <= text.size() && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '(') &&
+                 (i + 10 == text.size() || std::string_view(" .,;:)").find(text[i + 10]) != std::string_view::npos);
+    if (alone) {
+      std::string_view candidate = text.substr(i, 10);
+      std::string words = date_in_words(candidate);
+      if (words != candidate) {
+        out += words;
+        i += 10;
+        continue;
+      }
+    }
+    out += text[i++];
+  }
+  return out;
+}
+
+// Dates in words in what a visitor reads (a chip's "as of", a lab figure's "measured on"); the
+// text and JSON keep the ISO date.
 std::string render_html(const Derivation& d) {
   std::string out = "<section class=\"derivation\" data-calculator=\"" +
                     html_escape(d.calculator()) + "\">\n";
@@ -147,7 +186,7 @@ std::string render_html(const Derivation& d) {
   if (!d.inputs().empty()) {
     out += "<dl class=\"inputs\">";
     for (const auto& in : d.inputs()) {
-      out += "<dt>" + html_escape(in.name) + "</dt><dd>" + html_escape(in.display) + "</dd>";
+      out += "<dt>" + html_escape(in.name) + "</dt><dd>" + html_escape(dates_in_words(in.display)) + "</dd>";
     }
     out += "</dl>\n";
   }
@@ -166,11 +205,11 @@ std::string render_html(const Derivation& d) {
   }
   if (!d.assumptions().empty()) {
     out += "<ul class=\"assumptions\">";
-    for (const auto& a : d.assumptions()) out += "<li>" + html_escape(a) + "</li>";
+    for (const auto& a : d.assumptions()) out += "<li>" + html_escape(dates_in_words(a)) + "</li>";
     out += "</ul>\n";
   }
   if (!d.conclusion().empty()) {
-    out += "<p class=\"conclusion\">" + html_escape(d.conclusion()) + "</p>\n";
+    out += "<p class=\"conclusion\">" + html_escape(dates_in_words(d.conclusion())) + "</p>\n";
   }
   out += "</section>\n";
   return out;

@@ -264,7 +264,7 @@ class Parser {
       n->text = name;
       return n;
     }
-    fail("'" + std::string(s_.substr(i_, 12)) + "' is not a number, a {{reference}}, a name or '('");
+    fail('\'' + std::string(s_.substr(i_, 12)) + "' is not a number, a {{reference}}, a name or '('");
     return nullptr;
   }
 

@@ -18,10 +18,10 @@ std::string dim_name(const Dim& d) {
     if (!side.empty()) side += "·";
     side += kNames[i];
     int e = std::abs(d[i]);
-    if (e > 1) side += "^" + std::to_string(e);
+    if (e > 1) side += '^' + std::to_string(e);
   }
   if (top.empty() && bottom.empty()) return "a plain number";
-  if (top.empty()) top = "1";
+  if (top.empty()) top = '1';
   return bottom.empty() ? top : top + "/" + bottom;
 }
 

@@ -55,7 +55,7 @@ Mixer latent_mixer(int64_t h, const LatentShape& s) {
   p += d(s.kv_lora_rank) * nh * d(s.nope + s.v);        // kv_b_proj
   p += nh * d(s.v) * hd;                                // o_proj
   x.kv_per_token = d(s.kv_lora_rank + s.rope);
-  x.kv_text = "(" + n(s.kv_lora_rank) + " + " + n(s.rope);
+  x.kv_text = '(' + n(s.kv_lora_rank) + " + " + n(s.rope);
   if (s.index_heads > 0) {
     const double ih = d(s.index_heads), id = d(s.index_head_dim);
     p += d(s.q_lora_rank) * ih * id + hd * id + 2 * id + hd * ih;

@@ -92,14 +92,14 @@ TrainingState training_state(double params, double shard_gpus, int zero_stage, b
     default: o /= shard_gpus; g /= shard_gpus; w /= shard_gpus; formula = "(w + g + o) / gpus × params"; break;
   }
   s.per_gpu_bytes = d.step("State per GPU (ZeRO-" + std::to_string(zero_stage) + ")" + tag, formula,
-                           "(" + num(w) + " + " + num(g) + " + " + num(o) + ") B × " + num(params), (w + g + o) * params,
+                           '(' + num(w) + " + " + num(g) + " + " + num(o) + ") B × " + num(params), (w + g + o) * params,
                            Unit::kBytes);
   return s;
 }
 
 double bubble_fraction(double stages, double microbatches, double virtual_stages, Derivation& d) {
   double idle = d.step("Idle per step", "(p − 1) / v microbatch slots",
-                       "(" + num(stages) + " − 1) / " + num(virtual_stages), (stages - 1) / virtual_stages, Unit::kNone);
+                       '(' + num(stages) + " − 1) / " + num(virtual_stages), (stages - 1) / virtual_stages, Unit::kNone);
   return d.step("Bubble fraction", "idle / (m + idle)",
                 format_significant(idle, 4) + " / (" + num(microbatches) + " + " + format_significant(idle, 4) + ")",
                 idle / (microbatches + idle), Unit::kRatio);

@@ -59,13 +59,15 @@ std::string seconds(double s, int significant) {
   return format_significant(s / 86400, significant) + " days";
 }
 
+// '$' as a char, not "$": GCC 12 at -O3 reports a false -Wrestrict on "literal" + std::string&&
+// (GCC PR 105651, fixed in 13); a char prefix takes another path and prints none.
 std::string usd(double v, int significant) {
   double a = std::fabs(v);
-  if (a >= 1e9) return "$" + format_significant(v / 1e9, significant) + "B";
-  if (a >= 1e6) return "$" + format_significant(v / 1e6, significant) + "M";
-  if (a >= 1000) return "$" + group_thousands(std::round(v));
-  if (a >= 1) return "$" + format_fixed(v, 2);
-  return "$" + format_significant(v, significant);
+  if (a >= 1e9) return '$' + format_significant(v / 1e9, significant) + "B";
+  if (a >= 1e6) return '$' + format_significant(v / 1e6, significant) + "M";
+  if (a >= 1000) return '$' + group_thousands(std::round(v));
+  if (a >= 1) return '$' + format_fixed(v, 2);
+  return '$' + format_significant(v, significant);
 }
 
 struct Target {

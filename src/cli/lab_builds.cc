@@ -101,7 +101,10 @@ std::string shell_quote(const std::string& s) {
 
 std::string command_line(const std::vector<std::string>& argv) {
   std::string cmd;
-  for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + shell_quote(a);
+  for (const auto& a : argv) {
+    if (!cmd.empty()) cmd += ' ';
+    cmd += shell_quote(a);
+  }
   return cmd;
 }
 

@@ -126,6 +126,24 @@ TEST(DesignGrader, LongCheckpointIntervalLosesGoodput) {
   EXPECT_EQ(v.suggestion->field, "checkpoint_minutes");
 }
 
+// Issue 33: an overhead past 100% was clamped to 99% and gave a silent time to train 100 times
+// the compute. Hand-derived: job MTBF = 1 ÷ (0.47 ÷ 1,000 × 16,384) days = 3.117 h, passed to the
+// checkpoint calculator as 3.12 h = 11,232 s; with no spare node every failure waits the 24 h
+// repair: 600 + 86,400 = 87,000 s; at the 30-minute interval the overhead is
+// 120/1,800 + (900 + 87,000)/11,232 = 0.0667 + 7.8259 = 7.893 (789%), over 1.
+// With the reference's 512 spares (64 nodes against a mean of 7.7 in repair) it is 0.12: it runs.
+TEST(DesignGrader, Finding33_OverheadPastTheRunCannotRun) {
+  const Challenge& c = challenge("checkpoint-interval-16k");
+  Verdict v = grade_with(c, c.reference, {{"spares", "0"}});
+  EXPECT_FALSE(v.runs);
+  EXPECT_FALSE(v.pass);
+  EXPECT_NE(v.failure.find("the run never finishes"), std::string::npos) << v.failure;
+  EXPECT_NE(v.failure.find("checkpoint overhead is 789%"), std::string::npos) << v.failure;
+  EXPECT_EQ(objective(v, "goodput").binding, "failures");
+  EXPECT_TRUE(objective(v, "goodput").unbounded);
+  EXPECT_TRUE(grade(c, c.reference, registry(), catalog(), {}).runs);
+}
+
 TEST(DesignGrader, SameSubmissionSameVerdict) {
   const Challenge& c = challenge("qwen-72b-kv-budget");
   EXPECT_EQ(verdict_json(grade(c, c.common_mistake, registry(), catalog(), {})),

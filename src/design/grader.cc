@@ -365,7 +365,18 @@ Evaluation evaluate_training(const Challenge& c, const Design& d, const calc::Re
     ev.failure_binding = "failures";
     return ev;
   }
-  const double overhead = std::min(0.99, result(*k, "overhead_fraction"));
+  // Range of validity (issue 33): at an overhead of 100% or more, writing and rework take all
+  // the time and the job never finishes; the time to train was a silent figure at a clamped
+  // 99% before, so the design is said not to run, with the overhead named.
+  if (result(*k, "overhead_fraction") >= 1) {
+    ev.runs = false;
+    ev.failure = "the checkpoint overhead is " + fmt(result(*k, "overhead_fraction") * 100) +
+                 "% of the run (job MTBF " + fmt(mtbf_h) + " h, each failure costs " + fmt(restart) + " s with " +
+                 std::to_string(spare_nodes) + " spare nodes): writing and rework take all the time, so the run never finishes";
+    ev.failure_binding = "failures";
+    return ev;
+  }
+  const double overhead = result(*k, "overhead_fraction");
   MetricValue good;
   good.value = 1 - overhead;
   good.binding = "failures";

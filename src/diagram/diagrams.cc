@@ -486,7 +486,8 @@ Result<Rendered> checkpoint(Given params, const calc::Registry& registry, const 
   std::string pts;
   for (int i = 0; i <= 80; ++i) {
     double t = std::pow(10, x0 + (x1 - x0) * i / 80);
-    pts += (i ? " " : "") + fmt(X(t)) + "," + fmt(Y(overhead(t)));
+    if (i) pts += ' ';
+    pts += fmt(X(t)) + ',' + fmt(Y(overhead(t)));
   }
   for (int i = 0; i <= 4; ++i) {
     double v = ymax * i / 4;

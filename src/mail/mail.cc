@@ -92,7 +92,7 @@ std::string deliver_smtp(const MailConfig& config, const std::string& recipient,
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   CURL* curl = curl_easy_init();
   if (!curl) return "curl_easy_init failed";
-  std::string from = "<" + config.from_address() + ">", to = "<" + recipient + ">";
+  std::string from = '<' + config.from_address() + '>', to = '<' + recipient + '>';
   curl_slist* rcpt = curl_slist_append(nullptr, to.c_str());
   Upload upload{&message};
   curl_easy_setopt(curl, CURLOPT_URL, config.smtp_url.c_str());
@@ -237,7 +237,7 @@ LinkSigner::LinkSigner(const std::string& secret) {
 std::string LinkSigner::sign(const std::string& purpose, const std::vector<std::string>& fields) const {
   // Length-prefixed, so no two field lists sign the same bytes.
   std::string message = std::to_string(purpose.size()) + ":" + purpose;
-  for (const auto& f : fields) message += "|" + std::to_string(f.size()) + ":" + f;
+  for (const auto& f : fields) message += '|' + std::to_string(f.size()) + ':' + f;
   unsigned char mac[crypto_auth_hmacsha256_BYTES];
   crypto_auth_hmacsha256_state st;
   crypto_auth_hmacsha256_init(&st, key_, sizeof key_);

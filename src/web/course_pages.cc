@@ -110,7 +110,7 @@ View to_view(const CourseView& v) {
       for (const auto& [key, value] : call.args) {
         bool plain = !value.empty() && value.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,-_/:+") == std::string::npos;
         command += " --" + key + " " + (plain ? value : "'" + value + "'");
-        query += (query.empty() ? "?" : "&") + url_encode(key) + "=" + url_encode(value);
+        query += (query.empty() ? '?' : '&') + url_encode(key) + '=' + url_encode(value);
       }
     }
     put(module, "exercise", command);

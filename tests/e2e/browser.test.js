@@ -261,6 +261,36 @@ test("no page scrolls sideways at 375 px", async () => {
   await page.close();
 });
 
+// Issue 33: the widgets added since (the home widget's paste and upload, Work it, the mock
+// loops, the printable course, the hardware tables, each kind of drill) at 375 px, opened as a
+// visitor uses them: the paste box shown, a loop started, a Work it exercise open.
+test("the newer widgets do not scroll sideways at 375 px", async () => {
+  const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
+  const { page } = await signUp(context, "narrow");
+  const wide = [];
+  const measure = async (label) => {
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (width > 375) wide.push(`${label}: ${width}px`);
+  };
+  await page.goto(server.url + "/");
+  await page.click("details.config-upload > summary");
+  await page.fill("#fit-config", JSON.stringify({ hidden_size: 8192, num_hidden_layers: 80, num_attention_heads: 64 }));
+  await measure("/ (config.json pasted)");
+  const drills = ["kv-per-token", "max-sequences", "decode-tps", "allreduce", "coalescing-sectors", "bank-conflicts",
+                  "occupancy", "zero-state", "bubble"];
+  for (const path of ["/hardware", "/courses/kernels/print", "/q/kv-cache-and-paged-attention/work", "/rehearse?company=anthropic",
+                      "/drill", ...drills.map((t) => "/drill?template=" + t)]) {
+    await page.goto(server.url + path);
+    await measure(path);
+  }
+  await page.goto(server.url + "/rehearse?company=anthropic");
+  await Promise.all([page.waitForNavigation(), page.click("#start-rehearsal")]);
+  assert.match(page.url(), /\/rehearsals\/\d+$/);
+  await measure("/rehearsals/ID");
+  assert.deepEqual(wide, []);
+  await context.close();
+});
+
 // ---- issue 20: lists, search, practice and fixes, as a candidate uses them ----
 
 async function signUp(context, prefix) {

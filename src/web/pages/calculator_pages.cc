@@ -195,7 +195,7 @@ std::string calculator_page(const Site& site, const calc::Calculator& c, const c
     v.diagram_kind = diagram::kind_for_calculator(c.name);
   }
   for (const auto& [k, value] : values) {
-    v.query += (v.query.empty() ? "?" : "&") + url_encode(k) + "=" + url_encode(value);
+    v.query += (v.query.empty() ? '?' : '&') + url_encode(k) + '=' + url_encode(value);
     v.values.emplace_back(k, value);
   }
   return layout(site, v.title, c.summary, render("calculator", to_view(v)));

@@ -2,6 +2,7 @@
 #include "web/pages.h"
 
 #include "bank/markdown.h"
+#include "calc/dates.h"
 
 
 
@@ -67,11 +68,11 @@ View to_view(const CompanyView& v) {
   put(d, "kind", c.kind);
   put(d, "confidence", c.confidence.empty() ? View(false) : confidence_view(c.confidence));
   put(d, "has_updated", !c.updated.empty());
-  put(d, "updated", c.updated);
+  put(d, "updated", calc::date_in_words(c.updated));
   put(d, "has_summary", !c.summary.empty());
-  put(d, "summary_html", bank::inline_markdown_html(c.summary));
+  put(d, "summary_html", bank::inline_markdown_html(calc::dates_in_words(c.summary)));
   put(d, "has_note", !c.note.empty());
-  put(d, "note", c.note);
+  put(d, "note", calc::dates_in_words(c.note));
   put(d, "has_sources", !c.sources.empty());
   ViewList rounds;
   for (const auto& r : c.rounds) {
@@ -113,7 +114,7 @@ View to_view(const CompanyView& v) {
   put(d, "questions", std::move(questions));
   for (const auto& s : c.sources) {
     sources.push_back(View(kainjow::mustache::object{
-        {"id", s.id}, {"title", s.title}, {"kind", s.kind}, {"url", s.url}, {"read", s.read}}));
+        {"id", s.id}, {"title", calc::dates_in_words(s.title)}, {"kind", s.kind}, {"url", s.url}, {"read", calc::date_in_words(s.read)}}));
   }
   put(d, "sources", std::move(sources));
   return d;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "calc/dates.h"
 #include "web/http.h"
 #include "web/pages/parts.h"
 
@@ -154,7 +155,7 @@ View to_view(const HomeView& v) {
     put(chip, "bf16", calc::format_quantity(bf16, calc::Unit::kFlopPerSecond));
     put(chip, "fp8", fp8 > 0 ? calc::format_quantity(fp8, calc::Unit::kFlopPerSecond) : "none");
     put(chip, "ridge", calc::format_significant(bf16 / a->memory_bandwidth, 3));
-    put(chip, "as_of", a->as_of);
+    put(chip, "as_of", calc::date_in_words(a->as_of));
     chips.push_back(std::move(chip));
   }
   put(d, "chips", std::move(chips));
@@ -290,9 +291,15 @@ View quantity_view(double value, calc::Unit unit) {
                                         {"sort", calc::format_significant(value, 6)}});  // a sortable column's key
 }
 
+// "2022-03-01" as 20220301: the "As of" column sorts by date while it shows the date in words.
+std::string iso_sort_key(std::string iso) {
+  iso.erase(std::remove(iso.begin(), iso.end(), '-'), iso.end());
+  return iso;
+}
+
 // source_link.mustache: a source's name, linked when it has a URL.
 View source_view(const std::string& name, const std::string& url) {
-  return View(kainjow::mustache::object{{"name", name}, {"url", url}, {"has_url", !url.empty()}});
+  return View(kainjow::mustache::object{{"name", calc::dates_in_words(name)}, {"url", url}, {"has_url", !url.empty()}});
 }
 
 // hardware.mustache: every accelerator's figures, then the vendors' systems.
@@ -326,7 +333,9 @@ View to_view(const HardwareView& v) {
                                                    {"power", quantity_view(a->power_watts, calc::Unit::kWatts)},
                                                    {"peaks", peaks},
                                                    {"source", source_view(a->source, a->source_url)},
-                                                   {"as_of", a->as_of}}));
+                                                   {"as_of", a->as_of},
+                                                   {"as_of_words", calc::date_in_words(a->as_of)},
+                                                   {"as_of_sort", iso_sort_key(a->as_of)}}));
     if (!a->has_system()) continue;
     const auto& s = a->system;
     systems.push_back(View(kainjow::mustache::object{{"name", s.name},
@@ -336,7 +345,8 @@ View to_view(const HardwareView& v) {
                                                      {"power_per_gpu", quantity_view(s.power_per_gpu(), calc::Unit::kWatts)},
                                                      {"scale_out", quantity_view(s.scale_out_bandwidth(), calc::Unit::kBytesPerSecond)},
                                                      {"source", source_view(s.source, s.source_url)},
-                                                     {"as_of", s.as_of}}));
+                                                     {"as_of", s.as_of},
+                                                     {"as_of_words", calc::date_in_words(s.as_of)}}));
   }
   put(d, "dtypes", std::move(dtypes));
   put(d, "chips", std::move(chips));

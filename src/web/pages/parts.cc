@@ -111,7 +111,11 @@ FieldView field_view(const Site& site, const calc::ParamSpec& spec, const calc::
   auto it = values.find(spec.name);
   v.value = it != values.end() ? it->second : spec.default_value;
   v.example = spec.example;
-  v.hint = without_flags(spec.help);
+  // The engine's help is written for the command line ("model id from data/models (or give
+  // --config)"); a visitor picks from the list, so the catalog fields say that (issue 33).
+  if (spec.type == calc::ParamType::kGpu) v.hint = "an accelerator from the list; its figures are on the hardware page";
+  else if (spec.type == calc::ParamType::kModel) v.hint = "a model from the list";
+  else v.hint = without_flags(spec.help);
   std::string accepted = calc::accepted_range(spec, site.catalog);
   if (spec.type == calc::ParamType::kNumber || spec.type == calc::ParamType::kCount) {
     std::string unit(calc::unit_symbol(spec.unit));

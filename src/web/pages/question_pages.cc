@@ -3,6 +3,7 @@
 #include "web/pages.h"
 
 #include "bank/markdown.h"
+#include "calc/dates.h"
 
 #include <algorithm>
 #include <cctype>
@@ -146,20 +147,6 @@ View to_view(const QuestionView& v) {
 
 }  // namespace
 
-namespace {
-
-// "2026-11-30" as "30 November 2026"; anything else as it is (issue 33 item 10: dates in words).
-std::string date_in_words(const std::string& iso) {
-  static const char* kMonths[] = {"January", "February", "March",     "April",   "May",      "June",
-                                  "July",    "August",   "September", "October", "November", "December"};
-  if (iso.size() != 10 || iso[4] != '-' || iso[7] != '-') return iso;
-  int month = std::atoi(iso.substr(5, 2).c_str()), day = std::atoi(iso.substr(8, 2).c_str());
-  if (month < 1 || month > 12 || day < 1 || day > 31) return iso;
-  return std::to_string(day) + " " + kMonths[month - 1] + " " + iso.substr(0, 4);
-}
-
-}  // namespace
-
 std::string question_page(const Site& site, const bank::Question& q, bool workable) {
   QuestionView v;
   v.workable = workable;
@@ -168,7 +155,7 @@ std::string question_page(const Site& site, const bank::Question& q, bool workab
   v.difficulty = bank::difficulty_name(q.difficulty);
   v.slug = q.slug;
   v.title = q.title;
-  v.updated = date_in_words(q.updated);
+  v.updated = calc::date_in_words(q.updated);
   v.tldr = q.tldr;
   v.lab = q.lab;
   v.behavioral = q.topic == "behavioral";

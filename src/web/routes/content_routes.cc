@@ -40,7 +40,7 @@ PageCache render_pages(const Site& site, const AppOptions& options, const servic
   // `personal`: the page is only ever answered as personal (the locked and paywalled copies of
   // a paid question), so its personal header block is prepared with it.
   auto cache = [&](std::string path, std::string body, bool personal = false) {
-    std::string etag = "\"" + content_hash(body) + "\"";
+    std::string etag = '"' + content_hash(body) + '"';
     Response headers;
     add_standard_headers(headers);
     std::string common;
@@ -63,7 +63,7 @@ PageCache render_pages(const Site& site, const AppOptions& options, const servic
   for (const auto& t : bank.topics) cache("/topics/" + t.id, topic_page(site, t));
   for (const auto& t : bank.tracks) cache("/tracks/" + t.id, track_page(site, t));
   for (bank::Difficulty d : {bank::Difficulty::kEasy, bank::Difficulty::kMedium, bank::Difficulty::kHard, bank::Difficulty::kExpert}) {
-    cache("/" + std::string(bank::difficulty_name(d)), difficulty_page(site, d));
+    cache('/' + std::string(bank::difficulty_name(d)), difficulty_page(site, d));
   }
   for (const auto& [id, c] : bank.concepts) cache("/concepts/" + id, concept_page(site, c));
   for (const auto& [id, c] : bank.companies) cache("/companies/" + id, company_page(site, c));

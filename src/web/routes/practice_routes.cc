@@ -214,7 +214,7 @@ Response readiness(const Request& req, const Context& ctx) {
     body = check_page(*check);
   } else if (action == "finish") {
     auto scored = ctx.readiness->finish(v.user_id, form_value(form, "payload"), form_value(form, "mac"),
-                                        [&](int n) { return form_value(form, "a" + std::to_string(n)); });
+                                        [&](int n) { return form_value(form, 'a' + std::to_string(n)); });
     if (!scored) {
       // An altered or malformed check is answered in plain text, as it always was.
       const auto& f = scored.error();
