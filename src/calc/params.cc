@@ -59,8 +59,24 @@ std::string strip_unit_word(std::string_view s, std::string_view word) {
 // The scale a suffix stands for in `unit`, or nullopt with `accepted` filled in.
 std::optional<double> suffix_scale(Unit unit, bool count_type, std::string_view s,
                                    std::string& accepted) {
+  // The unit's word as the engine prints it ("300 tokens", "12k tokens/s"): an answer copied in
+  // that form reads as the number (Work it refused "300 tokens" as an unknown suffix).
+  std::string without_word;
+  if (unit == Unit::kTokens) {
+    without_word = strip_unit_word(strip_unit_word(s, "tokens"), "token");
+    s = without_word;
+  } else if (unit == Unit::kTokensPerSecond) {
+    without_word = strip_unit_word(strip_unit_word(s, "tokens/s"), "tok/s");
+    s = without_word;
+  }
+  const std::string word = unit == Unit::kTokens ? " (the word tokens may follow)"
+                           : unit == Unit::kTokensPerSecond ? " (tokens/s may follow)" : "";
   if (count_type) {
-    accepted = "a whole number, optionally with k (1e3), M, B or G (1e9), T, Ki (1024), Mi, Gi";
+    accepted = "a whole number, optionally with k (1e3), M, B or G (1e9), T, Ki (1024), Mi, Gi" + word;
+    return lookup(kCountSuffixes, s);
+  }
+  if (unit == Unit::kTokens || unit == Unit::kTokensPerSecond) {
+    accepted = "a number, optionally with k (1e3), M, B (1e9) or T" + word;
     return lookup(kCountSuffixes, s);
   }
   switch (unit) {

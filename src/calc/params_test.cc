@@ -19,6 +19,20 @@ TEST(Params, CountsAcceptSuffixes) {
   EXPECT_DOUBLE_EQ(*parse_number(tokens(), "1,000,000"), 1e6);
 }
 
+// The engine prints token counts and rates with their word ("300 tokens", "12k tokens/s"); an
+// answer typed the same way reads as the number (Work it refused it as an unknown suffix).
+TEST(Params, TokensAcceptTheirOwnWord) {
+  EXPECT_DOUBLE_EQ(*parse_number(tokens(), "300 tokens"), 300);
+  EXPECT_DOUBLE_EQ(*parse_number(tokens(), "8k tokens"), 8000);
+  EXPECT_DOUBLE_EQ(*parse_number(tokens(), "1 token"), 1);
+  ParamSpec rate = detail::number("rate", Unit::kTokensPerSecond, "", 0, 1e12);
+  EXPECT_DOUBLE_EQ(*parse_number(rate, "12k tokens/s"), 12000);
+  EXPECT_DOUBLE_EQ(*parse_number(rate, "950 tok/s"), 950);
+  auto bad = parse_number(tokens(), "300 bytes");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.errors()[0].accepted.find("tokens may follow"), std::string::npos) << bad.errors()[0].accepted;
+}
+
 TEST(Params, BytesAndBandwidthAcceptUnits) {
   EXPECT_DOUBLE_EQ(*parse_number(bytes(), "80GB"), 80e9);
   EXPECT_DOUBLE_EQ(*parse_number(bytes(), "1GiB"), 1073741824.0);

@@ -60,9 +60,13 @@ test("the dated hardware table links to the full spec table, one row per chip", 
   assert.equal(homeRows, stated, "the count in the facts line is the table's");
   await Promise.all([page.waitForNavigation(), page.click('a[href="/hardware"] >> nth=0')]);
   assert.equal(await page.locator("table.specs").first().locator("tbody tr").count(), stated);
-  // Each chip row cites its source and its date.
+  // Each chip row cites its source and its date: in words, with the ISO date in <time datetime>.
   const dated = await page.locator("table.specs").first().locator("tbody tr").evaluateAll((rows) =>
-    rows.filter((r) => /\d{4}-\d{2}-\d{2}/.test(r.lastElementChild.textContent)).length);
+    rows.filter((r) => {
+      const t = r.lastElementChild.querySelector("time");
+      return t && /^\d{4}-\d{2}-\d{2}$/.test(t.getAttribute("datetime")) &&
+        /^\d{1,2} (January|February|March|April|May|June|July|August|September|October|November|December) \d{4}$/.test(t.textContent);
+    }).length);
   assert.equal(dated, stated);
   await page.close();
 });

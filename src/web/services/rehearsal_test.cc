@@ -208,7 +208,6 @@ TEST(Rehearsal, StandInKindsSaySo) {
   EXPECT_FALSE(engine_score({"n", Kind::kNumeric, 30, "", "x", "", false}, "42").has_value());
 }
 
-
 // Design rounds (issue 35): a design round's answer, as `field = value` lines among notes, is
 // graded by the design grader, and the objectives passed give the "numbers right" score.
 TEST(Rehearsal, DesignRoundsAreScoredByTheDesignGrader) {
@@ -266,6 +265,8 @@ TEST(Rehearsal, DesignRoundsAreScoredByTheDesignGrader) {
   v.objectives[2].pass = true;
   v.runs = false;
   EXPECT_EQ(design_score(v), 1);  // a design that cannot run scores 1 whatever it reports
+}
+
 // The numbers-right line from the steps right (kNumericScoreRule), by hand: all right 4, at
 // least half 3, at least one 2, none 1.
 TEST(Rehearsal, NumericScoreRule) {
