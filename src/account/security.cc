@@ -79,6 +79,7 @@ class Admission {
 
 int hashes_admitted() { return admitted().load(); }
 int hashes_running() { return running().load(); }
+bool hashing_full() { return admitted().load() >= admission_limit(); }
 
 Verified verify_password_bounded(const std::string& hash, const std::string& password) {
   Admission admission;

@@ -28,6 +28,9 @@ std::optional<std::string> hash_password_bounded(const std::string& password);
 int hashes_admitted();
 // Hashes running now (holding a slot), for tests.
 int hashes_running();
+// Every place among the hashes running or waiting is taken: a bounded call now would answer
+// busy. A caller checks it first to answer busy without the store round trips a refusal costs.
+bool hashing_full();
 
 // 32 random bytes as 64 hex characters.
 std::string random_token();

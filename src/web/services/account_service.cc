@@ -98,6 +98,9 @@ Outcome<int64_t> AccountService::sign_in(const std::string& email, const std::st
   std::string pair = "pair:" + network + "|" + email, addr = "addr:" + network, acct = "acct:" + email;
   double retry = 0;
   using Answer = account::StoreRateLimiter::Answer;
+  // Every hashing place taken (a flood): busy at once, before the five store round trips (two of
+  // them writes) that a refusal after the budgets costs; nothing is learnt or counted either way.
+  if (account::hashing_full()) return hashing_busy();
   // Refused outright only for this (network, account) pair's own failures.
   Answer verdict = by_pair_->exhausted(pair, &retry);
   if (verdict == Answer::kUnavailable) return Failure::unavailable("sign-in budget unreadable");
