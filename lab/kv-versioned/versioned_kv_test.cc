@@ -123,8 +123,10 @@ TEST(VersionedKv, ReadsAtAFixedVersionAreRepeatableUnderConcurrentWrites) {
   auto writer = std::async(std::launch::async, [&] {
     for (int i = 0; !stop.load(); ++i) kv.put(std::string("k").append(std::to_string(i % 10)), std::string("w").append(std::to_string(i)));
   });
+  // At least 2000 rounds, and on until the writer has written 100 times: on a busy machine the
+  // reader could finish before the writer ran once, and the test proved nothing (it failed so).
   auto reader = std::async(std::launch::async, [&] {
-    for (int round = 0; round < 2000; ++round) {
+    for (int round = 0; round < 2000 || kv.current_version() < pinned + 100; ++round) {
       for (int i = 0; i < 10; ++i) {
         const auto r = kv.get_at(std::string("k").append(std::to_string(i)), pinned);
         if (r.status != ReadStatus::kFound || r.value != "initial") return false;
