@@ -98,19 +98,24 @@ class ServerTest : public ::testing::Test {
     testing::remove_database(path_);
   }
 
-  // Starts the server with one I/O thread (and `workers` workers; 0: the default); returns its port.
-  unsigned short start(int workers = 0) {
+  // Options for one I/O thread (and `workers` workers; 0: the default), on a free port.
+  static ServerOptions one_thread(int workers = 0) {
     ServerOptions o;
     o.port = 0;
     o.threads = 1;
     o.workers = workers;
     o.handle_signals = false;
+    return o;
+  }
+  // Starts the server with `o` on a thread; returns its port. run()'s code lands in exit_code_.
+  unsigned short start(ServerOptions o) {
     std::promise<unsigned short> listening;
     o.on_listening = [&listening](unsigned short p) { listening.set_value(p); };
     server_ = std::make_unique<Server>(*app_, o);
-    thread_ = std::thread([this] { server_->run(); });
+    thread_ = std::thread([this] { exit_code_.set_value(server_->run()); });
     return listening.get_future().get();
   }
+  unsigned short start(int workers = 0) { return start(one_thread(workers)); }
 
   // Signs up `email` through the handler directly (before the server starts) and returns the
   // bookmark request that visitor's browser would send over the wire.
@@ -154,6 +159,7 @@ class ServerTest : public ::testing::Test {
   std::unique_ptr<App> app_;
   std::unique_ptr<Server> server_;
   std::thread thread_;
+  std::promise<int> exit_code_;
 };
 
 TEST_F(ServerTest, ASlowStoreCallDoesNotDelayAStaticPageOnTheSameIoThread) {
@@ -229,24 +235,15 @@ TEST_F(ServerTest, Finding28_ReadyzFailsWhileTheWorkerPoolIsStuck) {
 // documented 10 s). The shutdown now gives requests the grace and then returns without them.
 TEST_F(ServerTest, Finding28_ShutdownIsBoundedByTheGraceWhateverIsInFlight) {
   std::string bookmark = bookmark_request("held@example.com");
-  ServerOptions o;
-  o.port = 0;
-  o.threads = 1;
-  o.workers = 1;
-  o.handle_signals = false;
+  ServerOptions o = one_thread(1);
   o.shutdown_grace = std::chrono::seconds(1);
-  std::promise<unsigned short> listening;
-  o.on_listening = [&listening](unsigned short p) { listening.set_value(p); };
-  server_ = std::make_unique<Server>(*app_, o);
-  std::promise<int> rc;
-  thread_ = std::thread([this, &rc] { rc.set_value(server_->run()); });
-  unsigned short port = listening.get_future().get();
+  unsigned short port = start(o);
   lock_database();  // the request's write waits in SQLite's busy handler (5 s), on the only worker
   auto held = std::async(std::launch::async, [&] { return exchange(port, bookmark, std::chrono::seconds(5)); });
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   auto t0 = Clock::now();
   server_->stop();
-  auto returned = rc.get_future();
+  auto returned = exit_code_.get_future();
   ASSERT_EQ(returned.wait_for(std::chrono::seconds(4)), std::future_status::ready) << "shutdown waited past the grace";
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
   EXPECT_EQ(returned.get(), Server::kAbandonedWork);
@@ -266,19 +263,11 @@ TEST_F(ServerTest, Finding28_ShutdownIsBoundedByTheGraceWhateverIsInFlight) {
 // server the second bookmark queued behind the first on that worker, and so did the search.
 TEST_F(ServerTest, Finding28_LargeBodiesRunOnALaneOfTheirOwnAndItsOverflowIs503) {
   std::string bookmark = bookmark_request("heavy@example.com");
-  ServerOptions o;
-  o.port = 0;
-  o.threads = 1;
-  o.workers = 1;
+  ServerOptions o = one_thread(1);
   o.heavy_body = 16;  // the bookmark's JSON body is 38 bytes
   o.heavy_workers = 1;
   o.heavy_queue = 1;
-  o.handle_signals = false;
-  std::promise<unsigned short> listening;
-  o.on_listening = [&listening](unsigned short p) { listening.set_value(p); };
-  server_ = std::make_unique<Server>(*app_, o);
-  thread_ = std::thread([this] { server_->run(); });
-  unsigned short port = listening.get_future().get();
+  unsigned short port = start(o);
   lock_database();  // the first bookmark's write waits in SQLite's busy handler on the heavy lane
   auto held = std::async(std::launch::async, [&] { return exchange(port, bookmark, std::chrono::seconds(10)); });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));

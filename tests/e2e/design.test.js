@@ -2,24 +2,13 @@
 // mistake to a passing design by following the verdict's suggestion, through the form as a
 // candidate uses it; the live figures (app.js) follow the edits; the attempts are kept and the
 // passing design is on the board.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
-import { startServer, chromiumOptions } from "./server.js";
+import { serverAndBrowser } from "./server.js";
 import { signUp } from "./pages.js";
 
-let server, browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await chromium.launch(chromiumOptions);
-});
-
-after(async () => {
-  await browser?.close();
-  const result = await server?.stop();
-  assert.equal(result.code, 0, "the server exits 0 on SIGTERM");
-});
+// The server and Chromium for the whole file; the server must exit 0 on SIGTERM at the end.
+const env = serverAndBrowser();
 
 // chat-70b-interactive's common mistake (content/challenges/chat-70b-interactive.toml): one
 // TP-8 replica with a batch cap of 128, bf16 weights and KV.
@@ -32,11 +21,11 @@ async function setField(page, name, value) {
 }
 
 test("a serving challenge goes from its common mistake to a pass by following the suggestions", async () => {
-  const context = await browser.newContext();
-  await signUp(context, server.url, "design-" + Date.now() + "@example.com");
+  const context = await env.browser.newContext();
+  await signUp(context, env.server.url, "design-" + Date.now() + "@example.com");
   const page = await context.newPage();
 
-  await page.goto(server.url + "/design");
+  await page.goto(env.server.url + "/design");
   await Promise.all([page.waitForNavigation(), page.click("a[href='/design/chat-70b-interactive']")]);
   // The form starts blank (the reference is not given away) and the timer runs.
   assert.equal(await page.inputValue("#design-replicas"), "");

@@ -1,32 +1,21 @@
 // Mock loops (issue 36) in a real browser: a three-round company loop (Meta's page reports
 // three rounds) from the company page to the report, through the forms as a candidate uses them.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
-import { startServer, chromiumOptions } from "./server.js";
+import { serverAndBrowser } from "./server.js";
 
-let server, browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await chromium.launch(chromiumOptions);
-});
-
-after(async () => {
-  await browser?.close();
-  const result = await server?.stop();
-  assert.equal(result.code, 0, "the server exits 0 on SIGTERM");
-});
+// The server and Chromium for the whole file; the server must exit 0 on SIGTERM at the end.
+const env = serverAndBrowser();
 
 test("a three-round loop runs end to end and reports", async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const page = await context.newPage();
-  await page.goto(server.url + "/signup");
+  await page.goto(env.server.url + "/signup");
   await page.fill("#email", "rehearse-" + Date.now() + "@example.com");
   await page.fill("#password", "correct horse battery");
   await Promise.all([page.waitForNavigation(), page.click("form.calc button[type=submit]")]);
 
-  await page.goto(server.url + "/companies/meta");
+  await page.goto(env.server.url + "/companies/meta");
   await Promise.all([page.waitForNavigation(), page.click("#rehearse a")]);
   await Promise.all([page.waitForNavigation(), page.click("#start-rehearsal")]);
   const id = new URL(page.url()).pathname.split("/").pop();
@@ -81,7 +70,7 @@ test("a three-round loop runs end to end and reports", async () => {
   assert.equal(due.due.length, 1, "the weak round's question is in FSRS");
 
   // The dashboard lists it with its line means.
-  await page.goto(server.url + "/dashboard");
+  await page.goto(env.server.url + "/dashboard");
   assert.match(await page.locator("#rehearsals").textContent(), /lean hire/);
   await context.close();
 });

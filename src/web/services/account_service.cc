@@ -76,6 +76,8 @@ Outcome<SignUp> AccountService::sign_up(const std::string& email, const std::str
   if (auto why = account::check_password(password); !why.empty()) {
     return Failure::invalid({"password", "", "password " + why, "10 characters or more, not a common password"});
   }
+  // Every hashing place taken: busy before the budget's write (a busy answer spends no token).
+  if (account::hashing_full()) return hashing_busy();
   double retry = 0;
   using Answer = account::StoreRateLimiter::Answer;
   Answer signup = by_signup_->allow(account::network_key(client_address), &retry);
@@ -322,6 +324,7 @@ Outcome<int> AccountService::set_new_per_day(int64_t user_id, const std::string&
 std::optional<Failure> AccountService::check_current(int64_t user_id, const std::string& hash, const std::string& current,
                                                       const std::string& wrong) const {
   using Answer = account::StoreRateLimiter::Answer;
+  if (account::hashing_full()) return hashing_busy();  // before the reservation's two writes
   Reservation reserved(*by_settings_, "settings:" + std::to_string(user_id));
   if (reserved.answer() == Answer::kUnavailable) return Failure::unavailable("settings budget unreadable");
   if (reserved.answer() == Answer::kLimited) return limited("too many wrong passwords", reserved.retry());

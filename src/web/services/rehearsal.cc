@@ -433,28 +433,39 @@ int numeric_score(size_t right, size_t steps) {
 }
 
 namespace {
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+std::string_view trim(std::string_view s, std::string_view also = "") {
+  auto drop = [also](char c) { return std::isspace(static_cast<unsigned char>(c)) || also.find(c) != std::string_view::npos; };
+  while (!s.empty() && drop(s.front())) s.remove_prefix(1);
+  while (!s.empty() && drop(s.back())) s.remove_suffix(1);
   return s;
+}
+
+// The `name SEP value` lines of an answer (SEP any of `separators`), in order, name and value
+// trimmed of spaces and of the characters in `quotes`; other lines are notes and skipped. One
+// pass over the answer (at most kMaxAnswerBytes), used by numeric and design rounds alike.
+std::vector<std::pair<std::string_view, std::string_view>> assignments(std::string_view answer, std::string_view separators,
+                                                                        std::string_view quotes = "") {
+  std::vector<std::pair<std::string_view, std::string_view>> out;
+  while (!answer.empty()) {
+    const size_t nl = answer.find('\n');
+    const std::string_view line = answer.substr(0, nl);
+    answer = nl == std::string_view::npos ? std::string_view() : answer.substr(nl + 1);
+    const size_t sep = line.find_first_of(separators);
+    if (sep == std::string_view::npos) continue;
+    out.emplace_back(trim(line.substr(0, sep), quotes), trim(line.substr(sep + 1), quotes));
+  }
+  return out;
 }
 }  // namespace
 
 NumericGrade grade_numeric(const practice::Exercise& ex, const std::string& answer, const WorkService& work) {
   NumericGrade out;
   std::vector<std::optional<std::string>> given(ex.steps.size());
-  // One pass over the answer's lines (at most kMaxAnswerBytes): the first line naming a step
-  // is its answer. Work per answer: one grade per step, whatever the answer holds.
-  std::string_view rest = answer;
-  while (!rest.empty()) {
-    const size_t nl = rest.find('\n');
-    std::string_view line = rest.substr(0, nl);
-    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-    const size_t eq = line.find('=');
-    if (eq == std::string_view::npos) continue;
-    const std::string_view name = trim(line.substr(0, eq));
+  // The first line naming a step is its answer. Work per answer: one grade per step, whatever
+  // the answer holds.
+  for (const auto& [name, value] : assignments(answer, "=")) {
     for (size_t i = 0; i < ex.steps.size(); ++i) {
-      if (!given[i] && ex.steps[i].ref == name) given[i] = std::string(trim(line.substr(eq + 1)));
+      if (!given[i] && ex.steps[i].ref == name) given[i] = std::string(value);
     }
   }
   for (size_t i = 0; i < ex.steps.size(); ++i) {
@@ -504,24 +515,9 @@ const design::Challenge* design_challenge_for(const PlannedRound& round, const s
 design::Design design_from_answer(const design::Challenge& c, const std::string& answer) {
   design::Design d;
   const auto open = DesignService::open_fields(c);
-  auto trim = [](std::string t) {
-    const char* space = " \t\r\"'`";
-    t.erase(0, t.find_first_not_of(space));
-    const size_t end = t.find_last_not_of(space);
-    t.erase(end == std::string::npos ? 0 : end + 1);
-    return t;
-  };
-  size_t at = 0;
-  while (at <= answer.size()) {
-    size_t end = answer.find('\n', at);
-    if (end == std::string::npos) end = answer.size();
-    const std::string line = answer.substr(at, end - at);
-    at = end + 1;
-    const size_t sep = line.find_first_of("=:");
-    if (sep == std::string::npos) continue;
-    const std::string name = trim(line.substr(0, sep)), value = trim(line.substr(sep + 1));
+  for (const auto& [name, value] : assignments(answer, "=:", "\"'`")) {
     for (const design::FieldSpec* spec : open) {
-      if (spec->name == name && !value.empty()) d[name] = value.substr(0, 64);
+      if (spec->name == name && !value.empty()) d[spec->name] = std::string(value.substr(0, 64));
     }
   }
   return d;

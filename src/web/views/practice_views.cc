@@ -1,11 +1,11 @@
 #include "web/views/practice_views.h"
 
-#include "bank/markdown.h"
-
 #include <algorithm>
 
-#include "calc/derivation.h"
+#include "bank/markdown.h"
 #include "billing/billing.h"
+#include "calc/dates.h"
+#include "calc/derivation.h"
 #include "calc/units.h"
 #include "practice/card_state.h"
 #include "web/http.h"
@@ -55,10 +55,8 @@ View review_item(const bank::Question& q) {
 
 // "6 December 2026" (UTC): a date as a reader writes it, not an HTTP header's.
 std::string date_in_words(int64_t unix_seconds) {
-  static const char* kMonths[] = {"January", "February", "March",     "April",   "May",      "June",
-                                  "July",    "August",   "September", "October", "November", "December"};
   // Civil date from days since 1970-01-01 (H. Hinnant, "chrono-Compatible Low-Level Date
-  // Algorithms", days_from_civil's inverse).
+  // Algorithms", days_from_civil's inverse), then the words calc::date_in_words gives an ISO date.
   int64_t z = (unix_seconds >= 0 ? unix_seconds : unix_seconds - 86399) / 86400 + 719468;
   int64_t era = (z >= 0 ? z : z - 146096) / 146097;
   int64_t doe = z - era * 146097;
@@ -68,7 +66,12 @@ std::string date_in_words(int64_t unix_seconds) {
   int64_t day = doy - (153 * mp + 2) / 5 + 1;
   int64_t month = mp < 10 ? mp + 3 : mp - 9;
   int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  return std::to_string(day) + " " + kMonths[month - 1] + " " + std::to_string(year);
+  auto two = [](int64_t v) {
+    std::string t = std::to_string(v);
+    if (v < 10) t.insert(0, 1, '0');
+    return t;
+  };
+  return calc::date_in_words(std::to_string(year) + "-" + two(month) + "-" + two(day));
 }
 
 std::string name_of(const std::map<std::string, std::string>& names, const std::string& id) {
