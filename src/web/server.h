@@ -60,7 +60,7 @@ struct ServerOptions {
   // Above this share of the process's file-descriptor limit, idle keep-alive connections
   // get `busy_idle_timeout` instead of `idle_timeout`.
   double pressure_share = 0.7;
-  std::chrono::seconds busy_idle_timeout{2};
+  std::chrono::milliseconds busy_idle_timeout{2000};
   MetricsRoute metrics = MetricsRoute::kHere;
   std::function<void(unsigned short port)> on_listening;  // called once the sockets accept
 };

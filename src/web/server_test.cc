@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <future>
@@ -283,6 +284,42 @@ TEST_F(ServerTest, Finding28_LargeBodiesRunOnALaneOfTheirOwnAndItsOverflowIs503)
   EXPECT_LT(ms, 1000) << "the refusal and the page waited behind the stuck lane";
   release_database();
   EXPECT_EQ(held.get().status, 200) << "the write on the lane was saved once the lock went";
+}
+
+// CI failed twice on e2e's descriptor-pressure test with "fetch failed": the server had died.
+// beast's tcp_stream closes its socket when its deadline passes, so an idle connection whose
+// short timeout had just fired was still in the set when the sweep's posted cancel reached it,
+// and socket::cancel() threw "Bad file descriptor" out of a handler: std::terminate. Here every
+// connection is under pressure with a 1 ms idle timeout, so deadlines and sweeps meet hundreds
+// of times; the old server aborted within a second or two.
+TEST_F(ServerTest, Finding28_TheIdleSweepMeetingAnExpiredDeadlineDoesNotKillTheServer) {
+  ServerOptions o = one_thread();
+  o.threads = 2;
+  o.pressure_share = 0.0;  // always under pressure: every idle connection gets the short timeout
+  o.busy_idle_timeout = std::chrono::milliseconds(1);
+  unsigned short port = start(o);
+  auto returned = exit_code_.get_future();
+  std::vector<int> open;
+  int closed_by_server = 0;
+  const auto until = Clock::now() + std::chrono::seconds(3);
+  // A steady stream of connections that send nothing: each reactor pass that finds accepts
+  // ready also finds deadlines of connections accepted a millisecond before.
+  while (Clock::now() < until && returned.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    int fd = connect_to(port, std::chrono::milliseconds(200));
+    if (fd >= 0) open.push_back(fd);
+    if (open.size() > 64) {
+      char byte;
+      if (::recv(open.front(), &byte, 1, MSG_DONTWAIT) == 0) ++closed_by_server;
+      ::close(open.front());
+      open.erase(open.begin());
+    }
+  }
+  for (int fd : open) ::close(fd);
+  ASSERT_NE(returned.wait_for(std::chrono::seconds(0)), std::future_status::ready) << "the server stopped on its own";
+  EXPECT_GT(closed_by_server, 100) << "the short idle timeout closed the idle connections";
+  server_->stop();
+  ASSERT_EQ(returned.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_EQ(returned.get(), 0);
 }
 
 }  // namespace
