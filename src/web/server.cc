@@ -199,15 +199,18 @@ struct Server::Impl {
   // Cancels `c`'s wait for its next request, on the connection's own executor, if it is still
   // there, idle, and idle since `cutoff` or before (INT64_MAX: any idle connection). Checked
   // again where the connection runs: between the caller's snapshot and now it may have taken a
-  // request, or ended and left its address to a new connection. Its socket may be closed
-  // already: beast's tcp_stream closes it when the idle deadline passes, before the session's
-  // read completes and leaves the set; the throwing cancel() then aborted the server (CI, twice).
+  // request, or ended and left its address to a new connection. A connection whose next
+  // request has arrived but not yet been read is not idle: it is answered (on shutdown, with
+  // Connection: close). Its socket may be closed already: beast's tcp_stream closes it when the
+  // idle deadline passes, before the session's read completes and leaves the set; the
+  // throwing cancel() then aborted the server (CI, twice).
   void post_cancel_if_idle(Connection* c, int64_t cutoff) {
     asio::post(c->stream->get_executor(), [this, c, cutoff] {
       std::lock_guard<std::mutex> inner(mutex);
       if (!connections.count(c) || c->busy || c->idle_since_ms.load() > cutoff) return;
-      beast::error_code ignored;  // a closed socket has nothing left to cancel
-      c->stream->socket().cancel(ignored);
+      beast::error_code ec;  // a closed socket has nothing waiting and nothing left to cancel
+      if (c->stream->socket().available(ec) > 0 && !ec) return;
+      c->stream->socket().cancel(ec);
     });
   }
   std::mutex mutex;

@@ -26,12 +26,17 @@ async function killAndCount(db) {
   assert.equal(signup.status, 201);
   const slugs = (await api(server.url, "/api/questions", "GET")).json.questions.map((q) => q.slug);
   let saved = 0;
-  // Fire reviews without waiting, then SIGKILL mid-stream: only answered ones count.
+  // Fire reviews without waiting, then SIGKILL mid-stream, once the first ten are answered (a
+  // condition, not a clock: a fixed 150 ms wait saw no answer yet on PostgreSQL once, under
+  // load); only answered ones count.
+  let tenAnswered;
+  const ten = new Promise((r) => { tenAnswered = r; });
   const pending = slugs.map((slug) =>
     api(server.url, "/api/reviews", "POST", { slug, grade: 3 }, signup.cookie, signup.json.csrf_token)
-      .then((r) => { if (r.status === 200) saved += 1; })
+      .then((r) => { if (r.status === 200 && ++saved === 10) tenAnswered(); })
       .catch(() => {}));
-  await new Promise((r) => setTimeout(r, 150));
+  await Promise.race([ten, Promise.allSettled(pending)]);
+  const answeredBeforeKill = saved;
   server.child.kill("SIGKILL");
   await Promise.allSettled(pending);
   await server.exited;
@@ -41,6 +46,7 @@ async function killAndCount(db) {
   const progress = (await api(server.url, "/api/progress", "GET", null, signin.cookie)).json;
   const seen = Object.values(progress.topics).reduce((n, t) => n + t.seen, 0);
   await server.stop();
+  assert.ok(answeredBeforeKill < slugs.length, "the kill came mid-stream, with reviews still unanswered");
   return { saved, seen };
 }
 

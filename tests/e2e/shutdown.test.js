@@ -19,12 +19,25 @@ test("a request in flight survives SIGTERM", async () => {
   let response = "";
   socket.on("data", (d) => { response += d; });
   const closed = new Promise((resolve) => socket.on("close", resolve));
-  // Half a request: the server is now reading it.
-  socket.write("GET /healthz HTTP/1.1\r\nHost: test\r\n");
-  await new Promise((r) => setTimeout(r, 200));
+  // A whole request first, so the server has accepted this connection (conditions, not
+  // sleeps: fixed 200 and 300 ms waits race a loaded machine).
+  socket.write("GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n");
+  while (!/\r\n\r\nok\n$/.test(response)) await new Promise((r) => socket.once("data", r));
+  response = "";
+  // Then half a request, in the server's socket buffer before the signal.
+  await new Promise((r) => socket.write("GET /healthz HTTP/1.1\r\nHost: test\r\n", r));
   server.child.kill("SIGTERM");
-  await new Promise((r) => setTimeout(r, 300));
-  await assert.rejects(connect(server.url), "new connections are refused after SIGTERM");
+  // New connections are refused once the acceptors have closed (within 5 s).
+  let refused = false;
+  for (let i = 0; i < 100 && !refused; ++i) {
+    try {
+      (await connect(server.url)).destroy();
+      await new Promise((r) => setTimeout(r, 50));
+    } catch {
+      refused = true;
+    }
+  }
+  assert.ok(refused, "new connections are refused after SIGTERM");
   socket.write("\r\n");
   await closed;
   assert.match(response, /^HTTP\/1\.1 200 OK/);
