@@ -3,6 +3,8 @@
 // (one question or challenge per round), give each round its prompt by kind, score a round
 // by the rubric and build the report. The routes (routes/rehearse_routes.cc) keep the plan
 // and the answers in the store (Store::create_rehearsal and the ops after it).
+// The plan is drawn in rehearsal.cc, the rounds' content and engine scores are in
+// rehearsal_rounds.cc, the rubric and the report in rehearsal_report.cc.
 //
 // A round has a kind, and each kind has one function that makes its content and one that
 // gives its engine score. Two kinds wait on features built beside this one: a numeric round
