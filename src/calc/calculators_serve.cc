@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "calc/common.h"
+#include "calc/hardware.h"
 #include "calc/perf_common.h"
 #include "calc/serving_model.h"
 
@@ -289,6 +290,26 @@ std::vector<ParamSpec> serve_rate_params() {
                    "share of a GQA KV head's reads its query heads share (default 1: grouped decode kernels, "
                    "TensorRT-LLM XQA since v0.10, vLLM FlashAttention/FlashInfer)",
                    1, "1"),
+      // MoE serving under load (issue 31): attention data parallelism and expert parallelism, as
+      // TensorRT-LLM's enable_attention_dp and --ep, SGLang's --enable-dp-attention and --ep-size,
+      // vLLM's --data-parallel-size with --enable-expert-parallel.
+      count("attention-dp", Unit::kCount,
+            "attention data-parallel groups per replica: each group holds the whole attention (and the other "
+            "non-expert weights) over tp ÷ N GPUs and the KV of its own share of the batch (1: tensor-parallel "
+            "attention; tp: TensorRT-LLM's enable_attention_dp)",
+            1, 1024, "1"),
+      count("ep", Unit::kCount,
+            "expert-parallel ranks per replica: each holds routed experts ÷ ep whole experts, each split over tp ÷ ep "
+            "GPUs; tokens reach them by an all-to-all dispatch and come back by a combine (1: experts tensor-parallel)",
+            1, 1024, "1"),
+      choice("attention-dp-prefill", {"serial", "balanced"}, "serial",
+             "attention-dp: how the groups take new prompts. serial: one group prefills while the others wait for it "
+             "at the MoE exchange (TensorRT-LLM's round-robin default, tech blog 10: an iteration lasts as long as its "
+             "slowest rank); balanced: the groups prefill together (its attention_dp_config enable_balance)"),
+      number("moe-imbalance", Unit::kRatio,
+             "routed tokens of the busiest expert-parallel rank ÷ the mean (stated: 1 = uniform routing; a "
+             "measured router's skew, e.g. 1.3, raises its expert GEMMs and the all-to-all it receives)",
+             1, 64, "1"),
   };
 }
 
@@ -308,6 +329,30 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
   // Neither: maximum load, as an infinite-rate benchmark (trtllm-bench throughput) drives it.
   const bool max_load = !in.has("rate") && !in.has("concurrency");
   const bool closed = in.has("concurrency");
+  // Attention data parallelism and expert parallelism: N groups of tp ÷ N GPUs each run the
+  // attention of their own sequences; ep ranks hold the routed experts (tp ÷ ep GPUs per expert).
+  const double adp = in.number("attention-dp"), ep = in.number("ep"), imbalance = in.number("moe-imbalance");
+  if (std::fmod(tp, adp) != 0) {
+    return FieldError{"attention-dp", num(adp), "does not divide tp (" + num(tp) + ")",
+                      "a divisor of tp: 1 (tensor-parallel attention) up to tp (one attention replica per GPU)"};
+  }
+  if (m.heads % static_cast<int64_t>(tp / adp) != 0) {
+    return FieldError{"attention-dp", num(adp),
+                      "leaves " + num(tp / adp) + " GPUs per attention group, which does not divide the heads (" +
+                          num(m.heads) + ")",
+                      "an attention-dp that makes tp ÷ attention-dp a divisor of the head count"};
+  }
+  if (ep > 1 && !m.is_moe()) {
+    return FieldError{"ep", num(ep), "needs a mixture-of-experts model (" + m.id + " is dense)", "1 for a dense model"};
+  }
+  if (std::fmod(tp, ep) != 0) {
+    return FieldError{"ep", num(ep), "does not divide tp (" + num(tp) + ")",
+                      "a divisor of tp: the replica's GPUs are ep ranks of tp ÷ ep GPUs each"};
+  }
+  if (m.is_moe() && m.routed_experts % static_cast<int64_t>(ep) != 0) {
+    return FieldError{"ep", num(ep), "does not divide the routed experts (" + num(m.routed_experts) + ")",
+                      "a divisor of the routed expert count"};
+  }
   const double k = in.number("draft-tokens"), accept = in.number("acceptance");
   if (k > 0 && accept <= 0) {
     return FieldError{"acceptance", num(accept), "is needed with --draft-tokens (no token would ever be accepted)",
@@ -338,49 +383,161 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
   const double rate_gpu = peak * in.number("prefill-efficiency");
   const double blocks = static_cast<double>(residual_blocks(m));
   const double ar_latency = in.number("allreduce-latency");
-  const double allreduce_bw = gpu.scale_up_bandwidth / 2 * in.number("link-efficiency");
-  const double kv_copies = std::max(1.0, tp / static_cast<double>(m.kv_heads));
+  const double link = in.number("link-efficiency");
+  const double allreduce_bw = gpu.scale_up_bandwidth / 2 * link;
+  // Attention data parallelism: the attention runs tensor-parallel over a = tp ÷ N GPUs, so a KV
+  // head is copied only when a exceeds the KV heads (N = tp: one copy, whatever the model).
+  const double attn_tp = tp / adp;
+  const bool dp_ep = adp > 1 || ep > 1;
+  const double kv_copies = std::max(1.0, attn_tp / static_cast<double>(m.kv_heads));
   const double group = static_cast<double>(m.heads / m.kv_heads);
   const double kv_reads = m.is_mla() ? 1 : 1 + (group - 1) * (1 - in.number("kv-group-reuse"));
+  if (dp_ep) {
+    d.assume("attention data parallelism " + num(adp) + " × tensor parallelism " + num(attn_tp) +
+             " for the attention and every non-expert weight (embeddings, norms, shared experts, dense MLPs: "
+             "TensorRT-LLM's enable_attention_dp replicates them too), each group holding its own sequences' KV; "
+             "the scheduler balances the sequences over the groups; routed experts on " + num(ep) +
+             " expert-parallel ranks of " + num(tp / ep) + " GPUs each");
+  }
 
   serving::DecodeCost dc;
   dc.bandwidth = bw;
   dc.flop_rate = rate_gpu;
+  dc.imbalance = imbalance;
+  const double non_expert = pc.total - pc.experts_total;
   if (m.is_moe()) {
     const double routed = static_cast<double>(m.routed_experts);
     dc.experts = routed;
     dc.top_k = static_cast<double>(m.experts_per_token);
-    dc.expert_bytes = d.step("One routed expert's weights per GPU, all MoE layers", "routed experts' params ÷ E × bytes ÷ tp",
+    // With ep ranks a GPU holds E ÷ ep experts, each split over tp ÷ ep GPUs, and the batch touches
+    // each of them with probability 1 − (1 − k/E)^T: (E ÷ ep) × share × (expert ÷ (tp ÷ ep)) =
+    // E × share × expert ÷ tp, the same bytes per GPU as tensor-parallel experts in expectation.
+    dc.expert_bytes = d.step("One routed expert's weights per GPU, all MoE layers",
+                             dp_ep ? "routed experts' params ÷ E × bytes ÷ tp  (E ÷ ep experts per rank, each over tp ÷ ep GPUs)"
+                                   : "routed experts' params ÷ E × bytes ÷ tp",
                              num(pc.experts_total) + " ÷ " + num(routed) + " × " + num(wbytes) + " ÷ " + num(tp),
                              pc.experts_total / routed * wbytes / tp, Unit::kBytes);
-    dc.dense_weight_bytes = d.step("Weights every step reads per GPU", "(params − routed experts) × bytes ÷ tp",
-                                   "(" + num(pc.total) + " − " + num(pc.experts_total) + ") × " + num(wbytes) + " ÷ " + num(tp),
-                                   (pc.total - pc.experts_total) * wbytes / tp, Unit::kBytes);
+    dc.expert_flops_per_token = 2 * dc.top_k * pc.experts_total / routed / tp;
+    dc.dense_weight_bytes = d.step("Weights every step reads per GPU",
+                                   dp_ep ? "(params − routed experts) × bytes ÷ (tp ÷ attention-dp)"
+                                         : "(params − routed experts) × bytes ÷ tp",
+                                   "(" + num(pc.total) + " − " + num(pc.experts_total) + ") × " + num(wbytes) + " ÷ " +
+                                       num(attn_tp),
+                                   non_expert * wbytes / attn_tp, Unit::kBytes);
     d.assume("MoE decode reads only the experts its tokens touch: E × (1 − (1 − k/E)^tokens) per layer under uniform "
              "routing (a skewed router touches fewer)");
   } else {
-    dc.dense_weight_bytes = d.step("Weights a step reads per GPU", "params × bytes ÷ tp",
-                                   num(pc.total) + " × " + num(wbytes) + " ÷ " + num(tp), pc.total * wbytes / tp, Unit::kBytes);
+    dc.dense_weight_bytes = d.step("Weights a step reads per GPU", dp_ep ? "params × bytes ÷ (tp ÷ attention-dp)" : "params × bytes ÷ tp",
+                                   num(pc.total) + " × " + num(wbytes) + " ÷ " + num(attn_tp), pc.total * wbytes / attn_tp,
+                                   Unit::kBytes);
   }
   const double ctx = isl + osl / 2;
   dc.flops_per_token = d.step("Decode FLOPs per token per GPU", "(2 × active matmul params + attention at input + output/2) ÷ tp",
                               "(2 × " + num(matmul_params) + " + " + num(attention_flops_per_decode_token(m, ctx)) + ") ÷ " + num(tp),
                               (2 * matmul_params + attention_flops_per_decode_token(m, ctx)) / tp, Unit::kFlop);
   // Recurrent state (linear attention, Mamba) is split across TP ranks, not copied, and read once.
+  // Under attention DP a group of a GPUs holds B ÷ N sequences: per GPU (B ÷ N) × cache ÷ a = B × cache ÷ tp.
   const double kv_seq = kv_elements_per_sequence(m, ctx) * kvbytes, state_seq = state_bytes_per_sequence(m, kvbytes);
   dc.kv_bytes_per_sequence = d.step("Cache traffic per sequence per step per GPU",
                                     "(KV at (input + output/2) × copies × (1 + (group − 1)(1 − reuse)) + state) ÷ tp",
                                     "(" + num(kv_seq) + " × " + num(kv_copies) + " × " + num(kv_reads) + " + " + num(state_seq) +
                                         ") ÷ " + num(tp),
                                     (kv_seq * kv_copies * kv_reads + state_seq) / tp, Unit::kBytes);
-  dc.fixed_seconds = layers * in.number("layer-overhead") + (tp > 1 ? blocks * ar_latency : 0);
-  dc.comm_seconds_per_token = tp > 1 ? blocks * 2 * (tp - 1) / tp * h * 2 / allreduce_bw : 0;
+
+  // The batch the KV cache holds: what the weights leave of the replica's usable HBM, over the
+  // cache of one sequence at its full length. Attention DP keeps N copies of the non-expert weights.
+  const double usable = tp * gpu.memory_bytes * in.number("memory-utilization");
+  const double weights_all = (non_expert * adp + pc.experts_total) * wbytes;
+  const double cache_full = kv_elements_per_sequence(m, isl + osl) * kvbytes * kv_copies + state_seq;
+  if (weights_all >= usable) {
+    return FieldError{"tp", num(tp), "leaves no room for a KV cache: the weights (" + q(weights_all, Unit::kBytes) +
+                                         (adp > 1 ? ", the non-expert ones " + num(adp) + " times" : std::string()) +
+                                         ") fill the replica's usable " + q(usable, Unit::kBytes),
+                      "a larger tp, a smaller weights dtype, a smaller attention-dp or a higher --memory-utilization"};
+  }
+  double max_batch = d.step("Sequences the KV cache holds per replica",
+                            adp > 1 ? "(tp × HBM × utilisation − (non-expert × attention-dp + experts) × bytes) ÷ cache per sequence at input + output"
+                                    : "(tp × HBM × utilisation − weights) ÷ cache per sequence at input + output",
+                            "(" + q(usable, Unit::kBytes) + " − " + q(weights_all, Unit::kBytes) + ") ÷ " +
+                                q(cache_full, Unit::kBytes),
+                            std::floor((usable - weights_all) / cache_full), Unit::kCount);
+  if (max_batch < 1) {
+    return FieldError{"input-tokens", num(isl), "with the output leaves a sequence whose cache (" +
+                                                    q(cache_full, Unit::kBytes) + ") does not fit beside the weights",
+                      "fewer tokens, a larger tp or a smaller kv-dtype"};
+  }
+
+  dc.fixed_seconds = layers * in.number("layer-overhead");
+  if (!dp_ep) {
+    dc.fixed_seconds += tp > 1 ? blocks * ar_latency : 0;
+    dc.comm_seconds_per_token = tp > 1 ? blocks * 2 * (tp - 1) / tp * h * 2 / allreduce_bw : 0;
+  } else {
+    // Attention (and dense MLP) blocks: one all-reduce per block inside the attention group of a
+    // GPUs, over the group's B ÷ N tokens (2(a − 1)/a × tokens × h × 2 B ÷ link, the ring's bytes).
+    const double moe_layers = m.is_moe() ? static_cast<double>(m.moe_layers) : 0;
+    const double ar_blocks = blocks - moe_layers;
+    if (attn_tp > 1) {
+      dc.fixed_seconds += ar_blocks * ar_latency;
+      dc.comm_seconds_per_token += ar_blocks * 2 * (attn_tp - 1) / attn_tp * h * 2 / allreduce_bw / adp;
+      d.step("Attention-group all-reduces per token", "blocks without experts × 2(a − 1)/a × h × 2 B ÷ link ÷ N",
+             num(ar_blocks) + " × " + num(2 * (attn_tp - 1) / attn_tp) + " × " + num(h * 2) + " ÷ " +
+                 q(allreduce_bw, Unit::kBytesPerSecond) + " ÷ " + num(adp),
+             ar_blocks * 2 * (attn_tp - 1) / attn_tp * h * 2 / allreduce_bw / adp, Unit::kSeconds);
+    }
+    if (m.is_moe() && tp > 1) {
+      // Each MoE layer: a dispatch all-to-all (each GPU sends its B ÷ tp tokens' hidden states,
+      // 16-bit, to the k experts' ranks, tp ÷ ep GPUs each) and a combine of the same size back
+      // (DeepSpeed-MoE, Rajbhandari et al. 2022; GShard, Lepikhin et al. 2021). nccl-tests'
+      // alltoall: time = alpha + (n − 1)/n × bytes ÷ busbw, busbw from the fabric model (the
+      // catalog's scale-up domain; NICs when the replica leaves it). The busiest rank receives
+      // imbalance × the mean. busbw is read at the message of the full batch (the saturated
+      // regime); alpha, added once per collective, carries the small-message cost.
+      const double per_token_bytes = dc.top_k * (tp / ep) * h * 2 * imbalance / tp;
+      const double domain = gpu.has_system() ? gpu.system.scale_up_domain : 8;
+      const CollectiveEstimate a2a = estimate_collective(gpu, "alltoall", tp, ranks_per_domain(tp, 1, domain),
+                                                         max_batch * per_token_bytes, link, ar_latency);
+      const double factor = (tp - 1) / tp;
+      d.step("Dispatch + combine all-to-all per step",
+             "2 × MoE layers × (alpha + (n − 1)/n × B ÷ tp × k × (tp ÷ ep) × h × 2 B × imbalance ÷ busbw)  (" +
+                 a2a.explanation + ")",
+             "2 × " + num(moe_layers) + " × (" + q(a2a.alpha, Unit::kSeconds) + " + " + num(factor) + " × B × " +
+                 num(per_token_bytes) + " B ÷ " + q(a2a.busbw, Unit::kBytesPerSecond) + ")  at B = " + num(max_batch),
+             2 * moe_layers * (a2a.alpha + factor * max_batch * per_token_bytes / a2a.busbw), Unit::kSeconds);
+      dc.fixed_seconds += 2 * moe_layers * a2a.alpha;
+      dc.comm_seconds_per_token += 2 * moe_layers * factor * per_token_bytes / a2a.busbw;
+    }
+  }
 
   // Prefill as a line in the prompt length, exact at the mean: the GEMMs at their roofline and the
   // attention at the mean prompt's per-token cost make the slope; the weight read, if it is the
-  // slower side at the mean, and the fixed costs make the intercept.
-  const double gemm_token = 2 * matmul_params / tp / rate_gpu;
-  const double attn_token = attention_flops_per_sequence(m, isl) / isl / tp / rate_gpu;
+  // slower side at the mean, and the fixed costs make the intercept. Under attention DP the N groups
+  // prefill their own prompts: pooled as one server at the replica's rate (M/G/1 in place of
+  // M/G/N, which underprices one prompt's latency at a low rate).
+  // Attention DP, serial prefill (TensorRT-LLM tech blog 10, "ADP Balance Strategy": under in-flight
+  // batching an iteration lasts as long as its slowest rank, and with the round-robin default one
+  // rank's context holds every rank's generation): a prompt's attention and non-expert GEMMs run on
+  // its group's a = tp ÷ N GPUs while the replica waits; its routed experts still spread over the ep
+  // ranks. So the stall a prompt costs is its non-expert and attention FLOPs ÷ a, experts ÷ tp.
+  const bool serial_prefill = adp > 1 && in.text("attention-dp-prefill") == "serial";
+  const double expert_active = m.is_moe() ? dc.top_k * pc.experts_total / dc.experts : 0;
+  const double gemm_token = serial_prefill
+                                ? d.step("Prefill GEMM time per prompt token (serial attention DP)",
+                                         "(2 × (active matmul − routed active) ÷ a + 2 × routed active × imbalance ÷ tp) ÷ rate",
+                                         "(2 × " + num(matmul_params - expert_active) + " ÷ " + num(attn_tp) + " + 2 × " +
+                                             num(expert_active) + " × " + num(imbalance) + " ÷ " + num(tp) + ") ÷ " +
+                                             q(rate_gpu, Unit::kFlopPerSecond),
+                                         (2 * (matmul_params - expert_active) / attn_tp + 2 * expert_active * imbalance / tp) /
+                                             rate_gpu,
+                                         Unit::kSeconds)
+                                : 2 * matmul_params / tp / rate_gpu;
+  const double attn_token = attention_flops_per_sequence(m, isl) / isl / (serial_prefill ? attn_tp : tp) / rate_gpu;
+  if (adp > 1) {
+    d.assume(serial_prefill ? "attention DP, serial prefill: each prompt's prefill runs on its group's " + num(attn_tp) +
+                                  " GPU(s) while every group's decode waits for it (TensorRT-LLM tech blog 10's round-robin "
+                                  "baseline: the iteration is as long as the slowest rank)"
+                            : "attention DP, balanced prefill: the groups prefill their prompts in the same iterations "
+                              "(TensorRT-LLM's ADP balance), so the replica prefills at its pooled rate");
+  }
   const double weights_read = (m.is_moe() ? dc.dense_weight_bytes + dc.expert_bytes * serving::experts_touched(
                                                                         dc.experts, dc.top_k, isl)
                                           : dc.dense_weight_bytes) / bw;
@@ -392,28 +549,6 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
                          num(isl) + " tokens × " + q(pf.per_token_seconds, Unit::kSeconds) + " + " +
                              q(pf.fixed_seconds, Unit::kSeconds),
                          serving::prefill_seconds(pf, isl), Unit::kSeconds);
-
-  // The batch the KV cache holds: what the weights leave of the replica's usable HBM, over the
-  // cache of one sequence at its full length.
-  const double usable = tp * gpu.memory_bytes * in.number("memory-utilization");
-  const double weights_all = pc.total * wbytes;
-  const double cache_full = kv_elements_per_sequence(m, isl + osl) * kvbytes * kv_copies + state_seq;
-  if (weights_all >= usable) {
-    return FieldError{"tp", num(tp), "leaves no room for a KV cache: the weights (" + q(weights_all, Unit::kBytes) +
-                                         ") fill the replica's usable " + q(usable, Unit::kBytes),
-                      "a larger tp, a smaller weights dtype or a higher --memory-utilization"};
-  }
-  double max_batch = d.step("Sequences the KV cache holds per replica",
-                            "(tp × HBM × utilisation − weights) ÷ cache per sequence at input + output",
-                            "(" + q(usable, Unit::kBytes) + " − " + q(weights_all, Unit::kBytes) + ") ÷ " +
-                                q(cache_full, Unit::kBytes),
-                            std::floor((usable - weights_all) / cache_full), Unit::kCount);
-  if (max_batch < 1) {
-    return FieldError{"input-tokens", num(isl), "with the output leaves a sequence whose cache (" +
-                                                    q(cache_full, Unit::kBytes) + ") does not fit beside the weights",
-                      "fewer tokens, a larger tp or a smaller kv-dtype"};
-  }
-
   serving::Load load;
   load.input_tokens = isl;
   load.output_tokens = osl;
