@@ -306,10 +306,11 @@ std::vector<ParamSpec> serve_rate_params() {
              "attention-dp: how the groups take new prompts. serial: one group prefills while the others wait for it "
              "at the MoE exchange (TensorRT-LLM's round-robin default, tech blog 10: an iteration lasts as long as its "
              "slowest rank); balanced: the groups prefill together (its attention_dp_config enable_balance)"),
-      number("moe-imbalance", Unit::kRatio,
-             "routed tokens of the busiest expert-parallel rank ÷ the mean (stated: 1 = uniform routing; a "
-             "measured router's skew, e.g. 1.3, raises its expert GEMMs and the all-to-all it receives)",
-             1, 64, "1"),
+      // The same convention as step's --moe-imbalance (calculators_perf.cc): the excess over the mean.
+      zero_or_more("moe-imbalance", Unit::kRatio,
+                   "load imbalance of the routed experts: the busiest expert-parallel rank's tokens ÷ the mean − 1 "
+                   "(stated; 0 = uniform routing); raises that rank's expert GEMMs and the all-to-all it receives",
+                   10, "0"),
   };
 }
 
@@ -331,7 +332,7 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
   const bool closed = in.has("concurrency");
   // Attention data parallelism and expert parallelism: N groups of tp ÷ N GPUs each run the
   // attention of their own sequences; ep ranks hold the routed experts (tp ÷ ep GPUs per expert).
-  const double adp = in.number("attention-dp"), ep = in.number("ep"), imbalance = in.number("moe-imbalance");
+  const double adp = in.number("attention-dp"), ep = in.number("ep"), imbalance = 1 + in.number("moe-imbalance");
   if (std::fmod(tp, adp) != 0) {
     return FieldError{"attention-dp", num(adp), "does not divide tp (" + num(tp) + ")",
                       "a divisor of tp: 1 (tensor-parallel attention) up to tp (one attention replica per GPU)"};
@@ -498,7 +499,7 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
                                                          max_batch * per_token_bytes, link, ar_latency);
       const double factor = (tp - 1) / tp;
       d.step("Dispatch + combine all-to-all per step",
-             "2 × MoE layers × (alpha + (n − 1)/n × B ÷ tp × k × (tp ÷ ep) × h × 2 B × imbalance ÷ busbw)  (" +
+             "2 × MoE layers × (alpha + (n − 1)/n × B ÷ tp × k × (tp ÷ ep) × h × 2 B × (1 + imbalance) ÷ busbw)  (" +
                  a2a.explanation + ")",
              "2 × " + num(moe_layers) + " × (" + q(a2a.alpha, Unit::kSeconds) + " + " + num(factor) + " × B × " +
                  num(per_token_bytes) + " B ÷ " + q(a2a.busbw, Unit::kBytesPerSecond) + ")  at B = " + num(max_batch),
@@ -522,7 +523,7 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
   const double expert_active = m.is_moe() ? dc.top_k * pc.experts_total / dc.experts : 0;
   const double gemm_token = serial_prefill
                                 ? d.step("Prefill GEMM time per prompt token (serial attention DP)",
-                                         "(2 × (active matmul − routed active) ÷ a + 2 × routed active × imbalance ÷ tp) ÷ rate",
+                                         "(2 × (active matmul − routed active) ÷ a + 2 × routed active × (1 + imbalance) ÷ tp) ÷ rate",
                                          "(2 × " + num(matmul_params - expert_active) + " ÷ " + num(attn_tp) + " + 2 × " +
                                              num(expert_active) + " × " + num(imbalance) + " ÷ " + num(tp) + ") ÷ " +
                                              q(rate_gpu, Unit::kFlopPerSecond),

@@ -82,5 +82,91 @@ TEST(ServeRate, RefusalsNameTheFieldAndTheLimit) {
   EXPECT_EQ(errors_of("serve-rate", g).front().field, "input-tokens");
 }
 
+// ---- attention data parallelism and expert parallelism (issue 31, MoE serving under load)
+
+TEST(ServeRate, AttentionDataParallelismCopiesTheWeightsPerGroup) {
+  // Attention DP 2 on TP 2: each GPU holds the whole of Llama 3.3 70B (a dense model's weights are
+  // all non-expert): 2 × 70,553,706,496 B = 141,107,412,992 B of the usable 144 GB, and the KV of a
+  // sequence stays one copy (attention over 1 GPU, 8 KV heads): 327,680,000 B at 2,000 tokens.
+  // (144e9 − 141,107,412,992) ÷ 327,680,000 = 8.83 -> 8 sequences (224 without attention DP).
+  Given g = llama70b_h100_tp2();
+  g["rate"] = "0.01";
+  g["attention-dp"] = "2";
+  EXPECT_EQ(result(run("serve-rate", g), "max_batch_per_replica"), 8);
+}
+
+TEST(ServeRate, AttentionDataParallelismEndsTheKvHeadCopies) {
+  // TP 16 over Llama 3.3 70B's 8 KV heads copies each head twice: a sequence's cache at 2,000
+  // tokens is 2 × 327,680,000 B. Usable 16 × 80 GB × 0.9 = 1,152 GB.
+  // TP attention: (1,152e9 − 70,553,706,496) ÷ 655,360,000 = 1,650.16 -> 1,650.
+  // Attention DP 2 (two groups of 8 GPUs, one head each, no copies) holds the weights twice:
+  // (1,152e9 − 141,107,412,992) ÷ 327,680,000 = 3,084.9994 -> 3,084.
+  Given g = llama70b_h100_tp2();
+  g["tp"] = "16";
+  g["rate"] = "0.01";
+  EXPECT_EQ(result(run("serve-rate", g), "max_batch_per_replica"), 1650);
+  g["attention-dp"] = "2";
+  EXPECT_EQ(result(run("serve-rate", g), "max_batch_per_replica"), 3084);
+}
+
+TEST(ServeRate, SerialAttentionDpPrefillHoldsEveryGroup) {
+  // With two groups of one GPU, a serial prefill runs a prompt's GEMMs and attention on one GPU
+  // while the other waits: twice the per-token time of the pooled (balanced) prefill, so at the
+  // same rate the prefill utilisation is higher (the fixed per-layer cost is the same in both).
+  Given g = llama70b_h100_tp2();
+  g["rate"] = "0.05";
+  g["attention-dp"] = "2";
+  g["attention-dp-prefill"] = "balanced";
+  const double pooled = result(run("serve-rate", g), "prefill_utilisation");
+  g["attention-dp-prefill"] = "serial";
+  const double serial = result(run("serve-rate", g), "prefill_utilisation");
+  EXPECT_GT(serial, 1.5 * pooled);
+  EXPECT_LT(serial, 2 * pooled);
+}
+
+TEST(ServeRate, AttentionDpAndEpRefusalsNameTheField) {
+  Given g = llama70b_h100_tp2();
+  g["rate"] = "0.1";
+  g["attention-dp"] = "3";  // does not divide tp 2
+  EXPECT_EQ(errors_of("serve-rate", g).front().field, "attention-dp");
+  g["attention-dp"] = "1";
+  g["ep"] = "2";  // a dense model has no experts to spread
+  EXPECT_EQ(errors_of("serve-rate", g).front().field, "ep");
+  g = {{"model", "llama-4-scout-17b-16e"}, {"gpu", "h100-sxm"}, {"tp", "4"}, {"rate", "0.1"},
+       {"weights-dtype", "fp8"}, {"ep", "3"}, {"input-tokens", "500"}, {"output-tokens", "500"}};
+  EXPECT_EQ(errors_of("serve-rate", g).front().field, "ep");  // 3 divides neither tp 4 nor 16 experts
+  g["ep"] = "4";
+  g["moe-imbalance"] = "-0.5";  // below 0: the busiest rank cannot carry less than the mean
+  EXPECT_EQ(errors_of("serve-rate", g).front().field, "moe-imbalance");
+}
+
+// The value of a derivation step by its label (0 when absent).
+double step_value(const Derivation& d, const std::string& label) {
+  for (const auto& s : d.steps()) {
+    if (s.label == label) return s.value;
+  }
+  return 0;
+}
+
+TEST(ServeRate, ExpertParallelAllToAllCrossesNvlinkTwicePerMoeLayer) {
+  // Qwen3-235B-A22B on 8 H100 at attention DP 8, EP 8: each GPU dispatches its B ÷ 8 tokens, each to
+  // k = 8 experts of one GPU each (tp ÷ ep = 1), 4,096 × 2 B hidden states: 8 × 4,096 × 2 ÷ 8 =
+  // 8,192 B per replica token. Inside one 8-GPU NVLink domain with no measured all-to-all in the
+  // catalog: busbw = 900 GB/s ÷ 2 × 0.7 = 315 GB/s, alpha = the 10 us all-reduce latency.
+  // Dispatch and combine in each of the 94 MoE layers: 2 × 94 × (10 us + 7/8 × B × 8,192 ÷ 315e9).
+  const Given g = {{"model", "qwen3-235b-a22b"}, {"gpu", "h100-sxm"}, {"tp", "8"}, {"attention-dp", "8"},
+                   {"ep", "8"}, {"rate", "1"}, {"input-tokens", "1000"}, {"output-tokens", "1000"},
+                   {"weights-dtype", "fp8"}};
+  Derivation d = run("serve-rate", g);
+  double b = result(d, "max_batch_per_replica");
+  EXPECT_NEAR(step_value(d, "Dispatch + combine all-to-all per step"), 2 * 94 * (10e-6 + 0.875 * b * 8192 / 315e9), 1e-12);
+  // A busiest rank at 1.5 × the mean receives 1.5 × the bytes: 12,288 B per token.
+  Given skewed = g;
+  skewed["moe-imbalance"] = "0.5";
+  d = run("serve-rate", skewed);
+  b = result(d, "max_batch_per_replica");
+  EXPECT_NEAR(step_value(d, "Dispatch + combine all-to-all per step"), 2 * 94 * (10e-6 + 0.875 * b * 12288 / 315e9), 1e-12);
+}
+
 }  // namespace
 }  // namespace ridge::calc
