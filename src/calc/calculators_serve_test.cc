@@ -84,29 +84,27 @@ TEST(ServeRate, RefusalsNameTheFieldAndTheLimit) {
 
 // ---- attention data parallelism and expert parallelism (issue 31, MoE serving under load)
 
-TEST(ServeRate, AttentionDataParallelismCopiesTheWeightsPerGroup) {
-  // Attention DP 2 on TP 2: each GPU holds the whole of Llama 3.3 70B (a dense model's weights are
-  // all non-expert): 2 × 70,553,706,496 B = 141,107,412,992 B of the usable 144 GB, and the KV of a
-  // sequence stays one copy (attention over 1 GPU, 8 KV heads): 327,680,000 B at 2,000 tokens.
-  // (144e9 − 141,107,412,992) ÷ 327,680,000 = 8.83 -> 8 sequences (224 without attention DP).
-  Given g = llama70b_h100_tp2();
-  g["rate"] = "0.01";
-  g["attention-dp"] = "2";
-  EXPECT_EQ(result(run("serve-rate", g), "max_batch_per_replica"), 8);
-}
-
-TEST(ServeRate, AttentionDataParallelismEndsTheKvHeadCopies) {
-  // TP 16 over Llama 3.3 70B's 8 KV heads copies each head twice: a sequence's cache at 2,000
-  // tokens is 2 × 327,680,000 B. Usable 16 × 80 GB × 0.9 = 1,152 GB.
-  // TP attention: (1,152e9 − 70,553,706,496) ÷ 655,360,000 = 1,650.16 -> 1,650.
-  // Attention DP 2 (two groups of 8 GPUs, one head each, no copies) holds the weights twice:
-  // (1,152e9 − 141,107,412,992) ÷ 327,680,000 = 3,084.9994 -> 3,084.
-  Given g = llama70b_h100_tp2();
-  g["tp"] = "16";
-  g["rate"] = "0.01";
-  EXPECT_EQ(result(run("serve-rate", g), "max_batch_per_replica"), 1650);
-  g["attention-dp"] = "2";
-  EXPECT_EQ(result(run("serve-rate", g), "max_batch_per_replica"), 3084);
+TEST(ServeRate, AttentionDataParallelismCopiesTheWeightsNotTheKvHeads) {
+  // Llama 3.3 70B is all non-expert weights (70,553,706,496 B in fp8), so attention DP N holds them
+  // N times; its 8 KV heads are copied tp ÷ N ÷ 8 times when the attention group exceeds 8 GPUs.
+  // A sequence at 2,000 tokens: 327,680,000 B per copy.
+  //  - TP 2, attention DP 2: (2 × 80 GB × 0.9 − 2 × 70,553,706,496) ÷ 327,680,000 = 8.83 -> 8
+  //    (224 with tensor-parallel attention).
+  //  - TP 16: two copies of each head: (1,152e9 − 70,553,706,496) ÷ 655,360,000 = 1,650.16 -> 1,650.
+  //  - TP 16, attention DP 2 (two groups of 8 GPUs, no copies, the weights twice):
+  //    (1,152e9 − 141,107,412,992) ÷ 327,680,000 = 3,084.9994 -> 3,084.
+  const struct {
+    const char* tp;
+    const char* attention_dp;
+    double batch;
+  } cases[] = {{"2", "2", 8}, {"16", "1", 1650}, {"16", "2", 3084}};
+  for (const auto& c : cases) {
+    Given g = llama70b_h100_tp2();
+    g["rate"] = "0.01";
+    g["tp"] = c.tp;
+    g["attention-dp"] = c.attention_dp;
+    EXPECT_EQ(result(run("serve-rate", g), "max_batch_per_replica"), c.batch) << "tp " << c.tp << ", attention-dp " << c.attention_dp;
+  }
 }
 
 TEST(ServeRate, SerialAttentionDpPrefillHoldsEveryGroup) {
