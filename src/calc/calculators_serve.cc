@@ -493,13 +493,17 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
       // catalog's scale-up domain; NICs when the replica leaves it). The busiest rank receives
       // imbalance × the mean. busbw is read at the message of the full batch (the saturated
       // regime); alpha, added once per collective, carries the small-message cost.
-      const double per_token_bytes = dc.top_k * (tp / ep) * h * 2 * imbalance / tp;
+      // A token goes to the GPUs of its k experts, tp ÷ ep GPUs each, one copy per expert (no
+      // merging of a token's experts on one rank), and at most to every GPU once (ep 1: an
+      // all-gather's worth).
+      const double destinations = std::min(dc.top_k * (tp / ep), tp);
+      const double per_token_bytes = destinations * h * 2 * imbalance / tp;
       const double domain = gpu.has_system() ? gpu.system.scale_up_domain : 8;
       const CollectiveEstimate a2a = estimate_collective(gpu, "alltoall", tp, ranks_per_domain(tp, 1, domain),
                                                          max_batch * per_token_bytes, link, ar_latency);
       const double factor = (tp - 1) / tp;
       d.step("Dispatch + combine all-to-all per step",
-             "2 × MoE layers × (alpha + (n − 1)/n × B ÷ tp × k × (tp ÷ ep) × h × 2 B × (1 + imbalance) ÷ busbw)  (" +
+             "2 × MoE layers × (alpha + (n − 1)/n × B ÷ tp × min(k × tp ÷ ep, tp) × h × 2 B × (1 + imbalance) ÷ busbw)  (" +
                  a2a.explanation + ")",
              "2 × " + num(moe_layers) + " × (" + q(a2a.alpha, Unit::kSeconds) + " + " + num(factor) + " × B × " +
                  num(per_token_bytes) + " B ÷ " + q(a2a.busbw, Unit::kBytesPerSecond) + ")  at B = " + num(max_batch),
