@@ -114,9 +114,9 @@ TEST(ServeRate, SerialAttentionDpPrefillHoldsEveryGroup) {
   Given g = llama70b_h100_tp2();
   g["rate"] = "0.05";
   g["attention-dp"] = "2";
-  g["attention-dp-prefill"] = "balanced";
+  g["attention-dp-serial"] = "0";
   const double pooled = result(run("serve-rate", g), "prefill_utilisation");
-  g["attention-dp-prefill"] = "serial";
+  g["attention-dp-serial"] = "1";
   const double serial = result(run("serve-rate", g), "prefill_utilisation");
   EXPECT_GT(serial, 1.5 * pooled);
   EXPECT_LT(serial, 2 * pooled);
