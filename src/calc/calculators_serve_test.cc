@@ -166,5 +166,18 @@ TEST(ServeRate, ExpertParallelAllToAllCrossesNvlinkTwicePerMoeLayer) {
   EXPECT_NEAR(step_value(d, "Dispatch + combine all-to-all per step"), 2 * 94 * (10e-6 + 0.875 * b * 12288 / 315e9), 1e-12);
 }
 
+TEST(Serve, AttentionDataParallelismReadsTheWholeDenseModelPerGpu) {
+  // serve, one sequence of Llama 3.3 70B on two H100: with attention DP 2 each GPU reads all
+  // 70,553,706,496 B of fp8 weights per decode step instead of half, and no all-reduce is left.
+  // The GEMMs grow by 35,276,853,248 B ÷ (3.35 TB/s × 0.9) = 11.7004 ms; the TP all-reduces go:
+  // 160 residual blocks × (10 us + 2(2 − 1)/2 × 8,192 × 2 B ÷ (900 GB/s ÷ 2 × 0.7)) = 1.6083 ms.
+  // The cache read and the per-layer cost do not change: TPOT grows by 10.0921 ms.
+  Given g = {{"model", "llama-3.3-70b"}, {"gpu", "h100-sxm"}, {"tp", "2"}, {"batch", "1"},
+             {"input-tokens", "1000"}, {"output-tokens", "100"}, {"weights-dtype", "fp8"}};
+  const double tp_only = result(run("serve", g), "tpot_seconds");
+  g["attention-dp"] = "2";
+  EXPECT_NEAR(result(run("serve", g), "tpot_seconds") - tp_only, 0.0100921268, 1e-9);
+}
+
 }  // namespace
 }  // namespace ridge::calc
