@@ -447,7 +447,7 @@ std::vector<ParamSpec> serve_rate_params() {
       zero_or_more("attention-dp-serial", Unit::kRatio,
              "attention-dp: share of prompts prefilled by one group while every other group waits for it at the MoE "
              "exchange (1: TensorRT-LLM's round-robin worst case, its tech blog 10: an iteration lasts as long as its "
-             "slowest rank; 0: the groups prefill together, its ADP balance)",
+             "slowest rank; 0: the groups prefill together, its ADP balance; fitted on the fit half's MoE rows)",
              1, kServeAttentionDpSerial),
   };
   for (auto& p : parallel_params()) out.push_back(std::move(p));
