@@ -82,5 +82,102 @@ TEST(ServeRate, RefusalsNameTheFieldAndTheLimit) {
   EXPECT_EQ(errors_of("serve-rate", g).front().field, "input-tokens");
 }
 
+// ---- attention data parallelism and expert parallelism (issue 31, MoE serving under load)
+
+TEST(ServeRate, AttentionDataParallelismCopiesTheWeightsNotTheKvHeads) {
+  // Llama 3.3 70B is all non-expert weights (70,553,706,496 B in fp8), so attention DP N holds them
+  // N times; its 8 KV heads are copied tp ÷ N ÷ 8 times when the attention group exceeds 8 GPUs.
+  // A sequence at 2,000 tokens: 327,680,000 B per copy.
+  //  - TP 2, attention DP 2: (2 × 80 GB × 0.9 − 2 × 70,553,706,496) ÷ 327,680,000 = 8.83 -> 8
+  //    (224 with tensor-parallel attention).
+  //  - TP 16: two copies of each head: (1,152e9 − 70,553,706,496) ÷ 655,360,000 = 1,650.16 -> 1,650.
+  //  - TP 16, attention DP 2 (two groups of 8 GPUs, no copies, the weights twice):
+  //    (1,152e9 − 141,107,412,992) ÷ 327,680,000 = 3,084.9994 -> 3,084.
+  const struct {
+    const char* tp;
+    const char* attention_dp;
+    double batch;
+  } cases[] = {{"2", "2", 8}, {"16", "1", 1650}, {"16", "2", 3084}};
+  for (const auto& c : cases) {
+    Given g = llama70b_h100_tp2();
+    g["rate"] = "0.01";
+    g["tp"] = c.tp;
+    g["attention-dp"] = c.attention_dp;
+    EXPECT_EQ(result(run("serve-rate", g), "max_batch_per_replica"), c.batch) << "tp " << c.tp << ", attention-dp " << c.attention_dp;
+  }
+}
+
+TEST(ServeRate, SerialAttentionDpPrefillHoldsEveryGroup) {
+  // With two groups of one GPU, a serial prefill runs a prompt's GEMMs and attention on one GPU
+  // while the other waits: twice the per-token time of the pooled (balanced) prefill, so at the
+  // same rate the prefill utilisation is higher (the fixed per-layer cost is the same in both).
+  Given g = llama70b_h100_tp2();
+  g["rate"] = "0.05";
+  g["attention-dp"] = "2";
+  g["attention-dp-serial"] = "0";
+  const double pooled = result(run("serve-rate", g), "prefill_utilisation");
+  g["attention-dp-serial"] = "1";
+  const double serial = result(run("serve-rate", g), "prefill_utilisation");
+  EXPECT_GT(serial, 1.5 * pooled);
+  EXPECT_LT(serial, 2 * pooled);
+}
+
+TEST(ServeRate, AttentionDpAndEpRefusalsNameTheField) {
+  Given g = llama70b_h100_tp2();
+  g["rate"] = "0.1";
+  g["attention-dp"] = "3";  // does not divide tp 2
+  EXPECT_EQ(errors_of("serve-rate", g).front().field, "attention-dp");
+  g["attention-dp"] = "1";
+  g["ep"] = "2";  // a dense model has no experts to spread
+  EXPECT_EQ(errors_of("serve-rate", g).front().field, "ep");
+  g = {{"model", "llama-4-scout-17b-16e"}, {"gpu", "h100-sxm"}, {"tp", "4"}, {"rate", "0.1"},
+       {"weights-dtype", "fp8"}, {"ep", "3"}, {"input-tokens", "500"}, {"output-tokens", "500"}};
+  EXPECT_EQ(errors_of("serve-rate", g).front().field, "ep");  // 3 divides neither tp 4 nor 16 experts
+  g["ep"] = "4";
+  g["moe-imbalance"] = "-0.5";  // below 0: the busiest rank cannot carry less than the mean
+  EXPECT_EQ(errors_of("serve-rate", g).front().field, "moe-imbalance");
+}
+
+// The value of a derivation step by its label (0 when absent).
+double step_value(const Derivation& d, const std::string& label) {
+  for (const auto& s : d.steps()) {
+    if (s.label == label) return s.value;
+  }
+  return 0;
+}
+
+TEST(ServeRate, ExpertParallelAllToAllCrossesNvlinkTwicePerMoeLayer) {
+  // Qwen3-235B-A22B on 8 H100 at attention DP 8, EP 8: each GPU dispatches its B ÷ 8 tokens, each to
+  // k = 8 experts of one GPU each (tp ÷ ep = 1), 4,096 × 2 B hidden states: 8 × 4,096 × 2 ÷ 8 =
+  // 8,192 B per replica token. Inside one 8-GPU NVLink domain with no measured all-to-all in the
+  // catalog: busbw = 900 GB/s ÷ 2 × 0.7 = 315 GB/s, alpha = the 10 us all-reduce latency.
+  // Dispatch and combine in each of the 94 MoE layers: 2 × 94 × (10 us + 7/8 × B × 8,192 ÷ 315e9).
+  const Given g = {{"model", "qwen3-235b-a22b"}, {"gpu", "h100-sxm"}, {"tp", "8"}, {"attention-dp", "8"},
+                   {"ep", "8"}, {"rate", "1"}, {"input-tokens", "1000"}, {"output-tokens", "1000"},
+                   {"weights-dtype", "fp8"}};
+  Derivation d = run("serve-rate", g);
+  double b = result(d, "max_batch_per_replica");
+  EXPECT_NEAR(step_value(d, "Dispatch + combine all-to-all per step"), 2 * 94 * (10e-6 + 0.875 * b * 8192 / 315e9), 1e-12);
+  // A busiest rank at 1.5 × the mean receives 1.5 × the bytes: 12,288 B per token.
+  Given skewed = g;
+  skewed["moe-imbalance"] = "0.5";
+  d = run("serve-rate", skewed);
+  b = result(d, "max_batch_per_replica");
+  EXPECT_NEAR(step_value(d, "Dispatch + combine all-to-all per step"), 2 * 94 * (10e-6 + 0.875 * b * 12288 / 315e9), 1e-12);
+}
+
+TEST(Serve, AttentionDataParallelismReadsTheWholeDenseModelPerGpu) {
+  // serve, one sequence of Llama 3.3 70B on two H100: with attention DP 2 each GPU reads all
+  // 70,553,706,496 B of fp8 weights per decode step instead of half, and no all-reduce is left.
+  // The GEMMs grow by 35,276,853,248 B ÷ (3.35 TB/s × 0.9) = 11.7004 ms; the TP all-reduces go:
+  // 160 residual blocks × (10 us + 2(2 − 1)/2 × 8,192 × 2 B ÷ (900 GB/s ÷ 2 × 0.7)) = 1.6083 ms.
+  // The cache read and the per-layer cost do not change: TPOT grows by 10.0921 ms.
+  Given g = {{"model", "llama-3.3-70b"}, {"gpu", "h100-sxm"}, {"tp", "2"}, {"batch", "1"},
+             {"input-tokens", "1000"}, {"output-tokens", "100"}, {"weights-dtype", "fp8"}};
+  const double tp_only = result(run("serve", g), "tpot_seconds");
+  g["attention-dp"] = "2";
+  EXPECT_NEAR(result(run("serve", g), "tpot_seconds") - tp_only, 0.0100921268, 1e-9);
+}
+
 }  // namespace
 }  // namespace ridge::calc

@@ -52,11 +52,18 @@ struct DecodeCost {
   double kv_bytes_per_sequence = 0;  // cache a step reads per sequence (at the average context)
   double fixed_seconds = 0;        // per step: the per-layer costs and all-reduce latencies
   double comm_seconds_per_token = 0; // per token in the step: the TP all-reduce bytes
+  // Expert parallelism (issue 31, MoE serving under load): the routed experts' share of
+  // flops_per_token, and the busiest expert-parallel rank's routed tokens ÷ the mean (a stated
+  // input, 1 = uniform routing). The step waits for the busiest rank: its expert GEMMs carry
+  // imbalance × their mean FLOPs (the weights it reads stay the expected touched experts).
+  double expert_flops_per_token = 0;
+  double imbalance = 1;
 };
 // Time of one decode step for `batch` sequences each adding `tokens_per_sequence` tokens
 // (1, or k + 1 when a speculative step verifies k drafted tokens): the GEMMs at the roofline
 // max(weights read ÷ bandwidth, FLOPs ÷ rate) plus the cache read, the all-reduces and the fixed
-// cost. A MoE step reads only the experts its tokens touch.
+// cost. A MoE step reads only the experts its tokens touch; its FLOPs are the busiest rank's,
+// flops_per_token + (imbalance − 1) × expert_flops_per_token.
 double decode_step_seconds(const DecodeCost& c, double batch, double tokens_per_sequence = 1);
 
 // Speculative decoding (Leviathan et al. 2023): a draft proposes k tokens, each accepted with

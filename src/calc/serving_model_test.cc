@@ -125,5 +125,19 @@ TEST(ServingModel, MaxRateMeetsTheSloAndOnePercentMoreDoesNot) {
   EXPECT_NEAR(max_rate_aggregated(toy_decode(), toy_prefill(), {}, toy_load(0), slo, 2), 2 * r, 1e-6 * r);
 }
 
+TEST(ServingModel, TheBusiestExpertRankSetsAComputeBoundStep) {
+  // 1,000 tokens of 1 GFLOP each at 1 TFLOP/s: 1 s of GEMMs (the 1 GB weight read takes 1 ms), plus
+  // 1,000 × 1 MB of cache at 1 TB/s = 1 ms: 1.001 s. Half of each token's FLOPs are routed experts;
+  // the busiest rank carrying twice the mean routed tokens adds 1,000 × 0.5 GFLOP ÷ 1 TFLOP/s =
+  // 0.5 s: 1.501 s.
+  DecodeCost c = toy_decode();
+  c.flops_per_token = 1e9;
+  c.expert_flops_per_token = 0.5e9;
+  c.flop_rate = 1e12;
+  EXPECT_NEAR(decode_step_seconds(c, 1000), 1.001, 1e-9);
+  c.imbalance = 2;
+  EXPECT_NEAR(decode_step_seconds(c, 1000), 1.501, 1e-9);
+}
+
 }  // namespace
 }  // namespace ridge::calc::serving

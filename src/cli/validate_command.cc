@@ -301,6 +301,18 @@ void fit(const std::vector<Run>& runs, const calc::Registry& registry, const cal
       << best_s["prefill-efficiency"] << ", layer-overhead " << best_s["layer-overhead"]
       << " (kv-group-reuse and allreduce-latency are assumptions, not fitted), mean |error| "
       << fmt("%.1f%%", best * 100) << "\n";
+  // MoE serving under load (issue 31): the share of prompts an attention-DP replica prefills alone,
+  // on the fit half's MoE rows only, the serving constants as above (0 to 1 by 0.1).
+  double best_dp = 1e9;
+  std::string best_serial;
+  for (int i = 0; i <= 10; ++i) {
+    calc::Given g = best_s;
+    g["attention-dp-serial"] = fmt("%.1f", i / 10.0);
+    const double e = mean_abs(evaluate(runs, registry, catalog, g, "serving", "fit", "end-to-end aggregated MoE"));
+    if (e < best_dp) best_dp = e, best_serial = g["attention-dp-serial"];
+  }
+  out << "serving, MoE under load (fit half, serving constants as above): attention-dp-serial " << best_serial
+      << ", mean |error| " << fmt("%.1f%%", best_dp * 100) << "\n";
 }
 
 }  // namespace
