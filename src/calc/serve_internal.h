@@ -1,0 +1,93 @@
+// Internal to the serving calculators (calculators_serve.cc: `serve`; calculators_serve_rate.cc:
+// `serve-rate`; calculators_serve_shared.cc: what both use): the fitted constants, attention data
+// parallelism and expert parallelism, and the setup both start from.
+#pragma once
+
+#include <vector>
+
+#include "calc/common.h"
+#include "calc/hardware.h"
+#include "calc/perf_common.h"
+#include "calc/serving_model.h"
+
+namespace ridge::calc::serve_detail {
+
+using namespace ::ridge::calc::detail;  // common.h's parameters and dtypes
+
+// ---- fitted constants (`ridge validate --fit` reproduces them) ----
+// Fitted on the "fit" half of data/published-runs.toml only, by the grid search in
+// src/cli/validate_command.cc (see the split rule at the top of that file).
+// Serving, fitted together on the 8 "fit" serving runs (grid: bandwidth 0.50-0.90 by 0.025,
+// matmul 0.30-0.85 by 0.025, per-layer cost 0-300 us by 10 us): the share of HBM bandwidth
+// the decode kernels reach (0.90 is the grid's ceiling, set where a streaming kernel on H100
+// tops out; the fit sits on it), the share of the dense peak the GEMMs and attention reach,
+// and a fixed cost per layer per forward pass (the launches and the small kernels between the
+// GEMMs: norms, RoPE, the KV write, quantisation). Was 0.90, 0.525, 150 us (fitted on 6 runs,
+// before the NIM 1.8 latency table joined); now 0.90, 0.50, 70 us (fit half mean 10.3%).
+// Held-out serving 15.8% -> 12.1% (decode 42.4% -> 7.9%, end-to-end 11.3% -> 6.9%, prefill
+// 12.8% -> 20.4%: the cheaper layer cost underprices the 128-token prefills).
+inline constexpr const char* kServeBandwidthEfficiency = "0.90";
+inline constexpr const char* kServePrefillEfficiency = "0.50";
+inline constexpr const char* kServeLayerOverhead = "70us";
+// Not fitted: the share of a grouped-query KV head's reads that its query heads share. The
+// published TensorRT-LLM runs (v0.5-v0.6.1, 2023) decode with the masked multi-head attention
+// kernel, one thread block per query head, so each KV head is read once per query head: 0.
+// The XQA kernels that read it once per group came for Llama 2 70B on Hopper in v0.10.0 (its
+// release notes); pass 1 for an engine that has them.
+inline constexpr const char* kServeKvGroupReuse = "0";
+
+// Fitted on the fit half's MoE under-load rows only (TensorRT-LLM v1.0 H200, attention DP): the
+// share of prompts an attention-DP replica prefills alone while the other groups wait (see
+// serve-rate's --attention-dp-serial; 1 is tech blog 10's round-robin worst case, 0 its ADP
+// balance). Grid 0 to 1 by 0.1 with `ridge validate --set attention-dp-serial=S`, scored on the six
+// fit rows' mean |error| alone (not part of `validate --fit`'s search): 42.3% at 0 (balanced), 18.8%
+// at 0.5, 18.1% at 0.6 (the minimum), 19.6% at 0.7, 24.4% at 1 (serial). The held-out MoE rows
+// were 53.1% at 0, 32.7% at 1, and are 31.4% at 0.6 (2026-12-06).
+inline constexpr const char* kServeAttentionDpSerial = "0.6";
+
+// ---- fixed assumptions, not fitted ----
+// One small all-reduce on NVLink costs about this much before its bytes (launch, the
+// synchronisation between the ranks); an assumption of the order nccl-tests and TensorRT-LLM's
+// custom all-reduce show for messages of a few kilobytes, not fitted.
+inline constexpr const char* kAllReduceLatency = "10us";
+
+// ---- attention data parallelism and expert parallelism (issue 31, MoE serving under load),
+// shared by serve and serve-rate.
+
+std::vector<ParamSpec> parallel_params();
+
+// N groups of tp ÷ N GPUs each run the attention of their own sequences; ep ranks hold the
+// routed experts (tp ÷ ep GPUs per expert).
+struct ParallelLayout {
+  double adp = 1, ep = 1, attn_tp = 1, imbalance = 1;
+  bool dp_ep = false;  // anything but tensor-parallel attention and experts
+};
+
+Result<ParallelLayout> parallel_layout(const Inputs& in, const ModelArch& m, double tp);
+
+// A forward pass's exchanges under attention DP / EP, as fixed seconds plus seconds per token of
+// the replica's batch; each term is a derivation step. `busbw_tokens`: the batch whose all-to-all
+// message sets the fabric's busbw.
+struct LayoutComm {
+  double fixed = 0, per_token = 0;
+};
+LayoutComm layout_comm(const ModelArch& m, const Accelerator& gpu, const ParallelLayout& l, double tp, double link,
+                       double ar_latency, double busbw_tokens, Derivation& d);
+
+// What serve and serve-rate both start from: the model, the chip, the dtypes, the dense peak of
+// the GEMMs (fp8 weights run fp8 GEMMs, anything else bf16) and a tp that divides the heads.
+struct ServingSetup {
+  const ModelArch* model = nullptr;
+  const Accelerator* gpu = nullptr;
+  ServingDtypes dtypes;
+  Dtype compute = Dtype::kBf16;
+  double peak = 0, tp = 0;
+};
+
+Result<ServingSetup> serving_setup(const Inputs& in, const Catalog& catalog);
+
+// ---- serve-rate (calculators_serve_rate.cc)
+std::vector<ParamSpec> serve_rate_params();
+Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog);
+
+}  // namespace ridge::calc::serve_detail
