@@ -21,6 +21,8 @@
 #include <thread>
 #include <vector>
 
+#include "account/security.h"
+
 namespace ridge::web {
 
 namespace {
@@ -263,6 +265,13 @@ struct Server::Impl {
         pool.get_executor(),
         [this, &req, &match, pickup]() -> asio::awaitable<Response> {
           if (pickup) last_pickup.store(std::chrono::steady_clock::now().time_since_epoch().count());
+          // The heavy lane's threads run only what a flood of large posts sends: at the
+          // hashing threads' nice value, so the I/O threads and the workers run first.
+          static thread_local bool lowered = false;
+          if (!pickup && !lowered) {
+            account::lower_this_thread(account::kHashingNice);
+            lowered = true;
+          }
           co_return app.handle(req, match);
         },
         asio::use_awaitable);
