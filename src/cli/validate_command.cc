@@ -244,7 +244,7 @@ struct GateResult {
   const Gate* gate = nullptr;
   Stats reached;
   bool pass = false;
-  std::string bound;  // "held-out mean ≤ 8%, worst ≤ 20%"
+  std::string bound;  // "held-out half: mean ≤ 8%, worst ≤ 20%"
   std::string note;   // "the issue's bound", or "not yet within the issue's bound: " and the reason
 };
 
@@ -273,7 +273,7 @@ Ledger ledger_of(const std::vector<Row>& rows, const std::vector<Run>& runs, con
     r.reached = stats(rows, g.group, g.half == "all" ? "" : g.half, g.regime);
     r.pass = r.reached.n > 0 && (g.max_mean == 0 || r.reached.mean * 100 <= g.max_mean + 1e-9) &&
              (g.max_worst == 0 || r.reached.worst * 100 <= g.max_worst + 1e-9);
-    r.bound = g.half + (g.max_mean > 0 ? " mean ≤ " + fmt("%g%%", g.max_mean) : std::string()) +
+    r.bound = (g.half == "all" ? std::string("all runs:") : g.half + " half:") + (g.max_mean > 0 ? " mean ≤ " + fmt("%g%%", g.max_mean) : std::string()) +
               (g.max_mean > 0 && g.max_worst > 0 ? "," : "") +
               (g.max_worst > 0 ? " worst ≤ " + fmt("%g%%", g.max_worst) : std::string());
     r.note = g.issue_bound ? "the issue's bound" : "not yet within the issue's bound: " + g.why;
