@@ -4,7 +4,10 @@
 // held-out half, then mean, median, p90 and worst per regime (dense/MoE × bf16/fp8 training;
 // prefill/decode/end-to-end × aggregated/disaggregated serving) on the held-out half and on all. `--json` prints the same as JSON; `--check` fails (exit 1) when a [[gate]] of the runs file
 // (a regime's threshold) or a --max-* flag is exceeded; every gate prints as the bound or
-// as "not yet within the bound" with its reason;
+// as "not yet within the bound" with its reason; `--markdown` prints the ledger (each
+// regime held-out and all side by side with its gates, then each regime's runs with their
+// sources) for bench/README.md. One computation (ledger_of in the .cc) feeds the text, the JSON
+// ("ledger", "gates") and the Markdown; /calc renders the JSON's;
 // `--fit` grid-searches the fitted constants on the fit half and prints them.
 #pragma once
 

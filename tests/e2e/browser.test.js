@@ -578,7 +578,25 @@ test("the calculators page shows the performance model against the published run
   assert.match(html, /The performance model against published runs/);
   assert.ok(expected.runs.length >= 20, `${expected.runs.length} runs`);
   for (const run of expected.runs) assert.ok(html.includes(`<th scope="row">${run.id}</th>`), `row ${run.id} missing`);
-  const mean = (expected.summary.training.all.mean_abs_error * 100).toPrecision(3);
-  assert.ok(html.includes(`Mean absolute error ${Number(mean)}%`) || html.includes(`Mean absolute error ${mean}%`),
-            `training mean ${mean}% not shown`);
+  // The ledger (issue 31 item 5): each regime's row carries the JSON's held-out and all figures,
+  // mean / median / p90 / worst in percent to one decimal.
+  const cell = (s) => s.n === 0 ? "no runs"
+    : [s.mean_abs_error, s.median_abs_error, s.p90_abs_error, s.worst_abs_error].map((x) => (x * 100).toFixed(1)).join(" / ") +
+      `% (${s.n} ${s.n === 1 ? "run" : "runs"})`;
+  assert.ok(expected.ledger.length >= 9, `${expected.ledger.length} ledger lines`);
+  for (const line of expected.ledger) {
+    const name = line.group + (line.regime === "" ? ", every regime" : " " + line.regime);
+    const row = html.indexOf(name + (line.regime === "" ? "</th>" : "</a></th>"));
+    assert.ok(row > 0, `${name} has no row`);
+    const figures = `<td>${cell(line["held-out"])}</td><td>${cell(line.all)}</td>`;
+    assert.equal(html.substr(html.indexOf("<td>", row), figures.length), figures, name);
+  }
+  // Readable at 375 px: the tables scroll in their own boxes, the page does not.
+  const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
+  const page = await context.newPage();
+  await page.goto(server.url + "/calc");
+  const widths = await page.evaluate(() => [document.documentElement.scrollWidth, document.querySelector("#val-ledger caption") !== null]);
+  assert.ok(widths[0] <= 375, `the page is ${widths[0]} px wide at 375`);
+  assert.ok(widths[1], "the ledger table has a caption");
+  await context.close();
 });

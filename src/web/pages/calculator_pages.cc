@@ -5,9 +5,12 @@
 #include "web/wording.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <map>
 #include <optional>
 
+#include "calc/dates.h"
 #include "diagram/diagrams.h"
 #include "web/http.h"
 #include "web/pages/parts.h"
@@ -18,8 +21,10 @@ using namespace parts;
 
 namespace {
 
-// The performance model against published runs (`ridge validate --json`): each run's
-// prediction, the measured figure, the signed error, the source; then the error per group.
+// The performance model against published runs (`ridge validate --json`), issue 31's ledger:
+// each regime's mean / median / p90 / worst error on the held-out half and on all, with the gate
+// `validate --check` holds it to; then each regime's runs (prediction, measured figure, signed
+// error, source). validate computes every figure; this only formats the JSON's.
 struct ValidationView {
   struct Run {
     std::string id, half;
@@ -29,57 +34,115 @@ struct ValidationView {
     std::string failure;       // without a prediction
     std::string source, url;   // url: linked only when https
   };
-  struct Group {
-    std::string heading, mean, worst, n, held_out_mean, held_out_worst;
+  struct Gate {
+    std::string bound, verdict;  // "held-out half: mean ≤ 8%, worst ≤ 20%", "passes" or "fails"
+    bool issue_bound = false;
+    std::string why;             // the reason it is not the issue's bound, dates in words
+    int note = 0;                // the number of its note under the table (not issue_bound)
+  };
+  struct Regime {
+    std::string name, anchor;    // "training dense bf16", "regime-training-dense-bf16"
+    bool total = false;          // a group's every regime
+    std::string held_out, all;   // "7.3 / 6.7 / 15.7 / 16.4% (12 runs)"
+    std::vector<Gate> gates;
     std::vector<Run> runs;
   };
-  std::vector<Group> groups;
+  std::vector<Regime> regimes;
 };
 
+// The ledger cell as `ridge validate --markdown` prints it (ledger_cell there): mean / median /
+// p90 / worst in percent to one decimal, then the count.
+std::string ledger_cell(const nlohmann::json& s) {
+  const int n = s.value("n", 0);
+  if (n == 0) return "no runs";
+  auto one = [](double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", x * 100);
+    return std::string(buf);
+  };
+  return one(s.value("mean_abs_error", 0.0)) + " / " + one(s.value("median_abs_error", 0.0)) + " / " +
+         one(s.value("p90_abs_error", 0.0)) + " / " + one(s.value("worst_abs_error", 0.0)) + "% (" + std::to_string(n) +
+         (n == 1 ? " run)" : " runs)");
+}
+
+ValidationView::Run run_view(const nlohmann::json& r) {
+  ValidationView::Run run;
+  run.id = r.value("id", "");
+  run.half = r.value("half", "");
+  std::string unit = r.value("unit", "");
+  if (r.contains("predicted")) {
+    double err = r["error"].get<double>() * 100;
+    run.has_prediction = true;
+    run.predicted = calc::format_significant(r["predicted"].get<double>(), 3) + " " + unit;
+    run.measured = calc::format_significant(r["measured"].get<double>(), 3) + " " + unit;
+    run.negative = err < 0;
+    run.error = calc::format_significant(std::abs(err), 2);
+  } else {
+    run.failure = r.value("failure", "");
+  }
+  const std::string date = r.value("date", "");
+  run.source = r.value("source", "") + (date.empty() ? "" : ", " + calc::dates_in_words(calc::date_in_words(date)));
+  std::string url = r.value("url", "");
+  if (url.rfind("https://", 0) == 0) run.url = url;
+  return run;
+}
+
 std::optional<ValidationView> validation_view(const nlohmann::json& v) {
-  if (!v.is_object() || !v.contains("runs")) return std::nullopt;
+  if (!v.is_object() || !v.contains("runs") || !v.contains("ledger") || !v["ledger"].is_array()) return std::nullopt;
   ValidationView out;
-  auto pct = [](double x) { return calc::format_significant(x * 100, 3) + "%"; };
-  for (const char* group : {"training", "serving"}) {
-    const auto& sum = v["summary"][group];
-    ValidationView::Group g{group == std::string("training") ? "Training: step time, throughput and MFU" : "Serving: latency and throughput",
-                            pct(sum["all"]["mean_abs_error"].get<double>()),
-                            pct(sum["all"]["worst_abs_error"].get<double>()),
-                            std::to_string(sum["all"]["n"].get<int>()),
-                            pct(sum["held-out"]["mean_abs_error"].get<double>()),
-                            pct(sum["held-out"]["worst_abs_error"].get<double>()),
-                            {}};
-    for (const auto& r : v["runs"]) {
-      if (r.value("group", "") != group) continue;
-      ValidationView::Run run;
-      run.id = r.value("id", "");
-      run.half = r.value("half", "");
-      std::string unit = r.value("unit", "");
-      if (r.contains("predicted")) {
-        double err = r["error"].get<double>() * 100;
-        run.has_prediction = true;
-        run.predicted = calc::format_significant(r["predicted"].get<double>(), 3) + " " + unit;
-        run.measured = calc::format_significant(r["measured"].get<double>(), 3) + " " + unit;
-        run.negative = err < 0;
-        run.error = calc::format_significant(std::abs(err), 2);
-      } else {
-        run.failure = r.value("failure", "");
-      }
-      run.source = r.value("source", "") + (r.value("date", "").empty() ? "" : ", " + r.value("date", ""));
-      std::string url = r.value("url", "");
-      if (url.rfind("https://", 0) == 0) run.url = url;
-      g.runs.push_back(std::move(run));
+  const nlohmann::json gates = v.value("gates", nlohmann::json::array());
+  int notes = 0;
+  for (const auto& line : v["ledger"]) {
+    ValidationView::Regime reg;
+    const std::string group = line.value("group", ""), regime = line.value("regime", "");
+    reg.total = regime.empty();
+    reg.name = group + (reg.total ? ", every regime" : " " + regime);
+    reg.anchor = "regime-" + group + "-";
+    for (char c : regime) reg.anchor += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
+    reg.held_out = ledger_cell(line.value("held-out", nlohmann::json::object()));
+    reg.all = ledger_cell(line.value("all", nlohmann::json::object()));
+    for (const auto& index : line.value("gates", nlohmann::json::array())) {
+      if (!index.is_number_unsigned() || index.get<size_t>() >= gates.size()) continue;
+      const auto& g = gates[index.get<size_t>()];
+      ValidationView::Gate gate{g.value("bound", ""), g.value("pass", false) ? "passes" : "fails",
+                                g.value("issue_bound", false), calc::dates_in_words(g.value("why", "")), 0};
+      if (!gate.issue_bound) gate.note = ++notes;
+      reg.gates.push_back(std::move(gate));
     }
-    out.groups.push_back(std::move(g));
+    if (!reg.total) {
+      for (const auto& r : v["runs"]) {
+        if (r.value("group", "") == group && r.value("regime", "") == regime) reg.runs.push_back(run_view(r));
+      }
+    }
+    out.regimes.push_back(std::move(reg));
   }
   return out;
 }
 
 View to_view(const ValidationView& v) {
-  ViewList groups;
-  for (const auto& g : v.groups) {
+  ViewList regimes, notes, run_groups;
+  for (const auto& reg : v.regimes) {
+    ViewList gates;
+    for (const auto& g : reg.gates) {
+      gates.push_back(View(kainjow::mustache::object{{"bound", g.bound},
+                                                     {"verdict", g.verdict},
+                                                     {"issue_bound", g.issue_bound},
+                                                     {"note", std::to_string(g.note)}}));
+      if (!g.issue_bound) {
+        notes.push_back(View(kainjow::mustache::object{
+            {"note", std::to_string(g.note)}, {"regime", reg.name}, {"bound", g.bound}, {"why", g.why}}));
+      }
+    }
+    regimes.push_back(View(kainjow::mustache::object{{"name", reg.name},
+                                                     {"anchor", reg.anchor},
+                                                     {"total", reg.total},
+                                                     {"held_out", reg.held_out},
+                                                     {"all", reg.all},
+                                                     {"has_gates", !gates.empty()},
+                                                     {"gates", gates}}));
+    if (reg.total) continue;
     ViewList runs;
-    for (const auto& r : g.runs) {
+    for (const auto& r : reg.runs) {
       runs.push_back(View(kainjow::mustache::object{{"id", r.id},
                                                     {"half", r.half},
                                                     {"has_prediction", r.has_prediction},
@@ -92,15 +155,14 @@ View to_view(const ValidationView& v) {
                                                     {"url", r.url},
                                                     {"source", r.source}}));
     }
-    groups.push_back(View(kainjow::mustache::object{{"heading", g.heading},
-                                                    {"mean", g.mean},
-                                                    {"worst", g.worst},
-                                                    {"n", g.n},
-                                                    {"held_out_mean", g.held_out_mean},
-                                                    {"held_out_worst", g.held_out_worst},
-                                                    {"runs", runs}}));
+    run_groups.push_back(View(kainjow::mustache::object{{"name", reg.name}, {"anchor", reg.anchor}, {"runs", runs}}));
   }
-  return object_with("groups", list_view(std::move(groups)));
+  View d;
+  put(d, "has_notes", !notes.empty());
+  put(d, "regimes", std::move(regimes));
+  put(d, "notes", std::move(notes));
+  put(d, "run_groups", std::move(run_groups));
+  return d;
 }
 
 // A calculator's title in words (issue 33 item 10: pages were headed "fit", "mfu"): the title
