@@ -8,38 +8,9 @@
 #include <toml++/toml.h>
 
 #include "cli/flags.h"
+#include "cli/validate_internal.h"
 
-namespace ridge::cli {
-namespace {
-
-struct Run {
-  std::string id, group, half, calculator, metric, unit, source, url, date;
-  std::string deployment;  // serving: aggregated (default) or disaggregated
-  std::string regime;      // set after loading: "dense bf16", "MoE fp8", "decode aggregated", ...
-  double measured = 0;
-  calc::Given params;
-};
-
-// A threshold `--check` holds one regime's error to, from the [[gate]] tables of the runs
-// file: the issue's own bound where the model meets it, else a stated, higher one with its
-// reason (issue_bound = false), printed as "not yet within the issue's bound".
-struct Gate {
-  std::string group, regime, half, why;
-  double max_mean = 0, max_worst = 0;  // percent; 0 = not bounded
-  bool issue_bound = false;
-};
-
-struct Row {
-  const Run* run;
-  double predicted = 0;
-  double error = 0;  // signed, (predicted − measured) ÷ measured
-  std::string failure;
-};
-
-struct Stats {
-  int n = 0;
-  double mean = 0, median = 0, p90 = 0, worst = 0;
-};
+namespace ridge::cli::validate_detail {
 
 // The issue's regimes: training by architecture and GEMM dtype, serving by phase and deployment.
 std::string regime_of(const Run& r, const calc::Catalog& catalog) {
@@ -180,8 +151,8 @@ calc::Result<double> predict(const Run& r, const calc::Registry& registry, const
 }
 
 std::vector<Row> evaluate(const std::vector<Run>& runs, const calc::Registry& registry, const calc::Catalog& catalog,
-                          const calc::Given& overrides, const std::string& group = "", const std::string& half = "",
-                          const std::string& regime_prefix = "") {
+                          const calc::Given& overrides, const std::string& group, const std::string& half,
+                          const std::string& regime_prefix) {
   std::vector<Row> rows;
   for (const Run& r : runs) {
     if (!group.empty() && r.group != group) continue;
@@ -316,77 +287,11 @@ double mean_abs(const std::vector<Row>& rows) {
   return rows.empty() ? 0 : sum / static_cast<double>(rows.size());
 }
 
-// Grid search of the fitted constants on the fit half, one group at a time.
-// `fixed` (from --set) holds constants the search leaves where they are.
-void fit(const std::vector<Run>& runs, const calc::Registry& registry, const calc::Catalog& catalog,
-         const calc::Given& fixed, std::ostream& out) {
-  // Training, in two stages, each constant on the fit-half runs it acts on: first the GEMM
-  // efficiency law on the dense runs (the issue bounds the worst error, 20%, as well as the
-  // mean, so the search minimises the mean absolute error among the constants whose worst error
-  // there is within 20%, and the worst error where none is); then, with those fixed, the MoE
-  // host time per local expert on the MoE runs (mean absolute error, 0-2 ms by 25 us).
-  double best = 1e9, best_worst = 1e9;
-  calc::Given best_t;
-  for (double emax = 0.50; emax <= 0.951; emax += 0.005) {
-    for (double half : {0.0, 25.0, 50.0, 75.0, 100.0, 125.0, 150.0, 200.0, 250.0, 300.0, 400.0, 500.0}) {
-      calc::Given g = fixed;
-      g["gemm-efficiency-max"] = fmt("%.3f", emax);
-      g["gemm-half-intensity"] = fmt("%.0f", half);
-      std::vector<Row> rows = evaluate(runs, registry, catalog, g, "training", "fit", "dense");
-      double e = mean_abs(rows), worst = 0;
-      for (const Row& r : rows) worst = std::max(worst, r.failure.empty() ? std::abs(r.error) : 1.0);
-      const bool ok = worst <= 0.20, best_ok = best_worst <= 0.20;
-      if ((ok && (!best_ok || e < best)) || (!ok && !best_ok && worst < best_worst)) {
-        best = e, best_worst = worst, best_t = g;
-      }
-    }
-  }
-  out << "training, dense (fit half): gemm-efficiency-max " << best_t["gemm-efficiency-max"] << ", gemm-half-intensity "
-      << best_t["gemm-half-intensity"] << ", mean |error| " << fmt("%.1f%%", best * 100) << ", worst "
-      << fmt("%.1f%%", best_worst * 100) << "\n";
-  double best_moe = 1e9;
-  std::string best_host;
-  for (double us = 0; us <= 2000.1; us += 25) {
-    calc::Given g = best_t;
-    g["moe-host-per-expert"] = fmt("%.0fus", us);
-    const double e = mean_abs(evaluate(runs, registry, catalog, g, "training", "fit", "MoE"));
-    if (e < best_moe) best_moe = e, best_host = g["moe-host-per-expert"];
-  }
-  out << "training, MoE (fit half, GEMM constants as above): moe-host-per-expert " << best_host << ", mean |error| "
-      << fmt("%.1f%%", best_moe * 100) << "\n";
-  best = 1e9;
-  calc::Given best_s;
-  for (double bw = 0.50; bw <= 0.901; bw += 0.025) {
-    for (double pf = 0.30; pf <= 0.851; pf += 0.025) {
-      for (double oh = 0; oh <= 300.1; oh += 10) {
-        calc::Given g = fixed;
-        g["bandwidth-efficiency"] = fmt("%.3f", bw);
-        g["prefill-efficiency"] = fmt("%.3f", pf);
-        g["layer-overhead"] = fmt("%.0fus", oh);
-        double e = mean_abs(evaluate(runs, registry, catalog, g, "serving", "fit"));
-        if (e < best) best = e, best_s = g;
-      }
-    }
-  }
-  out << "serving (fit half): bandwidth-efficiency " << best_s["bandwidth-efficiency"] << ", prefill-efficiency "
-      << best_s["prefill-efficiency"] << ", layer-overhead " << best_s["layer-overhead"]
-      << " (kv-group-reuse and allreduce-latency are assumptions, not fitted), mean |error| "
-      << fmt("%.1f%%", best * 100) << "\n";
-  // MoE serving under load (issue 31): the share of prompts an attention-DP replica prefills alone,
-  // on the fit half's MoE rows only, the serving constants as above (0 to 1 by 0.1).
-  double best_dp = 1e9;
-  std::string best_serial;
-  for (int i = 0; i <= 10; ++i) {
-    calc::Given g = best_s;
-    g["attention-dp-serial"] = fmt("%.1f", i / 10.0);
-    const double e = mean_abs(evaluate(runs, registry, catalog, g, "serving", "fit", "end-to-end aggregated MoE"));
-    if (e < best_dp) best_dp = e, best_serial = g["attention-dp-serial"];
-  }
-  out << "serving, MoE under load (fit half, serving constants as above): attention-dp-serial " << best_serial
-      << ", mean |error| " << fmt("%.1f%%", best_dp * 100) << "\n";
-}
+}  // namespace ridge::cli::validate_detail
 
-}  // namespace
+namespace ridge::cli {
+
+using namespace validate_detail;
 
 CLI::App* add_validate(CLI::App& parent, ValidateFlags& f) {
   CLI::App* validate = parent.add_subcommand("validate", "the performance model against data/published-runs.toml");

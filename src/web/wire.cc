@@ -1,0 +1,120 @@
+// The HTTP wire format around Beast: a parsed request into ridge's Request, a Response's status
+// line and headers, the framing rules a request must meet, a byte limit in words.
+#include "web/wire.h"
+
+#include <cctype>
+#include <ctime>
+
+namespace ridge::web {
+
+namespace http = boost::beast::http;
+
+std::string limit_in_words(size_t bytes) {
+  std::string digits = std::to_string(bytes), grouped;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
+  }
+  std::string binary;
+  size_t unit = 1024;
+  for (const char* name : {"KiB", "MiB", "GiB"}) {
+    if (bytes >= unit && bytes % unit == 0) binary = std::to_string(bytes / unit) + " " + name;
+    unit *= 1024;
+  }
+  return binary.empty() ? grouped + " bytes" : binary + " (" + grouped + " bytes)";
+}
+
+namespace {
+// The Date header changes once a second; format it once per second per thread.
+const std::string& date_now() {
+  thread_local std::time_t last = 0;
+  thread_local std::string value;
+  std::time_t now = std::time(nullptr);
+  if (now != last) {
+    last = now;
+    value = http_date(now);
+  }
+  return value;
+}
+}  // namespace
+
+Request to_request(http::request<http::string_body>& in) {
+  Request r;
+  r.method = std::string(in.method_string());
+  r.target = std::string(in.target());
+  for (const auto& field : in) {
+    std::string name(field.name_string());
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    r.headers.emplace(std::move(name), std::string(field.value()));
+  }
+  r.body = std::move(in.body());
+  return r;
+}
+
+// Writes the status line and headers into `head` (reused per connection). Beast parses
+// requests; responses are serialized here, so a cached page goes out as its prepared
+// header block plus its bytes, with no per-request allocation.
+void serialize_head(const Response& res, unsigned version, bool keep_alive, std::string& head) {
+  head.clear();
+  head += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+  head += std::to_string(res.status);
+  head += ' ';
+  head += status_reason(res.status);
+  head += "\r\nServer: ridge\r\nDate: ";
+  head += date_now();
+  head += "\r\n";
+  if (!keep_alive) {
+    head += "Connection: close\r\n";
+  } else if (version == 10) {
+    head += "Connection: keep-alive\r\n";
+  }
+  if (res.prebuilt_headers != nullptr) {
+    head += *res.prebuilt_headers;
+  } else {
+    head += "Content-Type: ";
+    head += res.content_type;
+    head += "\r\n";
+    for (const auto& [k, v] : res.headers) {
+      head += k;
+      head += ": ";
+      head += v;
+      head += "\r\n";
+    }
+    if (res.status != 304) {
+      head += "Content-Length: ";
+      head += std::to_string(res.view().size());
+      head += "\r\n";
+    }
+  }
+  head += "\r\n";
+}
+
+// RFC 9112: a request with a Transfer-Encoding other than a lone "chunked", HTTP/1.1
+// without exactly one Host, is refused (and the connection closed), so no body is ever read
+// as the next request. Returns the reason, or empty when the framing is sound.
+std::string framing_error(const http::request<http::string_body>& msg) {
+  int hosts = 0, encodings = 0;
+  std::string encoding;
+  for (const auto& field : msg) {
+    if (field.name() == http::field::host) ++hosts;
+    if (field.name() == http::field::transfer_encoding) {
+      ++encodings;
+      encoding = std::string(field.value());
+    }
+  }
+  if (encodings > 0) {
+    std::string lower;
+    for (char c : encoding) {
+      if (c != ' ' && c != '\t') lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    if (encodings > 1 || lower != "chunked") {
+      return "Transfer-Encoding '" + encoding.substr(0, 80) + "' is not supported; accepted: chunked";
+    }
+  }
+  if (msg.version() >= 11 && hosts != 1) {
+    return hosts == 0 ? "HTTP/1.1 requires a Host header" : "more than one Host header";
+  }
+  return {};
+}
+
+}  // namespace ridge::web
