@@ -7,7 +7,8 @@
 #   each three interleaved rounds (nginx, ridge, nginx, ridge, ...), the median of each;
 #   - review writes on SQLite and PostgreSQL against pgbench (bench/reviews.sh);
 #   - start-up time and resident memory with the bank and with generated banks of 5,000 and
-#     10,000 questions (copies of the real ones under new slugs).
+#     10,000 questions (copies of the real ones under new slugs); question pages are rendered
+#     on first request, so start-up leaves them out.
 # Every run is bounded by -d. Usage: bench/serve.sh [SECONDS per run, default 5]
 # ROUNDS=N changes the number of rounds; SKIP_REVIEWS=1 and SKIP_STARTUP=1 leave parts out;
 # ONLY=REGEX keeps the cases whose name matches ("question page": the page cases alone).
@@ -141,7 +142,7 @@ for i in range(len(originals), n):
 PY
   }
   echo
-  echo "start-up (load the catalogs and the bank, render every page, listen) and resident memory when listening:"
+  echo "start-up (load the catalogs and the bank, render the pages but the questions', listen) and resident memory when listening:"
   echo
   echo "| questions | start-up | resident memory | per question |"
   echo "|---|---|---|---|"

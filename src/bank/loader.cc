@@ -1,9 +1,11 @@
 #include "bank/loader.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "bank/company_loader.h"
 #include "bank/course_loader.h"
@@ -302,11 +304,45 @@ LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const
   }
   std::sort(files.begin(), files.end());
   bank.questions.reserve(files.size());
-  std::map<std::string, std::string> slugs;
-  for (const auto& path : files) {
-    std::string file = rel(path);
+  // Each file parses on its own (the registry and the catalog are read-only: the server reads
+  // them from every thread), so the files are parsed on every core and then merged in file
+  // order: the bank and its diagnostics are what a one-thread load made (issue 30: this is
+  // most of what start-up has left to do once pages render on first request).
+  struct Parsed {
     Question q;
-    if (!parse_question(read_file(path), file, known, registry, catalog, options, q, diags)) continue;
+    std::vector<Diagnostic> diags;
+    bool ok = false;
+  };
+  std::vector<Parsed> parsed(files.size());
+  std::vector<std::string> names;  // made here: `rel` writes its error code, shared by all calls
+  for (const auto& path : files) names.push_back(rel(path));
+  {
+    // A thread per core, fewer for a small bank (about 64 files a thread is worth starting).
+    size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 16);
+    threads = std::min(threads, files.size() / 64 + 1);
+    std::atomic<size_t> next{0};
+    auto parse_some = [&] {
+      for (size_t i = next++; i < files.size(); i = next++) {
+        Parsed& p = parsed[i];
+        try {
+          p.ok = parse_question(read_file(files[i]), names[i], known, registry, catalog, options, p.q, p.diags);
+        } catch (const std::exception& e) {  // never out of a thread (that would end the process)
+          p.diags.push_back({names[i], 1, std::string("could not be loaded: ") + e.what()});
+        }
+      }
+    };
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(parse_some);
+    parse_some();
+    for (auto& t : pool) t.join();
+  }
+  std::map<std::string, std::string> slugs;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const fs::path& path = files[i];
+    const std::string& file = names[i];
+    diags.insert(diags.end(), std::make_move_iterator(parsed[i].diags.begin()), std::make_move_iterator(parsed[i].diags.end()));
+    if (!parsed[i].ok) continue;
+    Question q = std::move(parsed[i].q);
     std::string dir_topic = path.parent_path().filename().string();
     if (!q.topic.empty() && dir_topic != q.topic) {
       diags.push_back({file, 1, "is in questions/" + dir_topic + "/ but its topic is '" + q.topic + "'"});

@@ -213,6 +213,35 @@ TEST(Snippets, AFailingSnippetIsReported) {
   std::filesystem::remove_all(dir);
 }
 
+// Issue 30: the question files parse on every core (a thread per 64 files, up to one per
+// core), then merge in file order. 300 files, every third without 'free': the bank holds the
+// 300 in file order and the 100 errors come in file order, as one thread made them.
+TEST(Loader, ManyFilesLoadInFileOrderWhateverTheThreads) {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / ("ridge-bank-order-" + std::to_string(::getpid())) / "content";
+  fs::create_directories(root / "questions" / "napkin-math");
+  fs::create_directories(root / "concepts");
+  fs::create_directories(root / "companies");
+  std::ofstream(root / "topics.toml") << "[[topic]]\nid = \"napkin-math\"\nname = \"N\"\ndescription = \"d\"\n"
+                                         "[[track]]\nid = \"serving\"\nname = \"S\"\ndescription = \"d\"\n"
+                                         "weights = { napkin-math = 1 }\n";
+  std::ofstream(root / "concepts" / "kv-cache.md") << "+++\ntitle = \"The KV cache\"\n+++\n";
+  auto name = [](int i) { return "q-" + std::string(i < 10 ? "00" : i < 100 ? "0" : "") + std::to_string(i); };
+  for (int i = 0; i < 300; ++i) {
+    std::ofstream(root / "questions" / "napkin-math" / (name(i) + ".md")) << (i % 3 == 0 ? replace(good(), "free = true\n", "") : good());
+  }
+  LoadResult r = load_bank(root, calc::testing::registry(), calc::testing::real_catalog(), {/*lint=*/false});
+  ASSERT_EQ(r.bank.questions.size(), 300u);  // a missing field is reported, the question still loads
+  for (int i = 0; i < 300; ++i) EXPECT_EQ(r.bank.questions[i].slug, name(i)) << i;
+  std::vector<std::string> missing;
+  for (const auto& d : r.errors) {
+    if (d.message.find("'free' is required") != std::string::npos) missing.push_back(fs::path(d.file).stem().string());
+  }
+  ASSERT_EQ(missing.size(), 100u);
+  for (int j = 0; j < 100; ++j) EXPECT_EQ(missing[j], name(3 * j)) << j;
+  fs::remove_all(root.parent_path());
+}
+
 TEST(Loader, WholeTreeDuplicateSlugsAndLinks) {
   namespace fs = std::filesystem;
   fs::path root = fs::temp_directory_path() / ("ridge-bank-test-" + std::to_string(::getpid())) / "content";

@@ -124,6 +124,9 @@ CLI::App* add_serve(CLI::App& parent, ServeFlags& f) {
       ->check(flags::one_of({"text", "json"}, "a log format"));
   serve->add_option("--access-log", f.access_log, "one line per request, or only the errors")
       ->check(flags::one_of({"on", "off"}, "on or off"));
+  serve->add_option("--page-cache-mb", f.page_cache_mb, "question pages are rendered on first request and kept up to this many MB")
+      ->envname("RIDGE_PAGE_CACHE_MB")
+      ->check(flags::whole_number(1, 65536));
   return serve;
 }
 
@@ -191,6 +194,7 @@ int run_serve(const ServeFlags& f, const std::string& data_dir) {
     web::AppOptions app_options;
     app_options.store = database.get();
     app_options.trusted_proxies = trusted;
+    app_options.page_cache_bytes = static_cast<size_t>(f.page_cache_mb) << 20;
     // The performance model's table for /calc, computed now (the model and runs do not change
     // while serving). Without the runs file the page simply has no table.
     if (std::filesystem::exists(data_dir + "/published-runs.toml")) {
@@ -257,7 +261,8 @@ int run_serve(const ServeFlags& f, const std::string& data_dir) {
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   options.on_listening = [&](unsigned short port) {
     std::cout << "ridge serve: " << questions << " questions, " << app->cached_pages() << " pages rendered in "
-              << static_cast<int>(ms) << " ms; listening on http://" << options.bind << ":" << port << "/" << std::endl;
+              << static_cast<int>(ms) << " ms (question pages on first request, kept up to " << f.page_cache_mb
+              << " MB); listening on http://" << options.bind << ":" << port << "/" << std::endl;
   };
   database->observe(app->metrics());
   std::unique_ptr<web::Server> metrics_server;

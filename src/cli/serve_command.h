@@ -25,6 +25,7 @@ struct ServeFlags {
   std::string metrics_bind;  // ADDR:PORT, or empty for /metrics on the main listener
   std::string log_format = "text";
   std::string access_log = "on";
+  int page_cache_mb = 64;  // question pages rendered on first request are kept up to this (issue 30)
 };
 
 // Adds `serve` to `parent`, its flags bound to `flags` (which must outlive the parse) and

@@ -77,8 +77,12 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   design_ = std::make_unique<services::DesignService>(options_.design_challenges, registry_, catalog_, options_.store, clock,
                                                       options_.validation.is_null() ? std::string() : options_.validation.dump());
   // Work it (issue 34): the question pages link to it where the question is workable.
-  pages_ = routes::render_pages(Site{bank_, catalog_, registry_, assets_}, options_, work_.get());
-  context_.reset(new routes::Context{bank_, catalog_, registry_, assets_, options_, pages_, *search_, *calc_cache_, *search_cache_,
+  // Question pages on first request (issue 30): start-up no longer grows with their rendering.
+  pages_ = routes::render_pages(Site{bank_, catalog_, registry_, assets_}, options_, work_.get(), /*with_questions=*/false);
+  question_pages_ = std::make_unique<routes::LazyPages>(options_.page_cache_bytes, [this](const std::string& path) {
+    return routes::render_question_page(Site{bank_, catalog_, registry_, assets_}, options_, work_.get(), path);
+  });
+  context_.reset(new routes::Context{bank_, catalog_, registry_, assets_, options_, pages_, *question_pages_, *search_, *calc_cache_, *search_cache_,
                                      metrics_, trusted_, *billing_, *drills_, accounts_.get(), reviews_.get(), readiness_.get(),
                                      subscriptions_.get(), work_.get(), design_.get()});
   add_routes();
@@ -104,7 +108,9 @@ void App::add_routes() {
     router_.add("GET", pattern, to(routes::cached_page), Dispatch::kInlineAnonymous);
   }
   router_.add("GET", "/diagrams", to(routes::diagrams), Dispatch::kInlineAnonymous);
-  router_.add("GET", "/q/{slug}", with(routes::question), Dispatch::kInlineAnonymous);
+  // A question page is rendered on its first request: that render runs on a worker, never
+  // on an I/O thread; once kept, an anonymous visitor's copy is served inline.
+  router_.add("GET", "/q/{slug}", with(routes::question), Dispatch::kInlineWhenCached);
   router_.add("GET", "/api/questions", to(routes::api_questions));
   router_.add("GET", "/api/questions/{slug}", with(routes::api_question));
   router_.add("GET", "/static/{file}", to(routes::static_file), Dispatch::kInline);
@@ -209,6 +215,13 @@ std::shared_ptr<const std::string> App::cached_answer(const Request& req, const 
   if (match.pattern == nullptr) return nullptr;
   if (*match.pattern == "/search") return routes::cached_search_answer(req, *context_);
   if (*match.pattern == "/api/calc/{name}") return routes::cached_calc_answer(req, match.params, *context_);
+  if (*match.pattern == "/q/{slug}") {
+    // Without a session: a free question's page, a paid one's locked copy (routes::question).
+    const bank::Question* q = bank_.find(match.params.at("slug"));
+    if (q == nullptr) return nullptr;
+    auto page = question_pages_->peek("/q/" + q->slug + (q->free ? "" : "#locked"));
+    return page ? std::shared_ptr<const std::string>(page, &page->body) : nullptr;
+  }
   return nullptr;
 }
 

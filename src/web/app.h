@@ -45,7 +45,8 @@ class App {
 
   const bank::Bank& bank() const { return bank_; }
   const Metrics& metrics() const { return metrics_; }
-  size_t cached_pages() const { return pages_.size(); }
+  size_t cached_pages() const { return pages_.size(); }  // rendered at start-up (not the question pages)
+  const routes::LazyPages& question_pages() const { return *question_pages_; }
   const ResponseCache& calc_cache() const { return *calc_cache_; }
   const ResponseCache& search_cache() const { return *search_cache_; }
 
@@ -71,6 +72,7 @@ class App {
   // Rendered answers of the calculator API and of search (bounded; see response_cache.h).
   std::unique_ptr<ResponseCache> calc_cache_, search_cache_;
   routes::PageCache pages_;
+  std::unique_ptr<routes::LazyPages> question_pages_;
   // The services over the store (see routes::Context for which exist when).
   std::unique_ptr<services::BillingService> billing_;
   std::unique_ptr<services::DrillService> drills_;

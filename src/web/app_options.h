@@ -48,6 +48,10 @@ struct AppOptions {
   // Design rounds (issue 35): the challenges of content/challenges, loaded once by `ridge
   // serve` (or a test); empty: /design lists none.
   std::vector<design::Challenge> design_challenges;
+  // Question pages are rendered on first request and kept up to this many bytes, least
+  // recently used out first (issue 30: `ridge serve --page-cache-mb`). 64 MB keeps about
+  // 2,500 answers of 25 KB; every other page is rendered at start-up and always kept.
+  size_t page_cache_bytes = size_t{64} << 20;
 };
 
 }  // namespace ridge::web

@@ -46,6 +46,10 @@ struct Response {
   // The same block as a personal response sends it (Cache-Control: private, no-store and Vary:
   // Cookie, no ETag), prepared with it: marking a cached page personal then costs no copy.
   const std::string* prebuilt_personal_headers = nullptr;
+  // Owns what shared_body and the prebuilt header blocks point to when a bounded cache holds
+  // them (a question page rendered on first request, routes/lazy_pages.h): an eviction while
+  // the response is written does not free them.
+  std::shared_ptr<const void> keep_alive;
   bool head_only = false;  // set by the server for HEAD: Content-Length of the body, no body
   // The response depends on who asks (a session, a signed-in page, a paid answer). App::handle
   // then sends "Cache-Control: private, no-store" and "Vary: Cookie", whatever the handler

@@ -34,25 +34,42 @@ ordered_json question_summary(const bank::Question& q, bool may_read) {
 
 }  // namespace
 
-PageCache render_pages(const Site& site, const AppOptions& options, const services::WorkService* work) {
+CachedPage make_cached_page(std::string body, bool personal) {
+  std::string etag = '"' + content_hash(body) + '"';
+  Response headers;
+  add_standard_headers(headers);
+  std::string common;
+  for (const auto& [k, v] : headers.headers) common += k + ": " + v + "\r\n";
+  common += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  std::string head = "Content-Type: text/html; charset=utf-8\r\nETag: " + etag + "\r\nCache-Control: public, max-age=300\r\n" + common;
+  std::string personal_head =
+      personal ? "Content-Type: text/html; charset=utf-8\r\n" + common + "Cache-Control: private, no-store\r\nVary: Cookie\r\n"
+               : std::string();
+  return {std::move(body), std::move(etag), std::move(head), std::move(personal_head)};
+}
+
+std::optional<CachedPage> render_question_page(const Site& site, const AppOptions& options,
+                                               const services::WorkService* work, const std::string& path) {
+  if (path.rfind("/q/", 0) != 0) return std::nullopt;
+  std::string_view rest = std::string_view(path).substr(3);
+  size_t hash = rest.find('#');
+  std::string_view slug = rest.substr(0, hash), variant = hash == std::string_view::npos ? "" : rest.substr(hash + 1);
+  const bank::Question* q = site.bank.find(std::string(slug));
+  if (q == nullptr) return std::nullopt;
+  if (variant.empty()) return make_cached_page(question_page(site, *q, work != nullptr && work->workable(q->slug)));
+  // Only a paid question has the other copies (as when every page was rendered at start-up).
+  if (q->free) return std::nullopt;
+  if (variant == "locked") return make_cached_page(locked_question_page(site, *q), true);
+  if (variant == "paywall") {
+    return make_cached_page(paywall_question_page(site, *q, options.billing.price.display(), options.billing.enabled()), true);
+  }
+  return std::nullopt;
+}
+
+PageCache render_pages(const Site& site, const AppOptions& options, const services::WorkService* work, bool with_questions) {
   PageCache pages;
   const bank::Bank& bank = site.bank;
-  // `personal`: the page is only ever answered as personal (the locked and paywalled copies of
-  // a paid question), so its personal header block is prepared with it.
-  auto cache = [&](std::string path, std::string body, bool personal = false) {
-    std::string etag = '"' + content_hash(body) + '"';
-    Response headers;
-    add_standard_headers(headers);
-    std::string common;
-    for (const auto& [k, v] : headers.headers) common += k + ": " + v + "\r\n";
-    common += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-    std::string head = "Content-Type: text/html; charset=utf-8\r\nETag: " + etag +
-                       "\r\nCache-Control: public, max-age=300\r\n" + common;
-    std::string personal_head = personal ? "Content-Type: text/html; charset=utf-8\r\n" + common +
-                                               "Cache-Control: private, no-store\r\nVary: Cookie\r\n"
-                                         : std::string();
-    pages[std::move(path)] = {std::move(body), std::move(etag), std::move(head), std::move(personal_head)};
-  };
+  auto cache = [&](std::string path, std::string body) { pages[std::move(path)] = make_cached_page(std::move(body)); };
   cache("/", home_page(site, Offer{options.billing.price.display(), options.billing.months}));
   cache("/hardware", hardware_page(site));
   cache("/topics", topics_index(site));
@@ -69,12 +86,10 @@ PageCache render_pages(const Site& site, const AppOptions& options, const servic
   for (const auto& [id, c] : bank.companies) cache("/companies/" + id, company_page(site, c));
   cache("/courses", courses_index(site));
   for (const auto& [id, c] : bank.courses) cache("/courses/" + id, course_page(site, c, nullptr));
-  for (const auto& q : bank.questions) {
-    cache("/q/" + q.slug, question_page(site, q, work != nullptr && work->workable(q.slug)));
-    if (!q.free) {
-      cache("/q/" + q.slug + "#locked", locked_question_page(site, q), true);
-      cache("/q/" + q.slug + "#paywall", paywall_question_page(site, q, options.billing.price.display(), options.billing.enabled()),
-            true);
+  for (size_t i = 0; with_questions && i < bank.questions.size(); ++i) {
+    for (const char* variant : {"", "#locked", "#paywall"}) {
+      std::string path = "/q/" + bank.questions[i].slug + variant;
+      if (auto page = render_question_page(site, options, work, path)) pages[path] = std::move(*page);
     }
   }
   for (const auto& c : site.registry.all()) {

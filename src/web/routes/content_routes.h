@@ -1,7 +1,10 @@
-// Content pages: everything rendered from the bank at start-up and served from memory (home,
-// topics, tracks, difficulties, concepts, companies, courses' overviews, questions and
-// calculators' example pages), the question API, and the static files.
+// Content pages: everything rendered from the bank and served from memory (home, topics,
+// tracks, difficulties, concepts, companies, courses' overviews and calculators' example pages
+// at start-up; questions on first request), the question API, and the static files.
 #pragma once
+
+#include <optional>
+#include <string>
 
 #include "web/app_options.h"
 #include "web/http.h"
@@ -13,9 +16,15 @@ namespace ridge::web::routes {
 
 // Every page that does not depend on the visitor or the query, rendered once, with the header
 // blocks (the standard headers, its ETag, public caching) prepared beside each body. With
-// `work` (a server with a store), a workable question's page links to Work it; planning every
-// question here fills the service's plan cache, so no Work it request pays for it.
-PageCache render_pages(const Site& site, const AppOptions& options, const services::WorkService* work = nullptr);
+// `with_questions` false (the server) the question pages are left out: they are rendered on
+// first request (render_question_page, LazyPages); the static export keeps them all.
+PageCache render_pages(const Site& site, const AppOptions& options, const services::WorkService* work = nullptr,
+                       bool with_questions = true);
+// A question page by its path: "/q/SLUG", or a paid question's "/q/SLUG#locked" and
+// "/q/SLUG#paywall"; nullopt for any other path. With `work` (a server with a store), a
+// workable question's page links to Work it (planning the question, once, the first time).
+std::optional<CachedPage> render_question_page(const Site& site, const AppOptions& options,
+                                               const services::WorkService* work, const std::string& path);
 
 // GET a fixed page ("/", "/topics/{id}", ...; a trailing slash is ignored) from the cache.
 Response cached_page(const Request& req, const Context& ctx);

@@ -21,17 +21,25 @@ std::string pre_cookie(const Context& ctx, const std::string& token) {
 }
 
 Response page(const Context& ctx, const std::string& path) {
-  auto it = ctx.pages.find(path);
-  if (it == ctx.pages.end()) {
+  const CachedPage* found = nullptr;
+  std::shared_ptr<const CachedPage> lazy;
+  if (auto it = ctx.pages.find(path); it != ctx.pages.end()) {
+    found = &it->second;
+  } else if (path.rfind("/q/", 0) == 0) {
+    lazy = ctx.question_pages.get(path);
+    found = lazy.get();
+  }
+  if (found == nullptr) {
     Request req;
     req.path = path;
     return error(req, ctx, 404, "There is no page at " + path + ".");
   }
   Response r;
-  r.shared_body = &it->second.body;
-  r.prebuilt_headers = &it->second.head;
-  if (!it->second.personal_head.empty()) r.prebuilt_personal_headers = &it->second.personal_head;
-  r.set("ETag", it->second.etag);
+  r.shared_body = &found->body;
+  r.prebuilt_headers = &found->head;
+  if (!found->personal_head.empty()) r.prebuilt_personal_headers = &found->personal_head;
+  r.keep_alive = std::move(lazy);  // an eviction while the page is written does not free it
+  r.set("ETag", found->etag);
   return r;
 }
 

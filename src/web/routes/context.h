@@ -23,6 +23,8 @@
 #include "web/metrics.h"
 #include "web/pages.h"
 #include "web/response_cache.h"
+#include "web/routes/cached_page.h"
+#include "web/routes/lazy_pages.h"
 #include "web/search.h"
 #include "web/services/account_service.h"
 #include "web/services/billing_service.h"
@@ -44,16 +46,6 @@ struct StoreUnavailable : std::runtime_error {
 
 namespace routes {
 
-// A page rendered once at start-up, with its header blocks prepared once (see Response).
-struct CachedPage {
-  std::string body;
-  std::string etag;
-  std::string head;           // every header line of the 200 response, Content-Length included
-  std::string personal_head;  // the same lines for a personal answer, for pages only served so (else empty)
-};
-// By path; a paid question's other copies under "/q/SLUG#locked" and "/q/SLUG#paywall".
-using PageCache = std::map<std::string, CachedPage, std::less<>>;
-
 struct Context {
   const bank::Bank& bank;
   const calc::Catalog& catalog;  // read_config is null: the web never reads a path it was sent
@@ -61,7 +53,10 @@ struct Context {
   const Assets& assets;
   // As the App completed them: `clock` and `random` are never null.
   const AppOptions& options;
-  const PageCache& pages;
+  const PageCache& pages;  // rendered at start-up: every page but the questions'
+  // The question pages (and a paid question's "#locked" and "#paywall" copies), rendered on
+  // first request into a cache bounded by bytes (AppOptions::page_cache_bytes).
+  const LazyPages& question_pages;
   const SearchIndex& search;
   // The calculator API's and search's answers, the same for everyone; filled in by the routes
   // that answer from them (locked inside: see response_cache.h).
@@ -101,7 +96,8 @@ constexpr const char* kPreCookie = "ridge_pre";
 // The Set-Cookie value that gives a visitor the pre-session token `token` for an hour.
 std::string pre_cookie(const Context& ctx, const std::string& token);
 
-// The cached page at `path` (a key of PageCache), served without a copy; 404 if none.
+// The cached page at `path` (a key of PageCache, or a question page's path, rendered now if
+// it is not kept), served without a copy; 404 if none.
 Response page(const Context& ctx, const std::string& path);
 // An error in the shape the path asks for: the JSON error shape under /api/, else the error page.
 Response error(const Request& req, const Context& ctx, int status, const std::string& message);

@@ -1,6 +1,8 @@
 #include "web/routes/site_routes.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "calc/derivation.h"
 
@@ -35,11 +37,14 @@ Response sitemap_xml(const Request&, const Context& ctx) {
   std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
   // html_escape covers the five characters XML reserves (a path is data).
   auto add = [&](const std::string& path) { body += "<url><loc>" + calc::html_escape(ctx.options.base_url + path) + "</loc></url>\n"; };
-  // The cached pages are every public page but the calculators; "#locked" and "#paywall" are
-  // a paid question's other copies, not pages of their own.
-  for (const auto& [path, page] : ctx.pages) {
-    if (path.find('#') == std::string::npos) add(path);
-  }
+  // The pages rendered at start-up and the question pages (rendered on first request), in
+  // the order of their paths, as when one map held them all.
+  std::vector<std::string> paths;
+  paths.reserve(ctx.pages.size() + ctx.bank.questions.size());
+  for (const auto& [path, page] : ctx.pages) paths.push_back(path);
+  for (const auto& q : ctx.bank.questions) paths.push_back("/q/" + q.slug);
+  std::sort(paths.begin(), paths.end());
+  for (const auto& path : paths) add(path);
   for (const auto& c : ctx.registry.all()) add("/calc/" + c.name);
   add("/drill");
   if (ctx.design != nullptr && !ctx.design->challenges().empty()) {
