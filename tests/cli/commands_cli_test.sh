@@ -110,8 +110,9 @@ refused "validate bad threshold" "--max-serving-mean 'lots' is not accepted; giv
   validate --max-serving-mean lots
 refused "validate bad setting" "--set 'gemm' is not a setting; accepted: NAME=VALUE" validate --set gemm
 run --data "$(dirname "$0")/../../data" validate --markdown; check "validate markdown exit" "0" "$rc"
-check "validate markdown ledger" "| run | half | regime | predicted | measured | error | source |" "$out"
-check "validate markdown regimes" "| serving decode aggregated under load | held-out |" "$out"
+check "validate markdown regime table" "| regime | held-out | all | gate |" "$out"
+check "validate markdown regimes" "| serving decode aggregated under load | " "$out"
+check "validate markdown runs by regime" $'serving decode aggregated under load:\n\n| run | half | predicted | measured | error | source |' "$out"
 # The gates of the runs file: one above what the model reaches fails --check (exit 1) and is
 # printed with its reason; a looser gate without a reason is refused (exit 2, naming the gate).
 cp -r "$(dirname "$0")/../../data" "$tmp/data"
