@@ -7,11 +7,9 @@
 // rehearsal_rounds.cc, the rubric and the report in rehearsal_report.cc.
 //
 // A round has a kind, and each kind has one function that makes its content and one that
-// gives its engine score. Two kinds wait on features built beside this one: a numeric round
-// will be a Work it exercise graded by the engine (issue 34) and a design round a design
-// challenge (issue 35). Until they land, numeric_round() draws a question with calc blocks and
-// design_round() a design question, both self-scored, and numeric_engine_score() and
-// design_engine_score() answer nullopt; the page says so.
+// gives its engine score. A numeric round is a Work it exercise graded by the engine (issue
+// 34), or, for a question without one, numeric_round(q), self-scored; a design round is graded
+// by the design grader (issue 35) when the answer states the design as name = value lines.
 #pragma once
 
 #include <array>

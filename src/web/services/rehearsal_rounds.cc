@@ -20,12 +20,12 @@ RoundContent question_round(const bank::Question& q) {
   return c;
 }
 
-// Until Work it (issue 34) is merged: a question whose answer carries the engine's figures,
-// self-scored. When it lands, this returns the exercise's prompt and self_scored = false.
+// A numeric round whose question has no Work it exercise (the route uses the exercise when
+// there is one): the answer carries the engine's figures, and the candidate scores the numbers.
 RoundContent numeric_round(const bank::Question& q) {
   RoundContent c = question_round(q);
-  c.note = "Work it exercises are not wired in yet: this numeric round uses a question whose answer works its figures through "
-           "the engine, and you score the numbers yourself against the worked answer.";
+  c.note = "This round's question has no Work it exercise: its answer works the figures through the engine, and you score "
+           "the numbers yourself against the worked answer.";
   return c;
 }
 
@@ -55,11 +55,12 @@ RoundContent numeric_round(const bank::Question& q, const practice::Exercise& ex
   return c;
 }
 
-// Until design rounds (issue 35) are merged: a system-design question, self-scored.
+// A design round: a system-design question, graded by the model against a design challenge
+// when the answer states the design (design_engine_score), else self-scored.
 RoundContent design_round(const bank::Question& q) {
   RoundContent c = question_round(q);
-  c.note = "Design challenges graded by the model are not wired in yet: this design round uses a system-design question, and "
-           "you score it yourself against the worked answer.";
+  c.note = "Write your design as one \"name = value\" line per choice (gpu, tp, replicas, ...): the model grades it against "
+           "a design challenge. Notes without them you score yourself against the worked answer.";
   return c;
 }
 

@@ -195,7 +195,7 @@ TEST(Rehearsal, ReportFromThreeRounds) {
   EXPECT_EQ(report_json(rep)["recommendation"], "lean no");
 }
 
-// Until issues 34 and 35 land, no kind has an engine score and the page says why.
+// The stand-in kinds (a numeric question without an exercise, a design question) say how they are scored.
 TEST(Rehearsal, StandInKindsSaySo) {
   bank::Question q;
   q.slug = "x";
