@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Serving benchmark, every figure a ratio to a reference measured in the same run, with wrk
 # at 64 connections on loopback (wrk, nginx and ridge share the machine's cores):
-#   - a question page, with wrk -t1 and -t2, against nginx serving its bytes as a file;
+#   - pages of three sizes (a 2.6 KB question page, a 24.5 KB question page and the 63 KB
+#     calculator index), with wrk -t1 and -t2, against nginx serving their bytes as files;
 #   - the calculator API (/api/calc/fit?...) against nginx serving the same JSON bytes;
 #   - search (/search?q=kv+cache) against nginx serving the same page;
+#   - the access log's cost: the 24.5 KB page with ridge's access log on (its default, to a
+#     file) against nginx's `access_log ... buffer=64k`, and each log's cost to its own server
+#     (requests/s with the log on ÷ with it off);
 #   each three interleaved rounds (nginx, ridge, nginx, ridge, ...), the median of each;
 #   - review writes on SQLite and PostgreSQL against pgbench (bench/reviews.sh);
 #   - start-up time and resident memory with the bank and with generated banks of 5,000 and
@@ -29,17 +33,19 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 page=/q/llama-70b-64-users-32k-8xh100
+page24=/q/data-loader-for-text-training
+page63=/calc
 calc='/api/calc/fit?model=llama-3.1-70b&gpu=h100-sxm&gpus=8&context=32768&sequences=64'
 search='/search?q=kv+cache'
 
-for port in 18100 18101; do
+for port in 18100 18101 18102 18103; do
   if curl -s -o /dev/null "http://127.0.0.1:$port/"; then echo "port $port is in use: stop what listens there first" >&2; exit 1; fi
 done
 
-start_ridge() {  # start_ridge PORT CONTENT: waits until it listens; sets started_ms and last_pid
+start_ridge() {  # start_ridge PORT CONTENT [ACCESS_LOG]: waits until it listens; sets started_ms and last_pid
   local t0 t1
   t0=$(date +%s%N)
-  "$ridge" serve --port "$1" --threads 2 --access-log off --content "$2" --db "sqlite:$work/ridge-$1.db" > "$work/ridge-$1.log" 2>&1 &
+  "$ridge" serve --port "$1" --threads 2 --access-log "${3:-off}" --content "$2" --db "sqlite:$work/ridge-$1.db" > "$work/ridge-$1.log" 2>&1 &
   last_pid=$!
   pids+=("$last_pid")
   until grep -q listening "$work/ridge-$1.log" 2>/dev/null; do
@@ -53,9 +59,13 @@ start_ridge() {  # start_ridge PORT CONTENT: waits until it listens; sets starte
 load_before=$(uptime)
 start_ridge 18101 content
 ridge_pid=$last_pid
+# The same server with its access log on (text lines to stderr, which goes to ridge-18103.log).
+start_ridge 18103 content on
+ridge_log_pid=$last_pid
 # nginx serves, at the same paths, the bytes ridge sends (its static handler ignores the query).
 mkdir -p "$work/www/q" "$work/www/api/calc"
-curl -sf "http://127.0.0.1:18101$page" > "$work/www$page"
+for p in "$page" "$page24"; do curl -sf "http://127.0.0.1:18101$p" > "$work/www$p"; done
+curl -sf "http://127.0.0.1:18101$page63" > "$work/www/calc.html"
 curl -sf "http://127.0.0.1:18101$calc" > "$work/www/api/calc/fit"
 curl -sf "http://127.0.0.1:18101$search" > "$work/www/search"
 cat > "$work/nginx.conf" <<CONF
@@ -71,6 +81,13 @@ http {
     listen 127.0.0.1:18100;
     root $work/www;
     location /api/ { default_type application/json; }
+    location = /calc { try_files /calc.html =404; }
+  }
+  server {
+    listen 127.0.0.1:18102;
+    access_log $work/nginx-access.log combined buffer=64k;
+    root $work/www;
+    location = /calc { try_files /calc.html =404; }
   }
 }
 CONF
@@ -87,40 +104,55 @@ one() {  # one PORT THREADS TARGET -> "rps p50_us p99_us"
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
+# name|wrk threads|target|nginx port|ridge port (18100/18101: no access log; 18102/18103: logged)
 cases=()
-for c in "question page|1|$page" "question page|2|$page" "calculator API|2|$calc" "search|2|$search"; do
+for c in "question page 2.6 KB|1|$page|18100|18101" "question page 2.6 KB|2|$page|18100|18101" \
+         "question page 24.5 KB|1|$page24|18100|18101" "question page 24.5 KB|2|$page24|18100|18101" \
+         "calculator index 63 KB|1|$page63|18100|18101" "calculator index 63 KB|2|$page63|18100|18101" \
+         "calculator API|2|$calc|18100|18101" "search|2|$search|18100|18101" \
+         "question page 24.5 KB, access logs on|2|$page24|18102|18103"; do
   [[ "${c%%|*}" =~ ${ONLY:-.} ]] && cases+=("$c")
 done
 [ ${#cases[@]} -gt 0 ] || { echo "ONLY='$ONLY' matches no case" >&2; exit 2; }
 echo "wrk -c64 -d${duration}s, $rounds interleaved rounds, median; ridge --threads 2, nginx 2 workers; $(nproc) cores; $(date -u '+%Y-%m-%d %H:%M') UTC"
-echo "bytes: page $(wc -c < "$work/www$page"), calculator JSON $(wc -c < "$work/www/api/calc/fit"), search page $(wc -c < "$work/www/search")"
+echo "bytes: pages $(wc -c < "$work/www$page"), $(wc -c < "$work/www$page24") and $(wc -c < "$work/www/calc.html"), calculator JSON $(wc -c < "$work/www/api/calc/fit"), search page $(wc -c < "$work/www/search")"
 for r in $(seq "$rounds"); do
   for i in "${!cases[@]}"; do
-    IFS='|' read -r _ threads target <<<"${cases[$i]}"
-    for port in 18100 18101; do
+    IFS='|' read -r _ threads target ref ours <<<"${cases[$i]}"
+    for port in "$ref" "$ours"; do
       one "$port" "$threads" "$target" >> "$work/results-$i-$port" 2> "$work/wrk-err"
       [ -s "$work/wrk-err" ] && echo "port $port, wrk -t$threads $target: $(cat "$work/wrk-err")" >&2
     done
   done
 done
 echo
+declare -A rps_of=()
 echo "| path | wrk threads | nginx requests/s | ridge requests/s | ratio | nginx p50 / p99 | ridge p50 / p99 |"
 echo "|---|---|---|---|---|---|---|"
 for i in "${!cases[@]}"; do
-  IFS='|' read -r name threads target <<<"${cases[$i]}"
+  IFS='|' read -r name threads target ref ours <<<"${cases[$i]}"
   declare -A rps=() p50=() p99=()
-  for port in 18100 18101; do
+  for port in "$ref" "$ours"; do
     rps[$port]=$(cut -d' ' -f1 "$work/results-$i-$port" | median)
     p50[$port]=$(cut -d' ' -f2 "$work/results-$i-$port" | median)
     p99[$port]=$(cut -d' ' -f3 "$work/results-$i-$port" | median)
+    rps_of["$name|$threads|$port"]=${rps[$port]}
   done
-  printf '| %s (`%s`) | %s | %s | %s | %s | %s / %s us | %s / %s us |\n' "$name" "$target" "$threads" "${rps[18100]}" "${rps[18101]}" \
-    "$(ratio "${rps[18101]}" "${rps[18100]}")" "${p50[18100]}" "${p99[18100]}" "${p50[18101]}" "${p99[18101]}"
+  printf '| %s (`%s`) | %s | %s | %s | %s | %s / %s us | %s / %s us |\n' "$name" "$target" "$threads" "${rps[$ref]}" "${rps[$ours]}" \
+    "$(ratio "${rps[$ours]}" "${rps[$ref]}")" "${p50[$ref]}" "${p99[$ref]}" "${p50[$ours]}" "${p99[$ours]}"
 done
+# Each access log's cost to its own server: the 24.5 KB page at wrk -t2, logged ÷ not logged.
+plain="question page 24.5 KB|2" logged="question page 24.5 KB, access logs on|2"
+if [ -n "${rps_of[$plain|18101]:-}" ] && [ -n "${rps_of[$logged|18103]:-}" ]; then
+  echo
+  echo "access log's cost (24.5 KB page, wrk -t2, requests/s logged ÷ not logged): nginx (buffer=64k)" \
+    "$(ratio "${rps_of[$logged|18102]}" "${rps_of[$plain|18100]}"), ridge $(ratio "${rps_of[$logged|18103]}" "${rps_of[$plain|18101]}")"
+  echo "lines logged: nginx $(wc -l < "$work/nginx-access.log" 2>/dev/null || echo 0) (its buffer may still hold some), ridge $(grep -c ' /q/' "$work/ridge-18103.log" || true)"
+fi
 echo
 echo "ridge resident memory after these runs: $(awk '/VmRSS/ {print $2, $3}' "/proc/$ridge_pid/status")"
 nginx -c "$work/nginx.conf" -p "$work" -s stop || true
-kill "$ridge_pid" 2>/dev/null || true
+kill "$ridge_pid" "$ridge_log_pid" 2>/dev/null || true
 
 if [ -z "${SKIP_REVIEWS:-}" ]; then
   echo
