@@ -122,6 +122,29 @@ TEST(ServeRate, SerialAttentionDpPrefillHoldsEveryGroup) {
   EXPECT_LT(serial, 2 * pooled);
 }
 
+TEST(ServeRate, ExpertBandwidthActsOnTheRoutedExpertsOnly) {
+  // perf5: the routed experts' grouped GEMMs stream at their own share of HBM bandwidth. A dense
+  // model has no routed experts, so its figures do not move with it; an MoE model at maximum load
+  // (Llama 4 Scout, 500/2000 on 4 H100 at 3.35 TB/s, its decode steps reading all 16 experts:
+  // 96.6e9 ÷ 4 = 24.2 GB per GPU) serves fewer tokens per second when the experts stream at 0.3 of
+  // the bandwidth instead of 0.9: their read goes from 24.2 GB ÷ 3.015 TB/s = 8.0 ms to
+  // 24.2 GB ÷ 1.005 TB/s = 24.0 ms, 16 ms more on a step of about 24 ms (the other terms), so the
+  // same batch of 597 makes under 0.8 of the tokens, and more than 0.3 of them (only one term slows).
+  Given g = llama70b_h100_tp2();
+  g["expert-bandwidth-efficiency"] = "0.9";
+  const double dense_fast = result(run("serve-rate", g), "saturation_output_tokens_per_second");
+  g["expert-bandwidth-efficiency"] = "0.3";
+  EXPECT_EQ(result(run("serve-rate", g), "saturation_output_tokens_per_second"), dense_fast);
+  g = {{"model", "llama-4-scout-17b-16e"}, {"gpu", "h100-sxm"}, {"tp", "4"}, {"attention-dp", "4"}, {"ep", "4"},
+       {"weights-dtype", "fp8"}, {"kv-dtype", "fp8"}, {"input-tokens", "500"}, {"output-tokens", "2000"},
+       {"expert-bandwidth-efficiency", "0.9"}};
+  const double moe_fast = result(run("serve-rate", g), "saturation_output_tokens_per_second");
+  g["expert-bandwidth-efficiency"] = "0.3";
+  const double moe_slow = result(run("serve-rate", g), "saturation_output_tokens_per_second");
+  EXPECT_LT(moe_slow, 0.8 * moe_fast);
+  EXPECT_GT(moe_slow, 0.3 * moe_fast);  // the dense weights, the cache and the fixed costs do not slow down
+}
+
 TEST(ServeRate, AttentionDpAndEpRefusalsNameTheField) {
   Given g = llama70b_h100_tp2();
   g["rate"] = "0.1";
