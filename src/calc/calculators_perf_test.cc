@@ -276,12 +276,18 @@ TEST(Step, MoeTokenShufflingIsMemoryBound) {
   EXPECT_NEAR(step_value(run("step", g), "MoE token shuffling"), 627712.0 * 48 * 4096 / (8e12 * 0.87), 1e-5);
 }
 
-TEST(Step, MoeHostTimeIsAFloorPerMicroBatch) {
+TEST(Step, MoeHostTimeHidesOnlyTheExpertGemms) {
   // 10 ms of host time per local expert per MoE layer: 48 layers × 16 experts × 10 ms = 7.68 s,
-  // far above the GPU's work, so it is the micro-batch's time; at 0 the GPU's work is.
+  // far above the expert GEMMs it launches, so it replaces them; the rest of the GPU's work waits
+  // at the dispatcher's sync (perf5): per micro-batch = 7.68 s + compute − expert GEMMs + EP
+  // all-to-all (pp 1, tp 1, cp 1: no other exchange). At 0 the GPU's work alone is under 1 s.
   Given g = qwen3_30b_on_b200();
   g["moe-host-per-expert"] = "10ms";
-  EXPECT_NEAR(step_value(run("step", g), "Per micro-batch on the stage"), 7.68, 1e-9);
+  const Derivation d = run("step", g);
+  const double rest = step_value(d, "Compute per micro-batch on the stage") - step_value(d, "Expert GEMMs on the stage") +
+                      step_value(d, "EP all-to-all");
+  EXPECT_GT(rest, 0.01);
+  EXPECT_NEAR(step_value(d, "Per micro-batch on the stage"), 7.68 + rest, 1e-9);
   g["moe-host-per-expert"] = "0";
   EXPECT_LT(step_value(run("step", g), "Per micro-batch on the stage"), 1.0);
 }

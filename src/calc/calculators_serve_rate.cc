@@ -66,6 +66,14 @@ std::vector<ParamSpec> serve_rate_params() {
                    "share of a GQA KV head's reads its query heads share (default 1: grouped decode kernels, "
                    "TensorRT-LLM XQA since v0.10, vLLM FlashAttention/FlashInfer)",
                    1, "1"),
+      number("expert-bandwidth-efficiency", Unit::kRatio,
+             "share of HBM bandwidth the routed experts' grouped GEMMs reach reading their weights in a decode step "
+             "(a few tokens per expert; experts in 8 or 16 bits; fitted on the fit half's MoE rows)",
+             0, 1, kServeExpertBandwidthEfficiency),
+      number("expert-bandwidth-efficiency-4bit", Unit::kRatio,
+             "the same share for experts in 4 bits (int4, fp4: weight-only kernels that dequantize as they read; "
+             "fitted on the fit half's MoE rows in 4 bits)",
+             0, 1, kServeExpertBandwidthEfficiency4bit),
       zero_or_more("attention-dp-serial", Unit::kRatio,
              "attention-dp: share of prompts prefilled by one group while every other group waits for it at the MoE "
              "exchange (1: TensorRT-LLM's round-robin worst case, its tech blog 10: an iteration lasts as long as its "
@@ -144,6 +152,9 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
 
   serving::DecodeCost dc;
   dc.bandwidth = bw;
+  // Which kernel reads the experts depends on how they are stored (serve_internal.h).
+  const std::string ebw_name = wbytes < 1 ? "expert-bandwidth-efficiency-4bit" : "expert-bandwidth-efficiency";
+  dc.expert_bandwidth = gpu.memory_bandwidth * in.number(ebw_name);
   dc.flop_rate = rate_gpu;
   dc.imbalance = imbalance;
   const double non_expert = pc.total - pc.experts_total;
@@ -167,7 +178,8 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
                                        num(attn_tp),
                                    non_expert * wbytes / attn_tp, Unit::kBytes);
     d.assume("MoE decode reads only the experts its tokens touch: E × (1 − (1 − k/E)^tokens) per layer under uniform "
-             "routing (a skewed router touches fewer)");
+             "routing (a skewed router touches fewer), at the grouped GEMMs' share of HBM bandwidth (" +
+             num(in.number(ebw_name)) + ", " + ebw_name + ": a few tokens per expert)");
   } else {
     dc.dense_weight_bytes = d.step("Weights a step reads per GPU", dp_ep ? "params × bytes ÷ (tp ÷ attention-dp)" : "params × bytes ÷ tp",
                                    num(pc.total) + " × " + num(wbytes) + " ÷ " + num(attn_tp), pc.total * wbytes / attn_tp,
@@ -252,9 +264,9 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
              "its slowest rank; the round-robin default serialises prompts that arrive one at a time), the rest with "
              "every group prefilling at once (the pooled rate)");
   }
-  const double weights_read = (m.is_moe() ? dc.dense_weight_bytes + dc.expert_bytes * serving::experts_touched(
-                                                                        dc.experts, dc.top_k, isl)
-                                          : dc.dense_weight_bytes) / bw;
+  const double weights_read =
+      dc.dense_weight_bytes / bw +
+      (m.is_moe() ? dc.expert_bytes * serving::experts_touched(dc.experts, dc.top_k, isl) / dc.expert_bandwidth : 0);
   serving::PrefillCost pf;
   pf.per_token_seconds = gemm_token + attn_token + dc.comm_seconds_per_token;
   pf.fixed_seconds = dc.fixed_seconds + std::max(0.0, weights_read - gemm_token * isl);

@@ -122,6 +122,50 @@ TEST(ServeRate, SerialAttentionDpPrefillHoldsEveryGroup) {
   EXPECT_LT(serial, 2 * pooled);
 }
 
+TEST(ServeRate, ExpertBandwidthActsOnTheRoutedExpertsOnly) {
+  // perf5: the routed experts' grouped GEMMs stream at their own share of HBM bandwidth. A dense
+  // model has no routed experts, so its figures do not move with it; an MoE model at maximum load
+  // (Llama 4 Scout, 500/2000 on 4 H100 at 3.35 TB/s, its decode steps reading all 16 experts:
+  // 96.6e9 ÷ 4 = 24.2 GB per GPU) serves fewer tokens per second when the experts stream at 0.3 of
+  // the bandwidth instead of 0.9: their read goes from 24.2 GB ÷ 3.015 TB/s = 8.0 ms to
+  // 24.2 GB ÷ 1.005 TB/s = 24.0 ms, 16 ms more on a step of about 24 ms (the other terms), so the
+  // same batch of 597 makes under 0.8 of the tokens, and more than 0.3 of them (only one term slows).
+  Given g = llama70b_h100_tp2();
+  g["expert-bandwidth-efficiency"] = "0.9";
+  const double dense_fast = result(run("serve-rate", g), "saturation_output_tokens_per_second");
+  g["expert-bandwidth-efficiency"] = "0.3";
+  EXPECT_EQ(result(run("serve-rate", g), "saturation_output_tokens_per_second"), dense_fast);
+  g = {{"model", "llama-4-scout-17b-16e"}, {"gpu", "h100-sxm"}, {"tp", "4"}, {"attention-dp", "4"}, {"ep", "4"},
+       {"weights-dtype", "fp8"}, {"kv-dtype", "fp8"}, {"input-tokens", "500"}, {"output-tokens", "2000"},
+       {"expert-bandwidth-efficiency", "0.9"}};
+  const double moe_fast = result(run("serve-rate", g), "saturation_output_tokens_per_second");
+  g["expert-bandwidth-efficiency"] = "0.3";
+  const double moe_slow = result(run("serve-rate", g), "saturation_output_tokens_per_second");
+  EXPECT_LT(moe_slow, 0.8 * moe_fast);
+  EXPECT_GT(moe_slow, 0.3 * moe_fast);  // the dense weights, the cache and the fixed costs do not slow down
+}
+
+TEST(ServeRate, ExpertsInFourBitsReadAtTheirOwnShareOfBandwidth) {
+  // The share of bandwidth the experts' kernel reaches depends on how they are stored: experts in
+  // 8 bits read at expert-bandwidth-efficiency, experts in 4 bits (int4, fp4) at
+  // expert-bandwidth-efficiency-4bit. Each share moves only the runs whose experts it reads. At
+  // four clients a decode step is bound by reading the weights (at maximum load a 4-bit model's
+  // GEMMs are bound by their 16-bit arithmetic instead), so TPOT shows the read.
+  Given g = {{"model", "llama-4-scout-17b-16e"}, {"gpu", "h100-sxm"}, {"tp", "4"}, {"concurrency", "4"},
+             {"weights-dtype", "fp8"}, {"kv-dtype", "fp8"}, {"input-tokens", "500"}, {"output-tokens", "500"},
+             {"expert-bandwidth-efficiency", "0.3"}, {"expert-bandwidth-efficiency-4bit", "0.9"}};
+  const char* kTpot = "tpot_mean_seconds";
+  const double fp8 = result(run("serve-rate", g), kTpot);
+  g["expert-bandwidth-efficiency-4bit"] = "0.3";
+  EXPECT_EQ(result(run("serve-rate", g), kTpot), fp8);  // not read for 8-bit experts
+  g["weights-dtype"] = "int4";
+  const double int4_slow = result(run("serve-rate", g), kTpot);
+  g["expert-bandwidth-efficiency"] = "0.9";
+  EXPECT_EQ(result(run("serve-rate", g), kTpot), int4_slow);  // not read for 4-bit experts
+  g["expert-bandwidth-efficiency-4bit"] = "0.9";
+  EXPECT_LT(result(run("serve-rate", g), kTpot), int4_slow);
+}
+
 TEST(ServeRate, AttentionDpAndEpRefusalsNameTheField) {
   Given g = llama70b_h100_tp2();
   g["rate"] = "0.1";

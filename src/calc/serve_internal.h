@@ -39,11 +39,31 @@ inline constexpr const char* kServeKvGroupReuse = "0";
 // Fitted on the fit half's MoE under-load rows only (TensorRT-LLM v1.0 H200, attention DP): the
 // share of prompts an attention-DP replica prefills alone while the other groups wait (see
 // serve-rate's --attention-dp-serial; 1 is tech blog 10's round-robin worst case, 0 its ADP
-// balance). Grid 0 to 1 by 0.1 with `ridge validate --set attention-dp-serial=S`, scored on the six
-// fit rows' mean |error| alone (not part of `validate --fit`'s search): 42.3% at 0 (balanced), 18.8%
-// at 0.5, 18.1% at 0.6 (the minimum), 19.6% at 0.7, 24.4% at 1 (serial). The held-out MoE rows
-// were 53.1% at 0, 32.7% at 1, and are 31.4% at 0.6 (2026-12-06).
-inline constexpr const char* kServeAttentionDpSerial = "0.6";
+// balance). First fitted alone, grid 0 to 1 by 0.1 on the six fit rows' mean |error|: 42.3% at 0
+// (balanced), 18.1% at 0.6 (the minimum), 24.4% at 1 (serial); held-out MoE 31.4% at 0.6
+// (2026-12-06). Refitted jointly with kServeExpertBandwidthEfficiency below (perf5, 2026-12-07):
+// 0.6 -> 0.5.
+inline constexpr const char* kServeAttentionDpSerial = "0.5";
+
+// perf5 (issue 31, MoE decode at the KV-cache-bound batch): the share of HBM bandwidth the routed
+// experts' grouped GEMMs reach in a decode step (serving_model.h, DecodeCost::expert_bandwidth;
+// DeepGEMM's FP8 tables on H800, README of 2025-02: 1.5-2.7 TB/s of 3.35 for dense GEMMs at
+// M = 64-128, 0.9-2.1 TB/s for the masked grouped GEMMs of MoE decode, i.e. 0.27-0.62 of peak).
+// Fitted with attention-dp-serial on the fit half's six MoE under-load rows only (`ridge validate
+// --fit`, its last line; grid 0.20 to 0.90 by 0.025 × serial 0 to 1 by 0.1): fit-half mean |error|
+// 18.1% at 0.90 (as the dense decode, serial 0.6), 10.3% at 0.25, 8.5% at 0.30 with serial 0.5
+// (the minimum), 11.7% at 0.35, 15.8% at 0.50. Held-out MoE under load 31.4% -> 10.1% mean, 68.5%
+// -> 17.5% worst. Two constants on six rows; the held-out half would have preferred 0.35-0.40
+// (6.6% mean), which the fit half does not choose, so it is not used.
+inline constexpr const char* kServeExpertBandwidthEfficiency = "0.30";
+// The same share for experts stored in 4 bits (int4, fp4: weight-only kernels that dequantize in
+// registers, e.g. the MXFP4 MoE kernels gpt-oss runs on Hopper), fitted apart because one share did
+// not hold both kernels: after the disaggregated deployment (SGLang, gpt-oss-120b MXFP4 on H200)
+// joined the ledger, 0.30 put its decode 24-81% slow, and one share fitted on both kernels' fit
+// rows (0.575, serial 0.6: fit 14.2%) moved the held-out TensorRT-LLM FP8 rows from 10.1% to 18.7%.
+// Fitted on the fit half's nine TPOT rows of that deployment only (`ridge validate --fit`, grid
+// 0.20 to 0.90 by 0.025; 2026-12-07), the 8-bit share above unchanged.
+inline constexpr const char* kServeExpertBandwidthEfficiency4bit = "0.575";
 
 // ---- fixed assumptions, not fitted ----
 // One small all-reduce on NVLink costs about this much before its bytes (launch, the

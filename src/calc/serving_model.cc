@@ -70,10 +70,12 @@ double experts_touched(double experts, double top_k, double tokens) {
 
 double decode_step_seconds(const DecodeCost& c, double batch, double tokens_per_sequence) {
   const double tokens = batch * tokens_per_sequence;
-  const double weights = c.dense_weight_bytes + c.expert_bytes * experts_touched(c.experts, c.top_k, tokens);
+  const double expert_bw = c.expert_bandwidth > 0 ? c.expert_bandwidth : c.bandwidth;
+  const double weights_seconds = c.dense_weight_bytes / c.bandwidth +
+                                 c.expert_bytes * experts_touched(c.experts, c.top_k, tokens) / expert_bw;
   // The busiest expert-parallel rank sets the step: its routed GEMMs carry imbalance × the mean.
   const double flops = tokens * (c.flops_per_token + (std::max(1.0, c.imbalance) - 1) * c.expert_flops_per_token);
-  const double gemm = std::max(weights / c.bandwidth, c.flop_rate > 0 ? flops / c.flop_rate : 0);
+  const double gemm = std::max(weights_seconds, c.flop_rate > 0 ? flops / c.flop_rate : 0);
   return gemm + batch * c.kv_bytes_per_sequence / c.bandwidth + tokens * c.comm_seconds_per_token + c.fixed_seconds;
 }
 

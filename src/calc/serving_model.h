@@ -58,12 +58,18 @@ struct DecodeCost {
   // imbalance × their mean FLOPs (the weights it reads stay the expected touched experts).
   double expert_flops_per_token = 0;
   double imbalance = 1;
+  // HBM bytes/s the routed experts' grouped GEMMs reach while reading their weights (0: as
+  // `bandwidth`). A decode step gives each expert a few tokens (B × k ÷ E), so each expert's GEMM
+  // is a handful of tiles streaming its weights, below the streaming rate a dense GEMM reaches:
+  // DeepGEMM's FP8 tables on H800 (README of 2025-02) show 1.5-2.7 TB/s of 3.35 at M = 64-128 for
+  // dense GEMMs and 0.9-2.1 TB/s for the masked grouped GEMMs of MoE decode.
+  double expert_bandwidth = 0;
 };
 // Time of one decode step for `batch` sequences each adding `tokens_per_sequence` tokens
 // (1, or k + 1 when a speculative step verifies k drafted tokens): the GEMMs at the roofline
 // max(weights read ÷ bandwidth, FLOPs ÷ rate) plus the cache read, the all-reduces and the fixed
-// cost. A MoE step reads only the experts its tokens touch; its FLOPs are the busiest rank's,
-// flops_per_token + (imbalance − 1) × expert_flops_per_token.
+// cost. A MoE step reads only the experts its tokens touch, at expert_bandwidth; its FLOPs are
+// the busiest rank's, flops_per_token + (imbalance − 1) × expert_flops_per_token.
 double decode_step_seconds(const DecodeCost& c, double batch, double tokens_per_sequence = 1);
 
 // Speculative decoding (Leviathan et al. 2023): a draft proposes k tokens, each accepted with

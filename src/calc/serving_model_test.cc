@@ -45,6 +45,26 @@ TEST(ServingModel, MoeDecodeStepReadsOnlyTheTouchedExperts) {
   EXPECT_NEAR(decode_step_seconds(c, 1), 1.08e-3 + 1e-6, 1e-12);
 }
 
+TEST(ServingModel, RoutedExpertsReadAtTheGroupedGemmBandwidth) {
+  // perf5: the routed experts stream at their own rate. As above, but the experts at 0.25 TB/s:
+  // one token: 1 GB ÷ 1 TB/s = 1 ms of dense weights, 8 × 10 MB = 80 MB ÷ 0.25 TB/s = 0.32 ms of
+  // experts, plus 1 us of cache: 1.321 ms.
+  DecodeCost c = toy_decode();
+  c.expert_bytes = 1e7;
+  c.experts = 128;
+  c.top_k = 8;
+  c.expert_bandwidth = 0.25e12;
+  EXPECT_NEAR(decode_step_seconds(c, 1), 1e-3 + 0.32e-3 + 1e-6, 1e-12);
+  // 100 sequences touch 128 × (1 − (120/128)^100) = 127.80 experts (the occupancy above):
+  // 1 ms + 127.80 × 10 MB ÷ 0.25 TB/s = 1 ms + 5.112 ms, plus 100 × 1 us of cache: 6.212 ms,
+  // against 1 ms + 1.278 ms + 0.1 ms = 2.378 ms when the experts stream as fast as the dense weights.
+  const double touched = 128 * (1 - std::pow(120.0 / 128, 100));
+  EXPECT_NEAR(decode_step_seconds(c, 100), 1e-3 + touched * 1e7 / 0.25e12 + 1e-4, 1e-12);
+  EXPECT_NEAR(decode_step_seconds(c, 100), 6.212e-3, 1e-6);
+  c.expert_bandwidth = 0;  // 0 = as the dense weights
+  EXPECT_NEAR(decode_step_seconds(c, 100), 2.378e-3, 1e-6);
+}
+
 TEST(ServingModel, SpeculationGainsTheLeviathanExpectation) {
   // k = 4, a = 0.8: (1 − 0.8^5) ÷ (1 − 0.8) = (1 − 0.32768) ÷ 0.2 = 3.3616 tokens per step.
   EXPECT_NEAR(tokens_per_step({4, 0.8, 0.05}), 3.3616, 1e-9);
