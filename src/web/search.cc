@@ -8,6 +8,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <stdexcept>
 
 #include "calc/derivation.h"
@@ -195,6 +196,17 @@ std::vector<SearchHit> SearchIndex::search(const std::string& query, const std::
   return search_page(query, topic, difficulty, limit, 0, nullptr, timed_out);
 }
 
+namespace {
+
+// CPU time the calling thread has used, in nanoseconds.
+int64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace
+
 std::vector<SearchHit> SearchIndex::search_page(const std::string& query, const std::string& topic,
                                                 const std::string& difficulty, int limit, int offset, int* total,
                                                 bool* timed_out) const {
@@ -205,17 +217,20 @@ std::vector<SearchHit> SearchIndex::search_page(const std::string& query, const 
   if (match.empty()) return hits;
   sqlite3* db = acquire();
   if (db == nullptr) return hits;
-  // The budget: SQLite calls back every 1,000 virtual-machine steps; a non-zero answer
-  // interrupts the statement.
+  // The budget (kBudgetCpuMs of this thread's CPU time, kBudgetWallMs of wall time): SQLite calls
+  // back every 1,000 virtual-machine steps, on the thread running the statement; a non-zero
+  // answer interrupts it.
   struct Budget {
-    std::chrono::steady_clock::time_point deadline;
+    int64_t cpu_deadline_ns = 0;
+    std::chrono::steady_clock::time_point wall_deadline;
     bool hit = false;
-  } budget{std::chrono::steady_clock::now() + std::chrono::milliseconds(kBudgetMs)};
+  } budget{thread_cpu_ns() + int64_t{kBudgetCpuMs} * 1'000'000,
+           std::chrono::steady_clock::now() + std::chrono::milliseconds(kBudgetWallMs)};
   sqlite3_progress_handler(
       db, 1000,
       [](void* p) -> int {
         auto* b = static_cast<Budget*>(p);
-        if (std::chrono::steady_clock::now() < b->deadline) return 0;
+        if (thread_cpu_ns() < b->cpu_deadline_ns && std::chrono::steady_clock::now() < b->wall_deadline) return 0;
         b->hit = true;
         return 1;
       },

@@ -373,7 +373,12 @@
         if (list.hidden) return;
         ev.preventDefault();
         highlight(active + (ev.key === "ArrowDown" ? 1 : -1));
-      } else if (ev.key === "Escape" && !list.hidden) {
+      } else if (ev.key === "Escape") {
+        // Escape also drops the suggestions still on their way (a keystroke's timer, an answer in
+        // flight): a late answer must not reopen the list the reader just closed.
+        clearTimeout(suggestTimer);
+        ++asked;
+        if (list.hidden) return;
         ev.preventDefault();  // the first Escape closes the list and keeps the words
         close();
       } else if (ev.key === "Enter" && active >= 0 && !list.hidden) {
