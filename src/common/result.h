@@ -53,9 +53,10 @@ struct Failure {
   static Failure unavailable(std::string detail) { return {Kind::kUnavailable, {}, std::move(detail), 5}; }
   static Failure internal(FieldError e) { return {Kind::kInternal, {std::move(e)}, "", 0}; }
   static Failure upstream(FieldError e, int retry_after) { return {Kind::kUpstream, {std::move(e)}, "", retry_after}; }
-  // The store's unique-key violation (an email already registered): kConflict with the
-  // driver's message as the detail and nothing for the user; the caller decides what to say.
-  static Failure duplicate(std::string detail) { return {Kind::kConflict, {}, std::move(detail), 0}; }
+  // A write the store refused because it collides (a unique key that exists, a row changed
+  // since it was read): kConflict with the store's message as the detail and nothing for the
+  // user; the caller decides what to say.
+  static Failure store_conflict(std::string detail) { return {Kind::kConflict, {}, std::move(detail), 0}; }
 
   bool conflict() const { return kind == Kind::kConflict; }
   // The first error's message ("" when there is none): for pages that show one line.

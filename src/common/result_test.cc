@@ -66,7 +66,7 @@ TEST(Result, FromFailureKeepsKindDetailAndRetry) {
   EXPECT_EQ(down.error().retry_after, 5);
   EXPECT_FALSE(down.error().conflict());
 
-  Result<int> dup = Failure::duplicate("UNIQUE constraint failed: users.email");
+  Result<int> dup = Failure::store_conflict("UNIQUE constraint failed: users.email");
   EXPECT_EQ(dup.error().kind, Failure::Kind::kConflict);
   EXPECT_TRUE(dup.error().conflict());
   EXPECT_EQ(dup.error().detail, "UNIQUE constraint failed: users.email");
