@@ -11,7 +11,7 @@ namespace ridge::web::services {
 Outcome<int64_t> BillingService::access_until(int64_t user_id) const {
   if (store_ == nullptr) return int64_t{0};
   auto until = store_->access_until(user_id);
-  if (!until.ok()) return Failure::unavailable("entitlement lookup failed: " + until.error().message);
+  if (!until.ok()) return Failure::unavailable("entitlement lookup failed: " + until.error().detail);
   return *until;
 }
 
@@ -102,7 +102,7 @@ Outcome<WebhookResult> BillingService::webhook(const std::string& signature, con
       }
     }
     auto revoked = store_->revoke_for_payment(r.event_id, *payment, clock_.now());
-    if (!revoked.ok()) return Failure::unavailable(revoked.error().message);
+    if (!revoked.ok()) return Failure::unavailable(revoked.error().detail);
     r.revoked = revoked->has_value();
     if (!r.revoked) r.reason = "nothing to revoke";
     return r;
@@ -127,14 +127,14 @@ Outcome<WebhookResult> BillingService::webhook(const std::string& signature, con
     return r;
   }
   auto user = store_->find_user_by_account_id(r.account_id);
-  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user.ok()) return Failure::unavailable(user.error().detail);
   if (!user->has_value()) {
     r.reason = "unknown account";
     return r;
   }
   auto granted = store_->grant_for_event(r.event_id, (*user)->id, config_.months, clock_.now(),
                                          text(object, "payment_intent").value_or(""));
-  if (!granted.ok()) return Failure::unavailable(granted.error().message);
+  if (!granted.ok()) return Failure::unavailable(granted.error().detail);
   r.granted = *granted;
   return r;
 }

@@ -91,28 +91,28 @@ Outcome<int64_t> DesignService::keep(int64_t user_id, const design::Challenge& c
   a.board_name = show_name ? board_name : "";
   a.at = clock_.now();
   auto id = store_->record_design_attempt(user_id, a);
-  if (!id.ok()) return Failure::unavailable(id.error().message);
+  if (!id.ok()) return Failure::unavailable(id.error().detail);
   return *id;
 }
 
 Outcome<std::vector<store::DesignAttempt>> DesignService::attempts(int64_t user_id, const std::string& challenge) const {
   if (store_ == nullptr) return std::vector<store::DesignAttempt>{};
   auto r = store_->design_attempts(user_id, challenge, kAttemptRows);
-  if (!r.ok()) return Failure::unavailable(r.error().message);
+  if (!r.ok()) return Failure::unavailable(r.error().detail);
   return std::move(r).value();
 }
 
 Outcome<std::optional<store::DesignAttempt>> DesignService::best(int64_t user_id, const std::string& challenge) const {
   if (store_ == nullptr) return std::optional<store::DesignAttempt>{};
   auto r = store_->design_best(user_id, challenge);
-  if (!r.ok()) return Failure::unavailable(r.error().message);
+  if (!r.ok()) return Failure::unavailable(r.error().detail);
   return std::move(r).value();
 }
 
 Outcome<std::vector<store::DesignAttempt>> DesignService::board(const std::string& challenge) const {
   if (store_ == nullptr) return std::vector<store::DesignAttempt>{};
   auto r = store_->design_board(challenge, kBoardRows);
-  if (!r.ok()) return Failure::unavailable(r.error().message);
+  if (!r.ok()) return Failure::unavailable(r.error().detail);
   return std::move(r).value();
 }
 

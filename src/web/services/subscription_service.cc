@@ -20,7 +20,7 @@ bool is_digits(const std::string& s) {
 bool SubscriptionService::queue(const mail::Message& m) const {
   auto id = store_.enqueue_mail(m.to, mail::render(mail_, m, clock_.now()), clock_.now());
   if (!id.ok()) {
-    log::error("cannot queue mail: " + id.error().message);
+    log::error("cannot queue mail: " + id.error().detail);
     return false;
   }
   if (wake_) wake_();
@@ -43,7 +43,7 @@ Outcome<Done> SubscriptionService::subscribe(const std::string& email, const std
   if (!wait) return wait.error();
   if (*wait > 0) return Failure::limited({"", "", "too many requests; try again in " + std::to_string(*wait) + " s", ""}, *wait);
   auto sub = store_.subscribe(email, clock_.now());
-  if (!sub.ok()) return Failure::unavailable("subscribe failed: " + sub.error().message);
+  if (!sub.ok()) return Failure::unavailable("subscribe failed: " + sub.error().detail);
   if (sub->status == "pending" && recipient_allowed(email)) {
     std::string link = mail::confirm_url(mail_, signer_, email, clock_.now() + kConfirmSeconds);
     mail::Message m;
@@ -75,7 +75,7 @@ Outcome<Done> SubscriptionService::check_confirmation(const std::string& email, 
 Outcome<Done> SubscriptionService::confirm(const std::string& email, const std::string& expires, const std::string& sig) const {
   if (auto checked = check_confirmation(email, expires, sig); !checked) return checked.error();
   auto done = store_.confirm_subscription(email, clock_.now());
-  if (!done.ok()) return Failure::unavailable(done.error().message);
+  if (!done.ok()) return Failure::unavailable(done.error().detail);
   if (!*done) {
     return Failure::conflict({"email", email, "This subscription was cancelled after the link was sent. Subscribe again at /subscribe.",
                               "a pending subscription"});
@@ -94,7 +94,7 @@ Outcome<Done> SubscriptionService::check_unsubscribe(const std::string& email, c
 Outcome<Done> SubscriptionService::unsubscribe(const std::string& email, const std::string& sig) const {
   if (auto checked = check_unsubscribe(email, sig); !checked) return checked.error();
   auto done = store_.unsubscribe(email, clock_.now());
-  if (!done.ok()) return Failure::unavailable(done.error().message);
+  if (!done.ok()) return Failure::unavailable(done.error().detail);
   return Done{};
 }
 

@@ -90,7 +90,7 @@ Outcome<WorkState> WorkService::open(int64_t user_id, const std::string& slug, c
   auto ex = exercise(slug, *seed);
   if (!ex.ok()) return ex.error();
   auto graded = store_.work_attempts(user_id, slug, static_cast<int64_t>(*seed));
-  if (!graded.ok()) return Failure::unavailable(graded.error().message);
+  if (!graded.ok()) return Failure::unavailable(graded.error().detail);
   return WorkState{{std::move(ex).value(), signature}, std::move(*graded)};
 }
 
@@ -120,7 +120,7 @@ Outcome<WorkGrade> WorkService::grade(int64_t user_id, double retention, const s
   store::WorkAttempt attempt{slug, static_cast<int64_t>(ex.seed), static_cast<int>(*step), answer.substr(0, 200),
                              out.grade.correct, out.grade.misconception ? out.grade.misconception->id : "", now};
   auto saved = store_.record_work_step(user_id, attempt);
-  if (!saved.ok()) return Failure::unavailable(saved.error().message);
+  if (!saved.ok()) return Failure::unavailable(saved.error().detail);
   // Another request graded it between our read and our write: the first grade stands.
   if (!*saved) {
     return Failure::conflict({"step", step_text, "step " + step_text + " of this exercise was graded already", "a step not yet graded"});
@@ -179,7 +179,7 @@ std::vector<std::string> WorkService::trains(const std::string& id, size_t limit
 
 Outcome<std::vector<MistakeSummary>> WorkService::mistakes(int64_t user_id) const {
   auto counts = store_.work_mistakes(user_id);
-  if (!counts.ok()) return Failure::unavailable(counts.error().message);
+  if (!counts.ok()) return Failure::unavailable(counts.error().detail);
   std::vector<MistakeSummary> out;
   for (const auto& c : *counts) {
     const practice::Misconception* m = practice::find_misconception(c.misconception);
