@@ -109,7 +109,7 @@ Response review_page(const Request& req, const Context& ctx) {
     auto graded = ctx.reviews->grade(v.user_id, v.retention, form_value(form, "slug"), g);
     if (!graded) {
       const auto& f = graded.error();
-      return f.kind == services::Failure::Kind::kUnavailable ? failure(req, ctx, f) : plain_error(400, f.message());
+      return f.kind == Failure::Kind::kUnavailable ? failure(req, ctx, f) : plain_error(400, f.message());
     }
     return redirect("/review");
   }
@@ -218,7 +218,7 @@ Response readiness(const Request& req, const Context& ctx) {
     if (!scored) {
       // An altered or malformed check is answered in plain text, as it always was.
       const auto& f = scored.error();
-      return f.kind == services::Failure::Kind::kInvalid ? plain_error(400, f.message()) : failure(req, ctx, f);
+      return f.kind == Failure::Kind::kInvalid ? plain_error(400, f.message()) : failure(req, ctx, f);
     }
     views::ReadinessResultView view{&*scored, {}, {}, topic_names};
     for (size_t i = 0; i < scored->ranked.size() && i < 3; ++i) {

@@ -71,7 +71,7 @@ class AccountService::Reservation {
   bool counted_ = false;
 };
 
-Outcome<SignUp> AccountService::sign_up(const std::string& email, const std::string& password, const std::string& client_address) const {
+Result<SignUp> AccountService::sign_up(const std::string& email, const std::string& password, const std::string& client_address) const {
   if (auto why = account::check_email(email); !why.empty()) return Failure::invalid({"email", email, "email " + why, "an email address"});
   if (auto why = account::check_password(password); !why.empty()) {
     return Failure::invalid({"password", "", "password " + why, "10 characters or more, not a common password"});
@@ -95,7 +95,7 @@ Outcome<SignUp> AccountService::sign_up(const std::string& email, const std::str
   return SignUp{*id, 0};
 }
 
-Outcome<int64_t> AccountService::sign_in(const std::string& email, const std::string& password, const std::string& client_address) const {
+Result<int64_t> AccountService::sign_in(const std::string& email, const std::string& password, const std::string& client_address) const {
   const std::string network = account::network_key(client_address);
   std::string pair = "pair:" + network + "|" + email, addr = "addr:" + network, acct = "acct:" + email;
   double retry = 0;
@@ -143,7 +143,7 @@ Outcome<int64_t> AccountService::sign_in(const std::string& email, const std::st
   return (*user)->id;
 }
 
-Outcome<Visitor> AccountService::visitor(const std::string& session_token) const {
+Result<Visitor> AccountService::visitor(const std::string& session_token) const {
   Visitor v;
   if (session_token.size() != 64) return v;
   std::string hash = account::token_hash(session_token);
@@ -194,7 +194,7 @@ void AccountService::send_account_mail(int64_t user_id, const std::string& email
 }
 
 // A single-use token for `purpose` (30 minutes) stored for the user, as a signed link to `path`.
-Outcome<std::string> AccountService::token_link(int64_t user_id, const std::string& purpose, const std::string& path) const {
+Result<std::string> AccountService::token_link(int64_t user_id, const std::string& purpose, const std::string& path) const {
   std::string token = account::random_token();
   const int64_t now = clock_.now();
   auto saved = store_.create_account_token(account::token_hash(token), user_id, purpose, now + kAccountTokenSeconds, now);
@@ -202,7 +202,7 @@ Outcome<std::string> AccountService::token_link(int64_t user_id, const std::stri
   return mail::token_url(mail_->config, mail_->signer, path, purpose, token);
 }
 
-Outcome<Done> AccountService::send_reset_link(const std::string& email) const {
+Result<Done> AccountService::send_reset_link(const std::string& email) const {
   auto user = store_.find_user_by_email(email);
   if (!user.ok()) return Failure::unavailable(user.error().detail);
   if (!user->has_value() || !mail_ || !mail_->queue.recipient_allowed(email)) return Done{};
@@ -219,7 +219,7 @@ Outcome<Done> AccountService::send_reset_link(const std::string& email) const {
   return Done{};
 }
 
-Outcome<Done> AccountService::send_signin_link(const std::string& email) const {
+Result<Done> AccountService::send_signin_link(const std::string& email) const {
   auto user = store_.find_user_by_email(email);
   if (!user.ok()) return Failure::unavailable(user.error().detail);
   if (!user->has_value() || !mail_ || !mail_->queue.recipient_allowed(email)) return Done{};
@@ -236,7 +236,7 @@ Outcome<Done> AccountService::send_signin_link(const std::string& email) const {
   return Done{};
 }
 
-Outcome<int64_t> AccountService::sign_in_by_link(const std::string& token) const {
+Result<int64_t> AccountService::sign_in_by_link(const std::string& token) const {
   const int64_t now = clock_.now();
   auto user = store_.use_account_token(account::token_hash(token), "signin", now);
   if (!user.ok()) return Failure::unavailable(user.error().detail);
@@ -251,7 +251,7 @@ Outcome<int64_t> AccountService::sign_in_by_link(const std::string& token) const
   return **user;
 }
 
-Outcome<bool> AccountService::verify_email(const std::string& token) const {
+Result<bool> AccountService::verify_email(const std::string& token) const {
   const int64_t now = clock_.now();
   auto user = store_.use_account_token(account::token_hash(token), "verify", now);
   if (!user.ok()) return Failure::unavailable(user.error().detail);
@@ -260,7 +260,7 @@ Outcome<bool> AccountService::verify_email(const std::string& token) const {
   return true;
 }
 
-Outcome<NewSession> AccountService::start_session(int64_t user_id) const {
+Result<NewSession> AccountService::start_session(int64_t user_id) const {
   NewSession s{random_.hex(32), random_.hex(32)};
   const int64_t now = clock_.now();
   auto ok = store_.create_session(account::token_hash(s.token), {user_id, s.csrf, now + kSessionSeconds}, now);
@@ -268,12 +268,12 @@ Outcome<NewSession> AccountService::start_session(int64_t user_id) const {
   return s;
 }
 
-Outcome<Done> AccountService::end_session(const std::string& token_hash) const {
+Result<Done> AccountService::end_session(const std::string& token_hash) const {
   if (auto done = store_.delete_session(token_hash); !done.ok()) return Failure::unavailable(done.error().detail);
   return Done{};
 }
 
-Outcome<int64_t> AccountService::reset_password(const std::string& token, const std::string& password) const {
+Result<int64_t> AccountService::reset_password(const std::string& token, const std::string& password) const {
   // Checked before the token is spent, so a weak password does not burn the link.
   if (auto why = account::check_password(password); !why.empty()) {
     return Failure::invalid({"password", "", "password " + why, "10 characters or more, not a common password"});
@@ -298,7 +298,7 @@ Outcome<int64_t> AccountService::reset_password(const std::string& token, const 
   return id;
 }
 
-Outcome<double> AccountService::set_retention(int64_t user_id, const std::string& text) const {
+Result<double> AccountService::set_retention(int64_t user_id, const std::string& text) const {
   char* end = nullptr;
   double r = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != 0 || !(r >= 0.7 && r <= 0.97)) {
@@ -308,7 +308,7 @@ Outcome<double> AccountService::set_retention(int64_t user_id, const std::string
   return r;
 }
 
-Outcome<int> AccountService::set_new_per_day(int64_t user_id, const std::string& text) const {
+Result<int> AccountService::set_new_per_day(int64_t user_id, const std::string& text) const {
   char* end = nullptr;
   long n = std::strtol(text.c_str(), &end, 10);
   if (text.empty() || *end != 0 || n < 0 || n > practice::kMaxNewPerDay) {
@@ -338,7 +338,7 @@ std::optional<Failure> AccountService::check_current(int64_t user_id, const std:
   return std::nullopt;
 }
 
-Outcome<Done> AccountService::change_password(int64_t user_id, const std::string& current, const std::string& next) const {
+Result<Done> AccountService::change_password(int64_t user_id, const std::string& current, const std::string& next) const {
   auto user = store_.get_user(user_id);
   if (!user.ok()) return Failure::unavailable(user.error().detail);
   if (!user->has_value()) return Failure::internal({"", "", "account not found", ""});
@@ -354,7 +354,7 @@ Outcome<Done> AccountService::change_password(int64_t user_id, const std::string
   return Done{};
 }
 
-Outcome<Done> AccountService::delete_account(int64_t user_id, const std::string& current) const {
+Result<Done> AccountService::delete_account(int64_t user_id, const std::string& current) const {
   auto user = store_.get_user(user_id);
   if (!user.ok()) return Failure::unavailable(user.error().detail);
   if (!user->has_value()) return Failure::internal({"", "", "account not found", ""});

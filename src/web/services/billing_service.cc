@@ -8,14 +8,14 @@
 
 namespace ridge::web::services {
 
-Outcome<int64_t> BillingService::access_until(int64_t user_id) const {
+Result<int64_t> BillingService::access_until(int64_t user_id) const {
   if (store_ == nullptr) return int64_t{0};
   auto until = store_->access_until(user_id);
   if (!until.ok()) return Failure::unavailable("entitlement lookup failed: " + until.error().detail);
   return *until;
 }
 
-Outcome<std::string> BillingService::checkout_url(const std::string& account_id, const std::string& email,
+Result<std::string> BillingService::checkout_url(const std::string& account_id, const std::string& email,
                                                   const std::string& base_url) const {
   if (by_account_) {
     double retry = 0;
@@ -57,7 +57,7 @@ Outcome<std::string> BillingService::checkout_url(const std::string& account_id,
   return session.url;
 }
 
-Outcome<WebhookResult> BillingService::webhook(const std::string& signature, const std::string& body) const {
+Result<WebhookResult> BillingService::webhook(const std::string& signature, const std::string& body) const {
   auto check = billing::verify_stripe_signature(signature, body, config_.webhook_secret, clock_.now());
   if (check != billing::Signature::kOk) {
     return Failure::invalid({"Stripe-Signature", "", billing::to_string(check), "a signature by this site's webhook secret"});

@@ -34,7 +34,7 @@ std::vector<const design::FieldSpec*> DesignService::open_fields(const design::C
   return out;
 }
 
-Outcome<DesignGrade> DesignService::grade(const design::Challenge& c, const design::Design& given,
+Result<DesignGrade> DesignService::grade(const design::Challenge& c, const design::Design& given,
                                           const std::string& limit_key) const {
   std::vector<FieldError> errors;
   for (const design::FieldSpec* spec : open_fields(c)) {
@@ -71,7 +71,7 @@ Outcome<DesignGrade> DesignService::grade(const design::Challenge& c, const desi
   return g;
 }
 
-Outcome<int64_t> DesignService::keep(int64_t user_id, const design::Challenge& c, const DesignGrade& g, int64_t seconds,
+Result<int64_t> DesignService::keep(int64_t user_id, const design::Challenge& c, const DesignGrade& g, int64_t seconds,
                                      bool show_name, const std::string& board_name) const {
   if (store_ == nullptr) return Failure::unavailable("no store");
   if (board_name.size() > kMaxBoardName) {
@@ -95,21 +95,21 @@ Outcome<int64_t> DesignService::keep(int64_t user_id, const design::Challenge& c
   return *id;
 }
 
-Outcome<std::vector<store::DesignAttempt>> DesignService::attempts(int64_t user_id, const std::string& challenge) const {
+Result<std::vector<store::DesignAttempt>> DesignService::attempts(int64_t user_id, const std::string& challenge) const {
   if (store_ == nullptr) return std::vector<store::DesignAttempt>{};
   auto r = store_->design_attempts(user_id, challenge, kAttemptRows);
   if (!r.ok()) return Failure::unavailable(r.error().detail);
   return std::move(r).value();
 }
 
-Outcome<std::optional<store::DesignAttempt>> DesignService::best(int64_t user_id, const std::string& challenge) const {
+Result<std::optional<store::DesignAttempt>> DesignService::best(int64_t user_id, const std::string& challenge) const {
   if (store_ == nullptr) return std::optional<store::DesignAttempt>{};
   auto r = store_->design_best(user_id, challenge);
   if (!r.ok()) return Failure::unavailable(r.error().detail);
   return std::move(r).value();
 }
 
-Outcome<std::vector<store::DesignAttempt>> DesignService::board(const std::string& challenge) const {
+Result<std::vector<store::DesignAttempt>> DesignService::board(const std::string& challenge) const {
   if (store_ == nullptr) return std::vector<store::DesignAttempt>{};
   auto r = store_->design_board(challenge, kBoardRows);
   if (!r.ok()) return Failure::unavailable(r.error().detail);

@@ -9,7 +9,7 @@ const std::vector<std::string>& DrillService::topics() {
   return kTopics;
 }
 
-Outcome<practice::Drill> DrillService::generate(const std::string& topic, const std::string& seed_text,
+Result<practice::Drill> DrillService::generate(const std::string& topic, const std::string& seed_text,
                                                 const std::string& template_id) const {
   const auto& known = topics();
   if (!topic.empty() && std::find(known.begin(), known.end(), topic) == known.end()) {

@@ -105,7 +105,7 @@ std::optional<StartedCheck> ReadinessService::rebuild(const std::string& payload
   return check;
 }
 
-Outcome<std::optional<StartedCheck>> ReadinessService::resume(int64_t user_id) const {
+Result<std::optional<StartedCheck>> ReadinessService::resume(int64_t user_id) const {
   auto open = store_.find_open_readiness(user_id);
   if (!open.ok()) return Failure::unavailable("open readiness check not read: " + open.error().detail);
   if (!open->has_value()) return std::optional<StartedCheck>();
@@ -127,7 +127,7 @@ Outcome<std::optional<StartedCheck>> ReadinessService::resume(int64_t user_id) c
   return check;
 }
 
-Outcome<Done> ReadinessService::abandon(int64_t user_id) const {
+Result<Done> ReadinessService::abandon(int64_t user_id) const {
   auto open = store_.find_open_readiness(user_id);
   if (!open.ok()) return Failure::unavailable("open readiness check not read: " + open.error().detail);
   if (open->has_value()) {
@@ -138,7 +138,7 @@ Outcome<Done> ReadinessService::abandon(int64_t user_id) const {
   return Done{};
 }
 
-Outcome<StartedCheck> ReadinessService::start(int64_t user_id, const std::string& track_id) const {
+Result<StartedCheck> ReadinessService::start(int64_t user_id, const std::string& track_id) const {
   const bank::Track* track = bank_.find_track(track_id);
   if (!track) {
     std::string list;
@@ -194,7 +194,7 @@ Outcome<StartedCheck> ReadinessService::start(int64_t user_id, const std::string
   return std::move(*check);
 }
 
-Outcome<ScoredCheck> ReadinessService::finish(int64_t user_id, const std::string& payload, const std::string& given_mac,
+Result<ScoredCheck> ReadinessService::finish(int64_t user_id, const std::string& payload, const std::string& given_mac,
                                               const std::function<std::string(int)>& answer) const {
   if (!account::equal_tokens(given_mac, mac(payload))) {
     return Failure::invalid({"mac", given_mac.substr(0, 64), "this readiness check was altered or comes from another server",

@@ -32,7 +32,7 @@ void ProgressCounts::add(const ProgressCounts& o) {
   recall_sum += o.recall_sum;
 }
 
-Outcome<GradedCard> ReviewService::grade(int64_t user_id, double retention, const std::string& slug, int grade_value) const {
+Result<GradedCard> ReviewService::grade(int64_t user_id, double retention, const std::string& slug, int grade_value) const {
   if (bank_.find(slug) == nullptr) {
     return Failure::invalid({"slug", slug, "slug '" + slug + "' is not a question", "a slug from /api/questions"});
   }
@@ -82,7 +82,7 @@ Outcome<GradedCard> ReviewService::grade(int64_t user_id, double retention, cons
   }
 }
 
-Outcome<ReviewQueue> ReviewService::queue(int64_t user_id, int new_per_day, bool paid) const {
+Result<ReviewQueue> ReviewService::queue(int64_t user_id, int new_per_day, bool paid) const {
   auto cards = store_.cards(user_id);
   if (!cards.ok()) return Failure::unavailable(cards.error().detail);
   auto history = store_.reviews(user_id);
