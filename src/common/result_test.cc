@@ -1,10 +1,17 @@
-// The shared Result type (issue 30 item 1): each constructor and accessor.
+// The shared Result type (issue 30 item 1): each constructor and accessor, and a calc failure
+// passed up through a service (design grading) reaching the route's JSON with its field,
+// value, message and accepted as calc wrote them.
 #include "common/result.h"
 
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "design/challenge.h"
+#include "web/test_app.h"
 
 namespace ridge {
 namespace {
@@ -97,6 +104,47 @@ TEST(FieldError, ToStringNamesFieldValueAndAccepted) {
   // No value and nothing accepted: neither part is printed.
   EXPECT_EQ((FieldError{"model", "", "is required", ""}).to_string(), "--model: is required");
   EXPECT_EQ(to_string(Errors{{"a", "", "x", ""}, {"b", "", "y", ""}}), "--a: x\n--b: y\n");
+}
+
+// POST /api/design/ID: the route parses the body, DesignService::grade passes calc's
+// validate_submission failure up as it is (no copy into another error type), and the route
+// writes it in the JSON error shape. No store: grading works without one.
+TEST(ResultThroughTheLayers, ACalcFailureReachesTheRoutesJsonIntact) {
+  auto loaded = design::load_challenges(std::string(ridge::source_dir()) + "/content/challenges");
+  ASSERT_TRUE(loaded.errors.empty()) << to_string(loaded.errors);
+  const design::Challenge* c = nullptr;
+  for (const auto& each : loaded.challenges) {
+    if (each.id == "chat-70b-interactive") c = &each;
+  }
+  ASSERT_NE(c, nullptr);
+  // TP 3 is not among chat-70b-interactive's choices (content/challenges: 1, 2, 4, 8).
+  const design::Design given{{"gpu", "h100-sxm"}, {"tp", "3"}, {"replicas", "4"}, {"max_batch", "32"},
+                             {"weights_dtype", "fp8"}, {"kv_dtype", "fp8"}};
+  Result<design::Design> calc_side = design::validate_submission(*c, given);
+  ASSERT_FALSE(calc_side.ok());
+  ASSERT_EQ(calc_side.errors().size(), 1u);
+  EXPECT_EQ(calc_side.errors()[0].field, "tp");
+  EXPECT_EQ(calc_side.errors()[0].value, "3");
+  EXPECT_EQ(calc_side.errors()[0].accepted, "1, 2, 4, 8");
+
+  web::AppOptions options;
+  options.design_challenges = loaded.challenges;
+  auto app = web::testing::real_app(options);
+  web::Request req;
+  req.method = "POST";
+  req.target = "/api/design/chat-70b-interactive";
+  ASSERT_TRUE(web::parse_target(req.target, req));
+  req.body = R"({"gpu": "h100-sxm", "tp": 3, "replicas": 4, "max_batch": 32, "weights_dtype": "fp8", "kv_dtype": "fp8"})";
+  req.remote = "10.0.0.1";
+  web::Response r = app->handle(req);
+  ASSERT_EQ(r.status, 400) << r.view();
+  auto errors = nlohmann::json::parse(r.view())["errors"];
+  ASSERT_EQ(errors.size(), 1u) << r.view();
+  const FieldError& want = calc_side.errors()[0];
+  EXPECT_EQ(errors[0]["field"], want.field);
+  EXPECT_EQ(errors[0]["value"], want.value);
+  EXPECT_EQ(errors[0]["message"], want.message);
+  EXPECT_EQ(errors[0]["accepted"], want.accepted);
 }
 
 }  // namespace

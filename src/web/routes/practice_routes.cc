@@ -36,7 +36,7 @@ Response api_due(const Request& req, const Context& ctx) {
   services::Visitor v = visitor(req, ctx);
   if (v.user_id == 0) return json_error(401, {"", "", "sign in to see your reviews", ""});
   auto cards = ctx.store()->cards(v.user_id);
-  if (!cards.ok()) return store_unavailable(req, ctx, cards.error().detail);
+  if (!cards.ok()) return failure(req, ctx, cards.error());
   // ?all=1 lists every card with its state (new, due, seen, mastered) and the bookmarks, for
   // the lists' marks and filters; without it, only what is due.
   bool all = req.param("all").value_or("") == "1";
@@ -51,7 +51,7 @@ Response api_due(const Request& req, const Context& ctx) {
   Json out = {{"due", due}, {"now", now}};
   if (all) {
     auto marks = ctx.store()->bookmarks(v.user_id);
-    if (!marks.ok()) return store_unavailable(req, ctx, marks.error().detail);
+    if (!marks.ok()) return failure(req, ctx, marks.error());
     out["bookmarks"] = *marks;
     out["mastered_stability_days"] = practice::kMasteredStabilityDays;
   }

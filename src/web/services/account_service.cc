@@ -88,7 +88,7 @@ Result<SignUp> AccountService::sign_up(const std::string& email, const std::stri
   if (!hashed) return hashing_busy();
   std::string hash = std::move(*hashed);
   auto existing = store_.find_user_by_email(email);
-  if (!existing.ok()) return Failure::unavailable(existing.error().detail);
+  if (!existing.ok()) return existing.error();
   if (existing->has_value()) return SignUp{0, (*existing)->id};
   auto id = store_.create_user(email, hash, clock_.now());
   if (!id.ok()) return SignUp{0, 0};  // lost a race with the same address: the same answer
@@ -125,7 +125,7 @@ Result<int64_t> AccountService::sign_in(const std::string& email, const std::str
   if (reserved.answer() == Answer::kUnavailable) return Failure::unavailable("sign-in budget unreadable");
   if (reserved.answer() == Answer::kLimited) return limited("too many failed sign-ins", reserved.retry());
   auto user = store_.find_user_by_email(email);
-  if (!user.ok()) return Failure::unavailable(user.error().detail);
+  if (!user.ok()) return user.error();
   // Same message and (argon2id) work whether the email is unknown or the password wrong.
   static const std::string kDummy = account::hash_password("not a real password, only for timing");
   const account::Verified verified = account::verify_password_bounded(user->has_value() ? (*user)->password_hash : kDummy, password);
@@ -148,7 +148,7 @@ Result<Visitor> AccountService::visitor(const std::string& session_token) const 
   if (session_token.size() != 64) return v;
   std::string hash = account::token_hash(session_token);
   auto session = store_.find_session(hash);
-  if (!session.ok()) return Failure::unavailable(session.error().detail);
+  if (!session.ok()) return session.error();
   if (!session->has_value()) return v;
   if ((*session)->expires_at <= clock_.now()) {
     // An expired session is anonymous whether or not the clean-up is written.
@@ -156,7 +156,7 @@ Result<Visitor> AccountService::visitor(const std::string& session_token) const 
     return v;
   }
   auto user = store_.get_user((*session)->user_id);
-  if (!user.ok()) return Failure::unavailable(user.error().detail);
+  if (!user.ok()) return user.error();
   if (!user->has_value()) return v;
   v.user_id = (*user)->id;
   v.email = (*user)->email;
@@ -204,7 +204,7 @@ Result<std::string> AccountService::token_link(int64_t user_id, const std::strin
 
 Result<Done> AccountService::send_reset_link(const std::string& email) const {
   auto user = store_.find_user_by_email(email);
-  if (!user.ok()) return Failure::unavailable(user.error().detail);
+  if (!user.ok()) return user.error();
   if (!user->has_value() || !mail_ || !mail_->queue.recipient_allowed(email)) return Done{};
   auto link = token_link((*user)->id, "reset", "/reset/confirm");
   if (!link) return link.error();
@@ -221,7 +221,7 @@ Result<Done> AccountService::send_reset_link(const std::string& email) const {
 
 Result<Done> AccountService::send_signin_link(const std::string& email) const {
   auto user = store_.find_user_by_email(email);
-  if (!user.ok()) return Failure::unavailable(user.error().detail);
+  if (!user.ok()) return user.error();
   if (!user->has_value() || !mail_ || !mail_->queue.recipient_allowed(email)) return Done{};
   auto link = token_link((*user)->id, "signin", "/signin/link");
   if (!link) return link.error();
@@ -239,7 +239,7 @@ Result<Done> AccountService::send_signin_link(const std::string& email) const {
 Result<int64_t> AccountService::sign_in_by_link(const std::string& token) const {
   const int64_t now = clock_.now();
   auto user = store_.use_account_token(account::token_hash(token), "signin", now);
-  if (!user.ok()) return Failure::unavailable(user.error().detail);
+  if (!user.ok()) return user.error();
   if (!user->has_value()) {
     return Failure::invalid({"token", "", "This sign-in link was used or has expired (they work once, for 30 minutes). Sign in again to get a new one.",
                              "a link from a sign-in mail, once, within 30 minutes"});
@@ -254,9 +254,9 @@ Result<int64_t> AccountService::sign_in_by_link(const std::string& token) const 
 Result<bool> AccountService::verify_email(const std::string& token) const {
   const int64_t now = clock_.now();
   auto user = store_.use_account_token(account::token_hash(token), "verify", now);
-  if (!user.ok()) return Failure::unavailable(user.error().detail);
+  if (!user.ok()) return user.error();
   if (!user->has_value()) return false;
-  if (auto done = store_.set_email_verified(**user, now); !done.ok()) return Failure::unavailable(done.error().detail);
+  if (auto done = store_.set_email_verified(**user, now); !done.ok()) return done.error();
   return true;
 }
 
@@ -269,7 +269,7 @@ Result<NewSession> AccountService::start_session(int64_t user_id) const {
 }
 
 Result<Done> AccountService::end_session(const std::string& token_hash) const {
-  if (auto done = store_.delete_session(token_hash); !done.ok()) return Failure::unavailable(done.error().detail);
+  if (auto done = store_.delete_session(token_hash); !done.ok()) return done.error();
   return Done{};
 }
 
@@ -280,7 +280,7 @@ Result<int64_t> AccountService::reset_password(const std::string& token, const s
   }
   const int64_t now = clock_.now();
   auto user = store_.use_account_token(account::token_hash(token), "reset", now);
-  if (!user.ok()) return Failure::unavailable(user.error().detail);
+  if (!user.ok()) return user.error();
   if (!user->has_value()) {
     return Failure::invalid({"token", "", "This reset link was used or has expired (they work once, for 30 minutes). Ask for a new one at /reset.",
                              "a link from a reset mail, once, within 30 minutes"});
@@ -288,9 +288,9 @@ Result<int64_t> AccountService::reset_password(const std::string& token, const s
   int64_t id = **user;
   // Hashed with a wait for a slot (not bounded): the token is spent, so giving up here would
   // burn the link. A reset is rare and rate-limited by the mail that carries its link.
-  if (auto set = store_.set_password(id, account::hash_password(password)); !set.ok()) return Failure::unavailable(set.error().detail);
+  if (auto set = store_.set_password(id, account::hash_password(password)); !set.ok()) return set.error();
   // Every other session ends here.
-  if (auto ended = store_.delete_sessions_of(id); !ended.ok()) return Failure::unavailable(ended.error().detail);
+  if (auto ended = store_.delete_sessions_of(id); !ended.ok()) return ended.error();
   // The link proved the mailbox; the password is already changed, so a failure here is logged, not shown.
   if (auto verified = store_.set_email_verified(id, now); !verified.ok()) {
     log::error("email not marked verified after a reset: " + verified.error().detail);
@@ -304,7 +304,7 @@ Result<double> AccountService::set_retention(int64_t user_id, const std::string&
   if (text.empty() || *end != 0 || !(r >= 0.7 && r <= 0.97)) {
     return Failure::invalid({"retention", text, "Desired retention '" + text + "' is out of range; accepted: 0.70 to 0.97.", "0.70 to 0.97"});
   }
-  if (auto done = store_.set_retention(user_id, r); !done.ok()) return Failure::unavailable(done.error().detail);
+  if (auto done = store_.set_retention(user_id, r); !done.ok()) return done.error();
   return r;
 }
 
@@ -315,7 +315,7 @@ Result<int> AccountService::set_new_per_day(int64_t user_id, const std::string& 
     std::string accepted = "a whole number from 0 to " + std::to_string(practice::kMaxNewPerDay);
     return Failure::invalid({"new_per_day", text, "New questions a day '" + text + "' is out of range; accepted: " + accepted + ".", accepted});
   }
-  if (auto done = store_.set_new_per_day(user_id, static_cast<int>(n)); !done.ok()) return Failure::unavailable(done.error().detail);
+  if (auto done = store_.set_new_per_day(user_id, static_cast<int>(n)); !done.ok()) return done.error();
   return static_cast<int>(n);
 }
 
@@ -340,7 +340,7 @@ std::optional<Failure> AccountService::check_current(int64_t user_id, const std:
 
 Result<Done> AccountService::change_password(int64_t user_id, const std::string& current, const std::string& next) const {
   auto user = store_.get_user(user_id);
-  if (!user.ok()) return Failure::unavailable(user.error().detail);
+  if (!user.ok()) return user.error();
   if (!user->has_value()) return Failure::internal({"", "", "account not found", ""});
   if (auto refused = check_current(user_id, (*user)->password_hash, current, "The current password is wrong.")) return *refused;
   if (auto why = account::check_password(next); !why.empty()) {
@@ -348,20 +348,20 @@ Result<Done> AccountService::change_password(int64_t user_id, const std::string&
   }
   auto hashed = account::hash_password_bounded(next);
   if (!hashed) return hashing_busy();
-  if (auto done = store_.set_password(user_id, *hashed); !done.ok()) return Failure::unavailable(done.error().detail);
+  if (auto done = store_.set_password(user_id, *hashed); !done.ok()) return done.error();
   // The other sessions end with the old password; a failure here leaves them open: say so.
-  if (auto done = store_.delete_sessions_of(user_id); !done.ok()) return Failure::unavailable(done.error().detail);
+  if (auto done = store_.delete_sessions_of(user_id); !done.ok()) return done.error();
   return Done{};
 }
 
 Result<Done> AccountService::delete_account(int64_t user_id, const std::string& current) const {
   auto user = store_.get_user(user_id);
-  if (!user.ok()) return Failure::unavailable(user.error().detail);
+  if (!user.ok()) return user.error();
   if (!user->has_value()) return Failure::internal({"", "", "account not found", ""});
   if (auto refused = check_current(user_id, (*user)->password_hash, current, "The password is wrong; nothing was deleted.")) {
     return *refused;
   }
-  if (auto done = store_.delete_user(user_id); !done.ok()) return Failure::unavailable(done.error().detail);
+  if (auto done = store_.delete_user(user_id); !done.ok()) return done.error();
   return Done{};
 }
 

@@ -102,7 +102,7 @@ Result<WebhookResult> BillingService::webhook(const std::string& signature, cons
       }
     }
     auto revoked = store_->revoke_for_payment(r.event_id, *payment, clock_.now());
-    if (!revoked.ok()) return Failure::unavailable(revoked.error().detail);
+    if (!revoked.ok()) return revoked.error();
     r.revoked = revoked->has_value();
     if (!r.revoked) r.reason = "nothing to revoke";
     return r;
@@ -127,7 +127,7 @@ Result<WebhookResult> BillingService::webhook(const std::string& signature, cons
     return r;
   }
   auto user = store_->find_user_by_account_id(r.account_id);
-  if (!user.ok()) return Failure::unavailable(user.error().detail);
+  if (!user.ok()) return user.error();
   if (!user->has_value()) {
     r.reason = "unknown account";
     return r;

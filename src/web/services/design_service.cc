@@ -49,12 +49,9 @@ Result<DesignGrade> DesignService::grade(const design::Challenge& c, const desig
     }
     errors.push_back({spec->name, "", "is required (" + spec->help + ")", accepted});
   }
-  if (!errors.empty()) return Failure{Failure::Kind::kInvalid, std::move(errors), "", 0};
+  if (!errors.empty()) return Failure::invalid(std::move(errors));
   auto valid = design::validate_submission(c, given);
-  if (!valid) {
-    for (const auto& e : valid.errors()) errors.push_back({e.field, e.value, e.message, e.accepted});
-    return Failure{Failure::Kind::kInvalid, std::move(errors), "", 0};
-  }
+  if (!valid) return valid.error();  // calc's field errors, kind invalid, as they are
   if (limiter_ != nullptr) {
     double retry = 0;
     switch (limiter_->allow("design:" + limit_key, &retry)) {
@@ -98,21 +95,21 @@ Result<int64_t> DesignService::keep(int64_t user_id, const design::Challenge& c,
 Result<std::vector<store::DesignAttempt>> DesignService::attempts(int64_t user_id, const std::string& challenge) const {
   if (store_ == nullptr) return std::vector<store::DesignAttempt>{};
   auto r = store_->design_attempts(user_id, challenge, kAttemptRows);
-  if (!r.ok()) return Failure::unavailable(r.error().detail);
+  if (!r.ok()) return r.error();
   return std::move(r).value();
 }
 
 Result<std::optional<store::DesignAttempt>> DesignService::best(int64_t user_id, const std::string& challenge) const {
   if (store_ == nullptr) return std::optional<store::DesignAttempt>{};
   auto r = store_->design_best(user_id, challenge);
-  if (!r.ok()) return Failure::unavailable(r.error().detail);
+  if (!r.ok()) return r.error();
   return std::move(r).value();
 }
 
 Result<std::vector<store::DesignAttempt>> DesignService::board(const std::string& challenge) const {
   if (store_ == nullptr) return std::vector<store::DesignAttempt>{};
   auto r = store_->design_board(challenge, kBoardRows);
-  if (!r.ok()) return Failure::unavailable(r.error().detail);
+  if (!r.ok()) return r.error();
   return std::move(r).value();
 }
 

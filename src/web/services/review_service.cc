@@ -45,7 +45,7 @@ Result<GradedCard> ReviewService::grade(int64_t user_id, double retention, const
   for (int attempt = 1;; ++attempt) {
     const int64_t now = clock_.now();
     auto existing = store_.get_card(user_id, slug);
-    if (!existing.ok()) return Failure::unavailable(existing.error().detail);
+    if (!existing.ok()) return existing.error();
     practice::Schedule s;
     store::Card card{slug, 0, 0, 0, now, 1, 0};
     const store::Card* before = existing->has_value() ? &**existing : nullptr;
@@ -84,9 +84,9 @@ Result<GradedCard> ReviewService::grade(int64_t user_id, double retention, const
 
 Result<ReviewQueue> ReviewService::queue(int64_t user_id, int new_per_day, bool paid) const {
   auto cards = store_.cards(user_id);
-  if (!cards.ok()) return Failure::unavailable(cards.error().detail);
+  if (!cards.ok()) return cards.error();
   auto history = store_.reviews(user_id);
-  if (!history.ok()) return Failure::unavailable(history.error().detail);
+  if (!history.ok()) return history.error();
   const int64_t now = clock_.now();
   ReviewQueue q;
   q.new_per_day = new_per_day;

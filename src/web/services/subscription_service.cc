@@ -75,7 +75,7 @@ Result<Done> SubscriptionService::check_confirmation(const std::string& email, c
 Result<Done> SubscriptionService::confirm(const std::string& email, const std::string& expires, const std::string& sig) const {
   if (auto checked = check_confirmation(email, expires, sig); !checked) return checked.error();
   auto done = store_.confirm_subscription(email, clock_.now());
-  if (!done.ok()) return Failure::unavailable(done.error().detail);
+  if (!done.ok()) return done.error();
   if (!*done) {
     return Failure::conflict({"email", email, "This subscription was cancelled after the link was sent. Subscribe again at /subscribe.",
                               "a pending subscription"});
@@ -94,7 +94,7 @@ Result<Done> SubscriptionService::check_unsubscribe(const std::string& email, co
 Result<Done> SubscriptionService::unsubscribe(const std::string& email, const std::string& sig) const {
   if (auto checked = check_unsubscribe(email, sig); !checked) return checked.error();
   auto done = store_.unsubscribe(email, clock_.now());
-  if (!done.ok()) return Failure::unavailable(done.error().detail);
+  if (!done.ok()) return done.error();
   return Done{};
 }
 

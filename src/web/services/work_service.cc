@@ -90,7 +90,7 @@ Result<WorkState> WorkService::open(int64_t user_id, const std::string& slug, co
   auto ex = exercise(slug, *seed);
   if (!ex.ok()) return ex.error();
   auto graded = store_.work_attempts(user_id, slug, static_cast<int64_t>(*seed));
-  if (!graded.ok()) return Failure::unavailable(graded.error().detail);
+  if (!graded.ok()) return graded.error();
   return WorkState{{std::move(ex).value(), signature}, std::move(*graded)};
 }
 
@@ -179,7 +179,7 @@ std::vector<std::string> WorkService::trains(const std::string& id, size_t limit
 
 Result<std::vector<MistakeSummary>> WorkService::mistakes(int64_t user_id) const {
   auto counts = store_.work_mistakes(user_id);
-  if (!counts.ok()) return Failure::unavailable(counts.error().detail);
+  if (!counts.ok()) return counts.error();
   std::vector<MistakeSummary> out;
   for (const auto& c : *counts) {
     const practice::Misconception* m = practice::find_misconception(c.misconception);
