@@ -20,13 +20,13 @@ std::string lowercase(std::string email) {
 std::unique_ptr<store::Store> open_for(const GrantFlags& a, const char* cmd, std::ostream& err, int64_t& user_id) {
   auto opened = store::open_store(a.db);
   if (!opened.ok()) {
-    err << "ridge " << cmd << ": " << opened.error().message << "\n";
+    err << "ridge " << cmd << ": " << opened.error().detail << "\n";
     return nullptr;
   }
   auto s = std::move(opened).value();
   auto user = s->find_user_by_email(lowercase(a.email));
   if (!user.ok()) {
-    err << "ridge " << cmd << ": " << user.error().message << "\n";
+    err << "ridge " << cmd << ": " << user.error().detail << "\n";
     return nullptr;
   }
   if (!user->has_value()) {
@@ -60,7 +60,7 @@ int run_grant(const GrantFlags& a, std::ostream& out, std::ostream& err) {
   if (!s) return 1;
   auto until = s->grant(user_id, a.months, static_cast<int64_t>(std::time(nullptr)));
   if (!until.ok()) {
-    err << "ridge grant: " << until.error().message << "\n";
+    err << "ridge grant: " << until.error().detail << "\n";
     return 1;
   }
   out << lowercase(a.email) << " has access until " << billing::rfc3339(*until) << "\n";
@@ -73,7 +73,7 @@ int run_revoke(const GrantFlags& a, std::ostream& out, std::ostream& err) {
   if (!s) return 1;
   auto done = s->revoke(user_id);
   if (!done.ok()) {
-    err << "ridge revoke: " << done.error().message << "\n";
+    err << "ridge revoke: " << done.error().detail << "\n";
     return 1;
   }
   out << lowercase(a.email) << " has no paid access now\n";

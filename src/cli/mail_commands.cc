@@ -57,7 +57,7 @@ int run_mail(const MailFlags& f, const calc::Registry& registry, const calc::Cat
   const account::Clock& clock = fixed ? static_cast<const account::Clock&>(*fixed) : system_clock;
   auto opened = store::open_store(db);
   if (!opened.ok()) {
-    err << "ridge mail: " << opened.error().message << "\n";
+    err << "ridge mail: " << opened.error().detail << "\n";
     return 1;
   }
   store::Store& s = **opened;
@@ -79,7 +79,7 @@ int run_mail(const MailFlags& f, const calc::Registry& registry, const calc::Cat
     int64_t index = mail::week_index(now);
     auto subs = s.confirmed_subscriptions();
     if (!subs.ok()) {
-      err << "ridge mail weekly: " << subs.error().message << "\n";
+      err << "ridge mail weekly: " << subs.error().detail << "\n";
       return 1;
     }
     int queued = 0, already = 0, exhausted = 0, failed = 0;
@@ -105,7 +105,7 @@ int run_mail(const MailFlags& f, const calc::Registry& registry, const calc::Cat
       }
       auto done = s.queue_weekly(week, sub.id, q->slug, sub.email, mail::render(*config, message, now), now);
       if (!done.ok()) {
-        err << "ridge mail weekly: subscription " << sub.id << ": " << done.error().message << "\n";
+        err << "ridge mail weekly: subscription " << sub.id << ": " << done.error().detail << "\n";
         ++failed;
       } else {
         (*done ? queued : already) += 1;

@@ -33,7 +33,7 @@ int run_user(const UserFlags& f, std::istream& in, std::ostream& out, std::ostre
   const std::string& db = f.db;
   auto opened = store::open_store(db);
   if (!opened.ok()) {
-    err << "ridge user: " << opened.error().message << "\n";
+    err << "ridge user: " << opened.error().detail << "\n";
     return 1;
   }
   store::Store& s = **opened;
@@ -41,7 +41,7 @@ int run_user(const UserFlags& f, std::istream& in, std::ostream& out, std::ostre
   if (verb == "list") {
     auto users = s.list_users();
     if (!users.ok()) {
-      err << "ridge user: " << users.error().message << "\n";
+      err << "ridge user: " << users.error().detail << "\n";
       return 1;
     }
     for (const auto& u : *users) out << u.id << "\t" << u.email << "\t" << u.created_at << "\n";
@@ -57,7 +57,7 @@ int run_user(const UserFlags& f, std::istream& in, std::ostream& out, std::ostre
     }
     auto id = s.create_user(email, account::hash_password(password), static_cast<int64_t>(std::time(nullptr)));
     if (!id.ok()) {
-      err << "ridge user add: " << (id.error().conflict ? "'" + email + "' is already registered" : id.error().message) << "\n";
+      err << "ridge user add: " << (id.error().conflict() ? "'" + email + "' is already registered" : id.error().detail) << "\n";
       return 1;
     }
     out << "added " << email << " (id " << *id << ")\n";
@@ -71,7 +71,7 @@ int run_user(const UserFlags& f, std::istream& in, std::ostream& out, std::ostre
     }
     auto done = s.delete_user((*user)->id);
     if (!done.ok()) {
-      err << "ridge user remove: " << done.error().message << "\n";
+      err << "ridge user remove: " << done.error().detail << "\n";
       return 1;
     }
     out << "removed " << f.email << " and everything that was theirs\n";

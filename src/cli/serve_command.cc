@@ -162,7 +162,7 @@ int run_serve(const ServeFlags& f, const std::string& data_dir) {
   }
   auto opened = store::open_store(f.db);
   if (!opened.ok()) {
-    std::cerr << "ridge serve: " << opened.error().message << "\n";
+    std::cerr << "ridge serve: " << opened.error().detail << "\n";
     return 1;
   }
   std::unique_ptr<store::Store> real_database = std::move(opened).value();

@@ -36,7 +36,7 @@ Sender::Pass Sender::run_once() {
   for (int round = 0; round < 1000; ++round) {
     auto batch = store_.claim_mail(clock_.now(), kLeaseSeconds, kBatch);
     if (!batch.ok()) {
-      std::cerr << "ridge mail: cannot read the queue: " << batch.error().message << "\n";
+      std::cerr << "ridge mail: cannot read the queue: " << batch.error().detail << "\n";
       pass.store_error = true;
       return pass;
     }
@@ -45,7 +45,7 @@ Sender::Pass Sender::run_once() {
       std::string why = deliver(config_, m.id, m.recipient, m.message);
       if (why.empty()) {
         auto done = store_.mail_sent(m.id, clock_.now());
-        if (!done.ok()) std::cerr << "ridge mail: message " << m.id << " was sent but not marked: " << done.error().message << "\n";
+        if (!done.ok()) std::cerr << "ridge mail: message " << m.id << " was sent but not marked: " << done.error().detail << "\n";
         ++pass.sent;
         continue;
       }
@@ -54,7 +54,7 @@ Sender::Pass Sender::run_once() {
       std::cerr << "ridge mail: message " << m.id << " to " << masked(m.recipient) << " failed (attempt " << failures << "): " << why
                 << "; retry in " << delay << " s\n";
       auto marked = store_.mail_failed(m.id, clock_.now() + delay, why.substr(0, 500));
-      if (!marked.ok()) std::cerr << "ridge mail: cannot record the failure: " << marked.error().message << "\n";
+      if (!marked.ok()) std::cerr << "ridge mail: cannot record the failure: " << marked.error().detail << "\n";
       ++pass.failed;
     }
   }

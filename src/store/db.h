@@ -3,7 +3,7 @@
 // SQLite (sqlite_db.h) and PostgreSQL (postgres_db.h). SqlStore writes each statement once
 // over this; what the two SQL dialects really spell differently is in Dialect.
 //
-// Errors are values (StoreError, `conflict` set on a unique-key violation); no call throws.
+// Errors are values (a Failure, of kind conflict on a unique-key violation); no call throws.
 // A Db is thread-safe; a Conn belongs to the one transaction that was handed it.
 #pragma once
 

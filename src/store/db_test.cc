@@ -23,7 +23,7 @@ class DbSuite : public ::testing::TestWithParam<std::string> {
       path_ = std::filesystem::temp_directory_path() / ("ridge-db-test-" + std::to_string(::getpid()));
       std::filesystem::remove(path_);
       auto db = open_sqlite_db(path_.string());
-      ASSERT_TRUE(db.ok()) << db.error().message;
+      ASSERT_TRUE(db.ok()) << db.error().detail;
       db_ = std::move(db).value();
     } else {
       const char* file = std::getenv("RIDGE_TEST_PG_URL_FILE");
@@ -34,7 +34,7 @@ class DbSuite : public ::testing::TestWithParam<std::string> {
       }
       if (url.empty()) GTEST_SKIP() << "no PostgreSQL fixture (run through ctest)";
       auto db = open_postgres_db(url, 1);  // one connection: the temporary table below is on it
-      ASSERT_TRUE(db.ok()) << db.error().message;
+      ASSERT_TRUE(db.ok()) << db.error().detail;
       db_ = std::move(db).value();
     }
     ASSERT_TRUE(db_->query("CREATE TEMP TABLE items (k TEXT PRIMARY KEY, n INTEGER NOT NULL)").ok());
@@ -56,7 +56,7 @@ class DbSuite : public ::testing::TestWithParam<std::string> {
 
 TEST_P(DbSuite, CellsAreTypedAndParametersRoundTrip) {
   auto r = db_->query("SELECT 1, 2.5, 'x', NULL, ?, ?, ?, ?", {int64_t{1} << 40, 0.125, "it's", true});
-  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_TRUE(r.ok()) << r.error().detail;
   ASSERT_EQ(r->rows.size(), 1u);
   const Row& row = r->rows[0];
   EXPECT_EQ(row.i64(0), 1);
@@ -75,32 +75,32 @@ TEST_P(DbSuite, ATransactionCommitsOrRollsBackWithItsError) {
   auto failed = db_->transaction([](Conn& c) -> Result<Done> {
     auto in = c.query("INSERT INTO items (k, n) VALUES (?, ?)", {"a", 1});
     if (!in.ok()) return in.error();
-    return StoreError{"stop here"};
+    return Failure::unavailable("stop here");
   });
   ASSERT_FALSE(failed.ok());
-  EXPECT_EQ(failed.error().message, "stop here");
+  EXPECT_EQ(failed.error().detail, "stop here");
   EXPECT_EQ(count(), 0);  // rolled back
   auto n = db_->in_transaction([](Conn& c) -> Result<int64_t> {
     auto in = c.query("INSERT INTO items (k, n) VALUES (?, ?), (?, ?)", {"a", 1, "b", 2});
     if (!in.ok()) return in.error();
     return in->changes;
   });
-  ASSERT_TRUE(n.ok()) << n.error().message;
+  ASSERT_TRUE(n.ok()) << n.error().detail;
   EXPECT_EQ(*n, 2);
   EXPECT_EQ(count(), 2);
   auto again = db_->query("INSERT INTO items (k, n) VALUES (?, ?)", {"a", 3});
   ASSERT_FALSE(again.ok());
-  EXPECT_TRUE(again.error().conflict);  // a unique key
+  EXPECT_TRUE(again.error().conflict());  // a unique key
   auto bad = db_->query("INSERT INTO items (k) VALUES (?)", {"c"});
   ASSERT_FALSE(bad.ok());
-  EXPECT_FALSE(bad.error().conflict);  // NOT NULL is not a duplicate
+  EXPECT_FALSE(bad.error().conflict());  // NOT NULL is not a duplicate
   EXPECT_FALSE(db_->query("SELECT nonsense FROM nowhere").ok());
   EXPECT_TRUE(db_->ping());
 }
 
 TEST_P(DbSuite, NumberedParametersMayRepeat) {
   auto r = db_->query("SELECT ?2 - ?1, ?1 + ?1, '?1'", {10, 30});
-  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_TRUE(r.ok()) << r.error().detail;
   EXPECT_EQ(r->rows[0].i64(0), 20);
   EXPECT_EQ(r->rows[0].i64(1), 20);
   EXPECT_EQ(r->rows[0].text(2), "?1");  // inside a literal: not a parameter
@@ -112,10 +112,10 @@ TEST_P(DbSuite, ANumberThatFitsNoTypeIsAnErrorValue) {
   if (GetParam() != "postgresql") GTEST_SKIP() << "SQLite hands over typed values";
   auto r = db_->query("SELECT 1e400::numeric AS huge");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("column huge: '1000"), std::string::npos) << r.error().message;
-  EXPECT_NE(r.error().message.find("is not a number"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().detail.find("column huge: '1000"), std::string::npos) << r.error().detail;
+  EXPECT_NE(r.error().detail.find("is not a number"), std::string::npos) << r.error().detail;
   auto wide = db_->query("SELECT 12345678901234567890::numeric");  // past int64: read as a real
-  ASSERT_TRUE(wide.ok()) << wide.error().message;
+  ASSERT_TRUE(wide.ok()) << wide.error().detail;
   EXPECT_DOUBLE_EQ(wide->rows[0].f64(0), 12345678901234567890.0);
 }
 

@@ -263,7 +263,7 @@ Result<Done> migrate(Db& db, int up_to_version) {
     if (auto locked = lock(c); !locked.ok()) return locked;
     return c.script("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)");
   });
-  if (!table.ok()) return StoreError{"cannot create schema_migrations: " + table.error().message};
+  if (!table.ok()) return Failure::unavailable("cannot create schema_migrations: " + table.error().detail);
   for (const Migration& m : migrations()) {
     if (m.version > up_to_version) break;
     auto applied = db.transaction([&](Conn& c) -> Result<Done> {
@@ -277,7 +277,7 @@ Result<Done> migrate(Db& db, int up_to_version) {
       if (!recorded.ok()) return recorded.error();
       return Done{};
     });
-    if (!applied.ok()) return StoreError{"migration " + std::to_string(m.version) + " failed: " + applied.error().message};
+    if (!applied.ok()) return Failure::unavailable("migration " + std::to_string(m.version) + " failed: " + applied.error().detail);
   }
   return Done{};
 }

@@ -11,11 +11,11 @@ namespace ridge::store {
 Result<std::unique_ptr<Store>> open_store(const std::string& url) {
   if (url.rfind("sqlite:", 0) == 0) {
     std::string path = url.substr(7);
-    if (path.empty()) return StoreError{"--db 'sqlite:' needs a path; accepted: sqlite:PATH, postgresql://..."};
+    if (path.empty()) return Failure::unavailable("--db 'sqlite:' needs a path; accepted: sqlite:PATH, postgresql://...");
     return open_sqlite(path);
   }
   if (url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0) return open_postgres(url);
-  return StoreError{"--db '" + url + "' is not a database URL; accepted: sqlite:PATH, postgresql://..."};
+  return Failure::unavailable("--db '" + url + "' is not a database URL; accepted: sqlite:PATH, postgresql://...");
 }
 
 int64_t add_months_utc(int64_t unix_seconds, int months) {

@@ -30,9 +30,10 @@ class PgResult {
     auto s = PQresultStatus(r_);
     return s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK;
   }
-  StoreError error() const {
+  Failure error() const {
     const char* state = PQresultErrorField(r_, PG_DIAG_SQLSTATE);
-    return StoreError{PQresultErrorMessage(r_), state && std::strcmp(state, "23505") == 0};  // unique_violation
+    if (state && std::strcmp(state, "23505") == 0) return Failure::store_conflict(PQresultErrorMessage(r_));  // unique_violation
+    return Failure::unavailable(PQresultErrorMessage(r_));
   }
   // The rows, typed by their columns' types; a value that does not parse as its type is an
   // error naming it (never an exception).
@@ -41,7 +42,7 @@ class PgResult {
     const char* tuples = PQcmdTuples(r_);
     if (*tuples) {
       auto parsed = std::from_chars(tuples, tuples + std::strlen(tuples), out.changes);
-      if (parsed.ec != std::errc()) return StoreError{std::string("row count '") + tuples + "' is not a number"};
+      if (parsed.ec != std::errc()) return Failure::unavailable(std::string("row count '") + tuples + "' is not a number");
     }
     int n = PQntuples(r_), cols = PQnfields(r_);
     out.rows.reserve(static_cast<size_t>(n));
@@ -79,8 +80,8 @@ class PgResult {
     }
     return Cell{std::string(s, end)};
   }
-  StoreError bad(const char* value, int col, const char* accepted) const {
-    return StoreError{std::string("column ") + PQfname(r_, col) + ": '" + value + "' is not " + accepted};
+  Failure bad(const char* value, int col, const char* accepted) const {
+    return Failure::unavailable(std::string("column ") + PQfname(r_, col) + ": '" + value + "' is not " + accepted);
   }
 
   PGresult* r_;
@@ -272,7 +273,7 @@ Result<std::unique_ptr<Db>> open_postgres_db(const std::string& url, int pool_si
       std::string e = PQerrorMessage(c);
       PQfinish(c);
       while (!e.empty() && (e.back() == '\n' || e.back() == ' ')) e.pop_back();
-      return StoreError{"cannot connect to PostgreSQL: " + e};
+      return Failure::unavailable("cannot connect to PostgreSQL: " + e);
     }
     PQsetNoticeProcessor(c, [](void*, const char*) {}, nullptr);
     pool->add(c);

@@ -64,7 +64,7 @@ Result<bool> changed(const Result<Rows>& r) {
 // The key an INSERT ... RETURNING id answered.
 Result<int64_t> returned_id(const Result<Rows>& r) {
   if (!r.ok()) return r.error();
-  if (r->rows.empty()) return StoreError{"the insert returned no id"};
+  if (r->rows.empty()) return Failure::unavailable("the insert returned no id");
   return r->rows.front().i64(0);
 }
 
@@ -74,7 +74,7 @@ class SqlStore final : public Store {
 
   Result<int64_t> create_user(const std::string& email, const std::string& hash, int64_t now) override {
     auto r = db_->query(sql_.create_user, {email, hash, now});
-    if (!r.ok() && r.error().conflict) return StoreError{"email already registered", true};
+    if (!r.ok() && r.error().conflict()) return Failure::store_conflict("email already registered");
     return returned_id(r);
   }
   Result<std::optional<User>> find_user_by_email(const std::string& email) override {
@@ -358,7 +358,7 @@ class SqlStore final : public Store {
       if (!up.ok()) return up.error();
       auto sub = first(c.query(kSelectSubscription + "WHERE email = ?", {email}), to_subscription);
       if (!sub.ok()) return sub.error();
-      if (!sub->has_value()) return StoreError{"subscription vanished"};
+      if (!sub->has_value()) return Failure::unavailable("subscription vanished");
       return **sub;
     });
   }
@@ -515,7 +515,7 @@ class SqlStore final : public Store {
   Result<int64_t> extend(Conn& c, int64_t user_id, int months, int64_t now) {
     auto user = c.query(sql_.lock_user, {user_id});
     if (!user.ok()) return user.error();
-    if (user->rows.empty()) return StoreError{"no such user"};
+    if (user->rows.empty()) return Failure::unavailable("no such user");
     auto current = first(c.query("SELECT access_until FROM entitlements WHERE user_id = ?", {user_id}),
                          [](const Row& r) { return r.i64(0); });
     if (!current.ok()) return current.error();
@@ -548,7 +548,7 @@ class SqlStore final : public Store {
                       {p.user_id, card.slug, card.stability, card.difficulty, card.due, card.last_review, card.reps, card.lapses});
     if (!up.ok()) return up.error();
     // No row: the card moved on since it was read (another review of it committed first).
-    if (up->rows.empty()) return StoreError{"the card changed since it was read", true};
+    if (up->rows.empty()) return Failure::store_conflict("the card changed since it was read");
     return Done{};
   }
 

@@ -10,9 +10,11 @@
 namespace ridge::store {
 namespace {
 
-StoreError error_of(sqlite3* db) {
+Failure error_of(sqlite3* db) {
   int code = sqlite3_extended_errcode(db);
-  return StoreError{sqlite3_errmsg(db), code == SQLITE_CONSTRAINT_UNIQUE || code == SQLITE_CONSTRAINT_PRIMARYKEY};
+  std::string message = sqlite3_errmsg(db);
+  if (code == SQLITE_CONSTRAINT_UNIQUE || code == SQLITE_CONSTRAINT_PRIMARYKEY) return Failure::store_conflict(std::move(message));
+  return Failure::unavailable(std::move(message));
 }
 
 // One connection; the caller holds its lock.
@@ -33,7 +35,7 @@ class SqliteConn final : public Conn {
     if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) == SQLITE_OK) return Done{};
     std::string e = err ? err : sqlite3_errmsg(db_);
     sqlite3_free(err);
-    return StoreError{e};
+    return Failure::unavailable(e);
   }
 
  private:
@@ -136,7 +138,7 @@ Result<std::unique_ptr<Db>> open_sqlite_db(const std::string& path) {
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
     std::string e = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
-    return StoreError{"cannot open " + path + ": " + e};
+    return Failure::unavailable("cannot open " + path + ": " + e);
   }
   sqlite3_busy_timeout(db, 5000);
   const char* pragmas = "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;";
@@ -145,7 +147,7 @@ Result<std::unique_ptr<Db>> open_sqlite_db(const std::string& path) {
     std::string e = err ? err : "?";
     sqlite3_free(err);
     sqlite3_close(db);
-    return StoreError{"cannot configure " + path + ": " + e};
+    return Failure::unavailable("cannot configure " + path + ": " + e);
   }
   // The read connection; without it (an odd file system) every read shares the writer.
   sqlite3* reader = nullptr;
@@ -162,7 +164,7 @@ Result<std::unique_ptr<Store>> open_sqlite(const std::string& path, int up_to_ve
   auto db = open_sqlite_db(path);
   if (!db.ok()) return db.error();
   auto store = open_sql_store(std::move(db).value(), up_to_version);
-  if (!store.ok()) return StoreError{store.error().message + " (" + path + ")"};
+  if (!store.ok()) return Failure::unavailable(store.error().detail + " (" + path + ")");
   return store;
 }
 

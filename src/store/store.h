@@ -2,7 +2,7 @@
 // SQLite (embedded default: WAL, foreign keys, busy timeout, synchronous=FULL so a committed
 // write survives a killed process) and PostgreSQL (for several servers). Versioned
 // migrations for both run at open. Every method is a single transaction; failures come back
-// as a StoreError value, never as an exception. Implementations are thread-safe.
+// as a Result's Failure, never as an exception. Implementations are thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -12,32 +12,16 @@
 #include <variant>
 #include <vector>
 
+#include "common/result.h"
+
 namespace ridge::store {
 
-struct StoreError {
-  std::string message;
-  bool conflict = false;  // a unique key already exists (an email already registered)
-};
-
-template <class T>
-class [[nodiscard]] Result {
- public:
-  Result(T v) : v_(std::move(v)) {}               // NOLINT
-  Result(StoreError e) : v_(std::move(e)) {}      // NOLINT
-  bool ok() const { return v_.index() == 0; }
-  explicit operator bool() const { return ok(); }
-  const T& value() const& { return std::get<0>(v_); }
-  T& value() & { return std::get<0>(v_); }
-  T&& value() && { return std::get<0>(std::move(v_)); }
-  const T& operator*() const { return value(); }
-  const T* operator->() const { return &value(); }
-  const StoreError& error() const { return std::get<1>(v_); }
-
- private:
-  std::variant<T, StoreError> v_;
-};
-
-struct Done {};
+// The shared result type (common/result.h, issue 30 item 1). A store's failure is
+// Failure::unavailable(detail); a write that collides (a unique key that exists, a row changed
+// since it was read) is Failure::store_conflict(detail), of kind conflict.
+using ridge::Done;
+using ridge::Failure;
+using ridge::Result;
 
 struct User {
   int64_t id = 0;
@@ -216,7 +200,7 @@ class Store {
   // Writes the review log row and the card in one transaction, if the stored card still has
   // card.reps - 1 repetitions (none for a first review): an optimistic check, so two
   // reviews of one card at once cannot both read the old card. A lost race answers an error
-  // with `conflict` set and writes nothing; the caller re-reads and retries.
+  // of kind conflict and writes nothing; the caller re-reads and retries.
   virtual Result<Done> record_review(int64_t user_id, const Card& card, int grade, int64_t now) = 0;
   virtual Result<std::optional<Card>> get_card(int64_t user_id, const std::string& slug) = 0;
   virtual Result<std::vector<Card>> cards(int64_t user_id) = 0;

@@ -14,7 +14,7 @@ TEST_P(StoreSuite, UsersAreUniqueByEmail) {
   int64_t a = user("a@example.com");
   auto dup = store_->create_user("a@example.com", "other", 1001);
   ASSERT_FALSE(dup.ok());
-  EXPECT_TRUE(dup.error().conflict);
+  EXPECT_TRUE(dup.error().conflict());
   auto found = store_->find_user_by_email("a@example.com");
   ASSERT_TRUE(found.ok());
   ASSERT_TRUE(found->has_value());
@@ -78,7 +78,7 @@ TEST_P(StoreSuite, TokenBucketsTakeRefillAndPrune) {
   const std::string key = "pair:10.0.0.1|a@example.com";
   for (int i = 0; i < 5; ++i) {
     auto left = store_->take_token(key, 5, 1.0 / 60, 1000);
-    ASSERT_TRUE(left.ok()) << left.error().message;
+    ASSERT_TRUE(left.ok()) << left.error().detail;
     ASSERT_TRUE(left->has_value()) << i;
     EXPECT_DOUBLE_EQ(**left, 4 - i);
   }
@@ -103,7 +103,7 @@ TEST_P(StoreSuite, TokenBucketsTakeRefillAndPrune) {
 TEST_P(StoreSuite, TwoProcessesShareABucketAndNeverOvertake) {
   std::string url = GetParam() == "sqlite" ? "sqlite:" + path_.string() : pg_url();
   auto other = open_store(url);
-  ASSERT_TRUE(other.ok()) << other.error().message;
+  ASSERT_TRUE(other.ok()) << other.error().detail;
   const std::string key = "addr:race-" + std::to_string(::getpid()) + "-" + GetParam();
   std::atomic<int> taken{0}, errors{0};
   auto run = [&](Store* s) {

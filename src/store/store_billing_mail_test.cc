@@ -58,7 +58,7 @@ TEST_P(StoreSuite, Finding28_ARefundTakesBackItsPaymentsMonthsOnce) {
   const int64_t twelve = add_months_utc(add_months_utc(now, 6), 6);
   EXPECT_EQ(*store_->access_until(a), twelve);
   auto revoked = store_->revoke_for_payment(ev + "r1", pi + "2", now + 60);
-  ASSERT_TRUE(revoked.ok()) << revoked.error().message;
+  ASSERT_TRUE(revoked.ok()) << revoked.error().detail;
   ASSERT_TRUE(revoked->has_value());
   EXPECT_EQ(**revoked, add_months_utc(twelve, -6));
   EXPECT_EQ(*store_->access_until(a), add_months_utc(twelve, -6));
@@ -101,7 +101,7 @@ TEST_P(StoreSuite, MailQueueLeasesRetriesAndCounts) {
 TEST_P(StoreSuite, SubscriptionsAndTheWeeklyRecord) {
   std::string email = "sub-" + GetParam() + "-" + std::to_string(::getpid()) + "@example.com";
   auto sub = store_->subscribe(email, 10);
-  ASSERT_TRUE(sub.ok()) << sub.error().message;
+  ASSERT_TRUE(sub.ok()) << sub.error().detail;
   EXPECT_EQ(sub->status, "pending");
   EXPECT_EQ(store_->subscribe(email, 11)->id, sub->id);  // same row
   EXPECT_TRUE(*store_->confirm_subscription(email, 12));
@@ -124,7 +124,7 @@ TEST_P(StoreSuite, SubscriptionsAndTheWeeklyRecord) {
 TEST_P(StoreSuite, TwoProcessesQueueTheWeekOnceBetweenThem) {
   std::string url = GetParam() == "sqlite" ? "sqlite:" + path_.string() : pg_url();
   auto other = open_store(url);
-  ASSERT_TRUE(other.ok()) << other.error().message;
+  ASSERT_TRUE(other.ok()) << other.error().detail;
   std::string week = "2030-W" + std::to_string(::getpid() % 50 + 1) + "-" + GetParam();
   std::vector<int64_t> subs;
   for (int i = 0; i < 20; ++i) {

@@ -173,7 +173,7 @@ TEST_P(StoreSuite, RehearsalsBelongToTheirUserAndCountAScoreOnce) {
   r.started_at = 100;
   r.expires_at = 100 + 48 * 3600;
   auto id = store_->create_rehearsal(*a, r, 3);
-  ASSERT_TRUE(id.ok()) << id.error().message;
+  ASSERT_TRUE(id.ok()) << id.error().detail;
   auto got = store_->get_rehearsal(*a, *id);
   ASSERT_TRUE(got.ok() && got->has_value());
   EXPECT_EQ((*got)->source, "company:anthropic");

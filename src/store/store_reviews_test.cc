@@ -38,7 +38,7 @@ TEST_P(StoreSuite, Finding10_AReviewFromAStaleCardIsRefusedAndWritesNothing) {
   Card again = first;  // built from the same (empty) read: a first review again
   auto stale = store_->record_review(a, again, 3, 1001);
   ASSERT_FALSE(stale.ok());
-  EXPECT_TRUE(stale.error().conflict);
+  EXPECT_TRUE(stale.error().conflict());
   Card second = first;
   second.reps = 2;
   ASSERT_TRUE(store_->record_review(a, second, 3, 1002).ok());
@@ -74,7 +74,7 @@ TEST_P(StoreSuite, ConcurrentReviewsAreEachKeptOrRefusedAlone) {
         if (w.ok()) {
           ++won;
         } else {
-          ASSERT_TRUE(w.error().conflict) << w.error().message;
+          ASSERT_TRUE(w.error().conflict()) << w.error().detail;
           ++conflicts;
         }
       }

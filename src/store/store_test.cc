@@ -27,7 +27,7 @@ TEST_P(StoreSuite, ReopeningKeepsDataAndDoesNotReapplyMigrations) {
   std::string url = GetParam() == "sqlite" ? "sqlite:" + path_.string() : pg_url();
   store_.reset();
   auto again = open_store(url);
-  ASSERT_TRUE(again.ok()) << again.error().message;
+  ASSERT_TRUE(again.ok()) << again.error().detail;
   EXPECT_EQ((*again)->reviews(a)->size(), 1u);
   EXPECT_TRUE((*again)->ping());
 }
@@ -45,7 +45,7 @@ TEST_P(StoreSuite, APreviousReleasesSchemaMigratesWhileItsServerRuns) {
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(file + suffix);
     url = "sqlite:" + file;
     auto opened = open_sqlite(file, 2);
-    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    ASSERT_TRUE(opened.ok()) << opened.error().detail;
     old_store = std::move(opened).value();
   } else {
     // A database of its own, made fresh: the suite's has the current schema already.
@@ -59,27 +59,27 @@ TEST_P(StoreSuite, APreviousReleasesSchemaMigratesWhileItsServerRuns) {
     PQfinish(admin);
     url = base.substr(0, base.rfind('/')) + "/ridge_previous";
     auto opened = open_postgres(url, 2, 2);
-    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    ASSERT_TRUE(opened.ok()) << opened.error().detail;
     old_store = std::move(opened).value();
   }
   // The previous release's schema has no buckets.
   EXPECT_FALSE(old_store->take_token("addr:x", 5, 1, 1000).ok());
   auto a = old_store->create_user("old@example.com", "hash", 1000);
-  ASSERT_TRUE(a.ok()) << a.error().message;
+  ASSERT_TRUE(a.ok()) << a.error().detail;
   ASSERT_TRUE(old_store->create_session("old-token", {*a, "csrf", 99999}, 1000).ok());
   ASSERT_TRUE(old_store->record_review(*a, {"x", 1, 5, 10, 1, 1, 0}, 3, 1000).ok());
   ASSERT_TRUE(old_store->enqueue_mail("old@example.com", "message", 1000).ok());
 
   auto opened = open_store(url);  // the new release starts: migration 3 runs
-  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  ASSERT_TRUE(opened.ok()) << opened.error().detail;
   Store& new_store = **opened;
   // The old server, still up, reads and writes as before.
   auto session = old_store->find_session("old-token");
-  ASSERT_TRUE(session.ok() && session->has_value()) << (session.ok() ? "" : session.error().message);
+  ASSERT_TRUE(session.ok() && session->has_value()) << (session.ok() ? "" : session.error().detail);
   EXPECT_EQ((*session)->user_id, *a);
   ASSERT_TRUE(old_store->record_review(*a, {"x", 2, 5, 20, 10, 2, 0}, 3, 1010).ok());
   auto b = old_store->create_user("old-two@example.com", "hash", 1010);
-  ASSERT_TRUE(b.ok()) << b.error().message;
+  ASSERT_TRUE(b.ok()) << b.error().detail;
   EXPECT_EQ(old_store->claim_mail(2000, 60, 10)->size(), 1u);
   // The new server sees everything the old one wrote, and has its buckets.
   EXPECT_EQ(new_store.reviews(*a)->size(), 2u);
@@ -87,7 +87,7 @@ TEST_P(StoreSuite, APreviousReleasesSchemaMigratesWhileItsServerRuns) {
   EXPECT_TRUE(new_store.find_user_by_email("old-two@example.com")->has_value());
   EXPECT_TRUE(new_store.find_session("old-token")->has_value());
   auto token = new_store.take_token("addr:x", 5, 1, 1000);
-  ASSERT_TRUE(token.ok()) << token.error().message;
+  ASSERT_TRUE(token.ok()) << token.error().detail;
   EXPECT_TRUE(token->has_value());
   // The old server's writes after the upgrade land too, and the new one's reach it.
   ASSERT_TRUE(new_store.record_review(*a, {"x", 3, 5, 30, 20, 3, 0}, 3, 1020).ok());
@@ -102,10 +102,10 @@ INSTANTIATE_TEST_SUITE_P(Backends, StoreSuite, ::testing::Values("sqlite", "post
                          [](const auto& param_info) { return param_info.param; });
 
 TEST(OpenStore, BadUrlsAreNamed) {
-  EXPECT_NE(open_store("mysql://x").error().message.find("accepted: sqlite:PATH, postgresql://"), std::string::npos);
-  EXPECT_NE(open_store("sqlite:").error().message.find("needs a path"), std::string::npos);
-  EXPECT_NE(open_store("sqlite:/nonexistent-dir/x.db").error().message.find("cannot open"), std::string::npos);
-  EXPECT_NE(open_store("postgresql://127.0.0.1:1/none").error().message.find("cannot connect"), std::string::npos);
+  EXPECT_NE(open_store("mysql://x").error().detail.find("accepted: sqlite:PATH, postgresql://"), std::string::npos);
+  EXPECT_NE(open_store("sqlite:").error().detail.find("needs a path"), std::string::npos);
+  EXPECT_NE(open_store("sqlite:/nonexistent-dir/x.db").error().detail.find("cannot open"), std::string::npos);
+  EXPECT_NE(open_store("postgresql://127.0.0.1:1/none").error().detail.find("cannot connect"), std::string::npos);
 }
 
 // A restarted PostgreSQL (or an operator's pg_terminate_backend) ends every pooled connection.
@@ -117,7 +117,7 @@ TEST(PostgresPool, NoCallFailsAfterTheServerEndedEveryConnection) {
   if (url.empty()) GTEST_SKIP() << "no PostgreSQL fixture (run through ctest)";
   const std::string app = "ridge_pool_test_" + std::to_string(::getpid());
   auto opened = open_postgres(url + "?application_name=" + app, 4);
-  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  ASSERT_TRUE(opened.ok()) << opened.error().detail;
   auto store = std::move(opened).value();
   auto use_all = [&] {  // four threads at once, so every pooled connection is taken
     std::atomic<int> failures{0};
@@ -130,7 +130,7 @@ TEST(PostgresPool, NoCallFailsAfterTheServerEndedEveryConnection) {
           auto r = store->find_user_by_email("nobody@example.com");
           if (!r.ok()) {
             std::lock_guard<std::mutex> lock(m);
-            if (failures++ == 0) first = r.error().message;
+            if (failures++ == 0) first = r.error().detail;
           }
         }
       });

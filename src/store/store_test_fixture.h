@@ -39,13 +39,13 @@ class StoreSuite : public ::testing::TestWithParam<std::string> {
       path_ = std::filesystem::temp_directory_path() / ("ridge-store-test-" + std::to_string(::getpid()) + "-" + name);
       std::filesystem::remove(path_);
       auto s = open_store("sqlite:" + path_.string());
-      ASSERT_TRUE(s.ok()) << s.error().message;
+      ASSERT_TRUE(s.ok()) << s.error().detail;
       store_ = std::move(s).value();
     } else {
       std::string url = pg_url();
       if (url.empty()) GTEST_SKIP() << "no PostgreSQL fixture (run through ctest)";
       auto s = open_store(url);
-      ASSERT_TRUE(s.ok()) << s.error().message;
+      ASSERT_TRUE(s.ok()) << s.error().detail;
       store_ = std::move(s).value();
       auto users = store_->list_users();  // kept alive: the loop reads into it
       ASSERT_TRUE(users.ok());
@@ -60,7 +60,7 @@ class StoreSuite : public ::testing::TestWithParam<std::string> {
   }
   int64_t user(const std::string& email) {
     auto id = store_->create_user(email, "hash", 1000);
-    EXPECT_TRUE(id.ok()) << id.error().message;
+    EXPECT_TRUE(id.ok()) << id.error().detail;
     return id.ok() ? *id : 0;
   }
   std::unique_ptr<Store> store_;

@@ -33,7 +33,7 @@ class Practice : public ::testing::Test {
   void SetUp() override {
     path_ = testing::fresh_database("practice");
     auto opened = store::open_store("sqlite:" + path_.string());
-    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    ASSERT_TRUE(opened.ok()) << opened.error().detail;
     store_ = std::move(opened).value();
     AppOptions options;
     options.store = store_.get();

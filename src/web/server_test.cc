@@ -83,7 +83,7 @@ class ServerTest : public ::testing::Test {
   void SetUp() override {
     path_ = testing::fresh_database("server");
     auto opened = store::open_store("sqlite:" + path_.string());
-    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    ASSERT_TRUE(opened.ok()) << opened.error().detail;
     store_ = std::move(opened).value();
     AppOptions options;
     options.store = store_.get();

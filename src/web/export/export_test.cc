@@ -188,7 +188,7 @@ TEST(Anki, TheRouteServesTheDeckAndLimitsExportsPerClient) {
 TEST(Anki, ServersSharingAStoreShareTheExportBudget) {
   auto path = testing::fresh_database("export-budget");
   auto opened = store::open_store("sqlite:" + path.string());
-  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  ASSERT_TRUE(opened.ok()) << opened.error().detail;
   std::unique_ptr<store::Store> db = std::move(opened).value();
   account::FakeClock clock{1'800'000'000};
   AppOptions options;

@@ -48,10 +48,10 @@ Response form_auth(const Request& req, const Context& ctx, bool signup) {
   std::string password = form_value(form, "password");
   if (!ctx.accounts) return auth_form(req, ctx, signup, 503, "no database configured");
   // A refusal shown on the form, with the status the API gives it.
-  auto refused = [&](const services::Failure& f) {
-    if (f.kind == services::Failure::Kind::kLimited && !signup) ctx.metrics.signin_refused();
+  auto refused = [&](const Failure& f) {
+    if (f.kind == Failure::Kind::kLimited && !signup) ctx.metrics.signin_refused();
     Response r = auth_form(req, ctx, signup, failure_status(f),
-                           f.kind == services::Failure::Kind::kUnavailable ? "the database is unavailable; try again in a few seconds" : f.message());
+                           f.kind == Failure::Kind::kUnavailable ? "the database is unavailable; try again in a few seconds" : f.message());
     if (f.retry_after > 0) r.set("Retry-After", std::to_string(f.retry_after));
     return r;
   };
@@ -105,7 +105,7 @@ Response api_signin(const Request& req, const Context& ctx) {
   if (!ctx.accounts) return json_error(503, {"", "", "no database configured", ""});
   auto user = ctx.accounts->sign_in(email, password, client_address(req, ctx));
   if (!user) {
-    if (user.error().kind == services::Failure::Kind::kLimited) ctx.metrics.signin_refused();
+    if (user.error().kind == Failure::Kind::kLimited) ctx.metrics.signin_refused();
     return failure(req, ctx, user.error());
   }
   return start_session(ctx, *user, true, "");
@@ -158,9 +158,9 @@ Response settings(const Request& req, const Context& ctx) {
     Form form;
     if (auto refused = read_post_form(req, v, form)) return *refused;
     std::string action = form_value(form, "action");
-    using Kind = services::Failure::Kind;
+    using Kind = Failure::Kind;
     // A refusal the user can act on is shown on the page; a store failure is a 503.
-    auto shown = [&](const services::Failure& f) -> std::optional<Response> {
+    auto shown = [&](const Failure& f) -> std::optional<Response> {
       if (f.kind == Kind::kUnavailable) return store_unavailable(req, ctx, f.detail);
       if (f.kind == Kind::kInternal) return plain_error(500, f.message());
       message = f.message();

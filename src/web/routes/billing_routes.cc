@@ -64,7 +64,7 @@ Response webhook(const Request& req, const Context& ctx) {
     if (!f.errors.empty() && f.errors.front().field == "Stripe-Signature") {
       log::error("webhook refused from " + client_address(req, ctx) + ": " + f.message());
     }
-    if (f.kind == services::Failure::Kind::kInvalid) return json_error(400, f.errors);
+    if (f.kind == Failure::Kind::kInvalid) return json_error(400, f.errors);
     return failure(req, ctx, f);  // 503 on a store failure: the provider retries
   }
   const auto& r = *result;

@@ -61,8 +61,8 @@ Response store_unavailable(const Request& req, const Context& ctx, const std::st
   return r;
 }
 
-int failure_status(const services::Failure& f) {
-  using Kind = services::Failure::Kind;
+int failure_status(const Failure& f) {
+  using Kind = Failure::Kind;
   switch (f.kind) {
     case Kind::kInvalid: return 400;
     case Kind::kUnauthorized: return 401;
@@ -76,8 +76,8 @@ int failure_status(const services::Failure& f) {
   return 500;
 }
 
-Response failure(const Request& req, const Context& ctx, const services::Failure& f) {
-  using Kind = services::Failure::Kind;
+Response failure(const Request& req, const Context& ctx, const Failure& f) {
+  using Kind = Failure::Kind;
   if (f.kind == Kind::kUnavailable) return store_unavailable(req, ctx, f.detail);
   if (f.kind == Kind::kUpstream) log::error(f.detail);
   int status = failure_status(f);
@@ -86,8 +86,8 @@ Response failure(const Request& req, const Context& ctx, const services::Failure
   return r;
 }
 
-std::vector<services::FieldError> field_errors(const calc::Errors& errors) {
-  std::vector<services::FieldError> out;
+std::vector<FieldError> field_errors(const calc::Errors& errors) {
+  std::vector<FieldError> out;
   for (const auto& e : errors) {
     // In the web's words: the fields are named without the command line's dashes.
     std::string message = (e.value.empty() ? "" : "'" + e.value + "' ") + without_flags(e.message) +

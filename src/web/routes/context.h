@@ -30,7 +30,7 @@
 #include "web/services/billing_service.h"
 #include "web/services/design_service.h"
 #include "web/services/drill_service.h"
-#include "web/services/outcome.h"
+#include "common/result.h"
 #include "web/services/readiness_service.h"
 #include "web/services/review_service.h"
 #include "web/services/subscription_service.h"
@@ -105,12 +105,12 @@ Response error(const Request& req, const Context& ctx, int status, const std::st
 // server's problem, never shown as the user's).
 Response store_unavailable(const Request& req, const Context& ctx, const std::string& why);
 // The HTTP status of a service failure (one mapping, for the API and the pages).
-int failure_status(const services::Failure& f);
+int failure_status(const Failure& f);
 // A service's failure as the answer: 503 and a log line for the store, else the status of
 // its kind with the error shape (API paths) or the error page.
-Response failure(const Request& req, const Context& ctx, const services::Failure& f);
+Response failure(const Request& req, const Context& ctx, const Failure& f);
 // The engine's errors in the one error shape: the message says the value and what is accepted.
-std::vector<services::FieldError> field_errors(const calc::Errors& errors);
+std::vector<FieldError> field_errors(const calc::Errors& errors);
 
 // The visitor of the request's session cookie: anonymous (user_id 0) without a store, a
 // cookie, or a live session. Throws StoreUnavailable when the store does not answer.

@@ -10,7 +10,7 @@ Response course(const Request& req, const Params& p, const Context& ctx) {
   services::Visitor v = visitor(req, ctx);
   if (v.user_id == 0) return page(ctx, "/courses/" + it->first);
   auto cards = ctx.store()->cards(v.user_id);
-  if (!cards.ok()) return store_unavailable(req, ctx, cards.error().message);
+  if (!cards.ok()) return failure(req, ctx, cards.error());
   auto progress = course_progress(it->second, *cards, ctx.now());
   Response r;
   r.body = course_page(ctx.site(), it->second, &progress);

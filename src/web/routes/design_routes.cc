@@ -168,7 +168,7 @@ std::string attempts_html(const Context& ctx, const design::Challenge& c, int64_
 // The challenge page: the verdict first when there is one, then the scenario, the form and
 // the board. `note` lists the field errors of a refused submission.
 Response challenge_page(const Request& req, const Context& ctx, const design::Challenge& c, const services::Visitor& v,
-                        const design::Design& values, const design::Verdict* verdict, const std::vector<services::FieldError>& errors,
+                        const design::Design& values, const design::Verdict* verdict, const std::vector<FieldError>& errors,
                         int status) {
   std::string h = "<main class=\"design\"><p><a href=\"/design\">Design rounds</a></p><h1>" + html_escape(c.title) + "</h1>";
   h += "<p class=\"meta\">" + html_escape(c.track) + " &middot; " + html_escape(c.difficulty) + " &middot; " +
@@ -289,7 +289,7 @@ Response design_page(const Request& req, const Params& p, const Context& ctx) {
   auto graded = ctx.design->grade(*c, given, limit_key(req, ctx, v));
   if (!graded) {
     const auto& f = graded.error();
-    if (f.kind != services::Failure::Kind::kInvalid) return failure(req, ctx, f);
+    if (f.kind != Failure::Kind::kInvalid) return failure(req, ctx, f);
     return challenge_page(req, ctx, *c, v, given, nullptr, f.errors, 400);
   }
   if (v.user_id != 0) {
@@ -303,7 +303,7 @@ Response design_page(const Request& req, const Params& p, const Context& ctx) {
     auto kept = ctx.design->keep(v.user_id, *c, *graded, seconds, form_value(form, "show_name") == "1", form_value(form, "board_name"));
     if (!kept) {
       const auto& f = kept.error();
-      if (f.kind != services::Failure::Kind::kInvalid) return failure(req, ctx, f);
+      if (f.kind != Failure::Kind::kInvalid) return failure(req, ctx, f);
       return challenge_page(req, ctx, *c, v, graded->design, &graded->verdict, f.errors, 400);
     }
   }
@@ -326,7 +326,7 @@ Response api_design(const Request& req, const Params& p, const Context& ctx) {
                             "at most " + std::to_string(kMaxJsonMembers) + " (one per field of the design)"});
   }
   design::Design given;
-  std::vector<services::FieldError> errors;
+  std::vector<FieldError> errors;
   for (const auto& [k, val] : body.items()) {
     if (val.is_string()) given[k] = val.get<std::string>();
     else if (val.is_number_integer() || val.is_number_unsigned()) given[k] = val.dump();

@@ -91,11 +91,11 @@ Response export_anki(const Request& req, const Context& ctx) {
   std::vector<std::string> slugs;
   if (deck->kind == "bookmarks") {
     auto marks = ctx.store()->bookmarks(v.user_id);
-    if (!marks.ok()) return store_unavailable(req, ctx, marks.error().message);
+    if (!marks.ok()) return failure(req, ctx, marks.error());
     slugs = std::move(*marks);
   } else if (deck->kind == "due") {
     auto cards = ctx.store()->cards(v.user_id);
-    if (!cards.ok()) return store_unavailable(req, ctx, cards.error().message);
+    if (!cards.ok()) return failure(req, ctx, cards.error());
     for (const auto& c : *cards) {
       if (c.due <= ctx.now()) slugs.push_back(c.slug);
     }

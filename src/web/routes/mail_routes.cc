@@ -61,7 +61,7 @@ Response subscribe_page(const Request& req, const Context& ctx) {
     } else if (auto done = ctx.subscriptions->subscribe(lower(form_value(form, "email")), client_address(req, ctx)); done) {
       message = "Check your inbox: if the address can receive mail, a confirmation link is on its way.";
     } else {
-      using Kind = services::Failure::Kind;
+      using Kind = Failure::Kind;
       const auto& f = done.error();
       status = f.kind == Kind::kInvalid ? 400 : f.kind == Kind::kLimited ? 429 : 503;
       if (f.kind == Kind::kUnavailable) log::error(f.detail);
@@ -187,7 +187,7 @@ Response reset_confirm(const Request& req, const Context& ctx) {
   auto user = ctx.accounts->reset_password(token, form_value(form, "password"));
   if (!user) {
     const auto& f = user.error();
-    bool weak_password = f.kind == services::Failure::Kind::kInvalid && !f.errors.empty() && f.errors.front().field == "password";
+    bool weak_password = f.kind == Failure::Kind::kInvalid && !f.errors.empty() && f.errors.front().field == "password";
     return weak_password ? page(400, f.message()) : failure(req, ctx, f);
   }
   Response go = start_session(ctx, *user, false, "/dashboard");
@@ -215,7 +215,7 @@ Response signin_link(const Request& req, const Context& ctx) {
   auto user = ctx.accounts->sign_in_by_link(token);
   if (!user) {
     const auto& f = user.error();
-    return f.kind == services::Failure::Kind::kInvalid ? error(req, ctx, 400, f.message()) : failure(req, ctx, f);
+    return f.kind == Failure::Kind::kInvalid ? error(req, ctx, 400, f.message()) : failure(req, ctx, f);
   }
   return start_session(ctx, *user, false, "/dashboard");
 }

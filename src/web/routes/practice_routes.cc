@@ -36,7 +36,7 @@ Response api_due(const Request& req, const Context& ctx) {
   services::Visitor v = visitor(req, ctx);
   if (v.user_id == 0) return json_error(401, {"", "", "sign in to see your reviews", ""});
   auto cards = ctx.store()->cards(v.user_id);
-  if (!cards.ok()) return store_unavailable(req, ctx, cards.error().message);
+  if (!cards.ok()) return failure(req, ctx, cards.error());
   // ?all=1 lists every card with its state (new, due, seen, mastered) and the bookmarks, for
   // the lists' marks and filters; without it, only what is due.
   bool all = req.param("all").value_or("") == "1";
@@ -51,7 +51,7 @@ Response api_due(const Request& req, const Context& ctx) {
   Json out = {{"due", due}, {"now", now}};
   if (all) {
     auto marks = ctx.store()->bookmarks(v.user_id);
-    if (!marks.ok()) return store_unavailable(req, ctx, marks.error().message);
+    if (!marks.ok()) return failure(req, ctx, marks.error());
     out["bookmarks"] = *marks;
     out["mastered_stability_days"] = practice::kMasteredStabilityDays;
   }
@@ -74,9 +74,9 @@ Response api_bookmark(const Request& req, const Context& ctx) {
   }
   if (!ctx.bank.find(body["slug"].get<std::string>())) return json_error(400, {"slug", body["slug"], "is not a question", "a slug from /api/questions"});
   auto r = ctx.store()->set_bookmark(v.user_id, body["slug"], body["on"], ctx.now());
-  if (!r.ok()) throw StoreUnavailable("set_bookmark: " + r.error().message);
+  if (!r.ok()) throw StoreUnavailable("set_bookmark: " + r.error().detail);
   auto marks = ctx.store()->bookmarks(v.user_id);
-  if (!marks.ok()) throw StoreUnavailable("bookmarks: " + marks.error().message);
+  if (!marks.ok()) throw StoreUnavailable("bookmarks: " + marks.error().detail);
   return json(200, Json{{"bookmarks", *marks}});
 }
 
@@ -92,10 +92,10 @@ Response api_note(const Request& req, const Params& p, const Context& ctx) {
     std::string text = body["body"];
     if (text.size() > 20000) return json_error(413, {"body", "", "a note holds at most 20,000 bytes of UTF-8 (about 20,000 characters of English, fewer of other scripts)", "at most 20,000 bytes"});
     auto r = ctx.store()->put_note(v.user_id, slug, text, ctx.now());
-    if (!r.ok()) throw StoreUnavailable("put_note: " + r.error().message);
+    if (!r.ok()) throw StoreUnavailable("put_note: " + r.error().detail);
   }
   auto note = ctx.store()->get_note(v.user_id, slug);
-  if (!note.ok()) throw StoreUnavailable("get_note: " + note.error().message);
+  if (!note.ok()) throw StoreUnavailable("get_note: " + note.error().detail);
   return json(200, Json{{"slug", slug}, {"body", note->value_or("")}});
 }
 
@@ -109,7 +109,7 @@ Response review_page(const Request& req, const Context& ctx) {
     auto graded = ctx.reviews->grade(v.user_id, v.retention, form_value(form, "slug"), g);
     if (!graded) {
       const auto& f = graded.error();
-      return f.kind == services::Failure::Kind::kUnavailable ? failure(req, ctx, f) : plain_error(400, f.message());
+      return f.kind == Failure::Kind::kUnavailable ? failure(req, ctx, f) : plain_error(400, f.message());
     }
     return redirect("/review");
   }
@@ -218,7 +218,7 @@ Response readiness(const Request& req, const Context& ctx) {
     if (!scored) {
       // An altered or malformed check is answered in plain text, as it always was.
       const auto& f = scored.error();
-      return f.kind == services::Failure::Kind::kInvalid ? plain_error(400, f.message()) : failure(req, ctx, f);
+      return f.kind == Failure::Kind::kInvalid ? plain_error(400, f.message()) : failure(req, ctx, f);
     }
     views::ReadinessResultView view{&*scored, {}, {}, topic_names};
     for (size_t i = 0; i < scored->ranked.size() && i < 3; ++i) {

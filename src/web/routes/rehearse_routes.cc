@@ -41,7 +41,7 @@ std::optional<Response> load(const Request& req, const Context& ctx, int64_t use
   const long long id = std::strtoll(id_text.c_str(), &end, 10);
   if (id_text.empty() || *end != '\0' || id <= 0) return error(req, ctx, 404, "There is no rehearsal " + id_text + ".");
   auto got = ctx.store()->get_rehearsal(user_id, id);
-  if (!got.ok()) throw StoreUnavailable("get_rehearsal: " + got.error().message);
+  if (!got.ok()) throw StoreUnavailable("get_rehearsal: " + got.error().detail);
   // Another account's rehearsal reads as none: its existence is not revealed.
   if (!got->has_value()) return error(req, ctx, 404, "There is no rehearsal " + id_text + " in your account.");
   auto plan = rh::plan_from_json(Json::parse((*got)->plan_json, nullptr, false));
@@ -252,7 +252,7 @@ Response start(const Request& req, const Context& ctx, bool company, const std::
   r.started_at = ctx.now();
   r.expires_at = r.started_at + rh::kExpirySeconds;
   auto created = ctx.store()->create_rehearsal(v.user_id, r, static_cast<int>(plan->rounds.size()));
-  if (!created.ok()) throw StoreUnavailable("create_rehearsal: " + created.error().message);
+  if (!created.ok()) throw StoreUnavailable("create_rehearsal: " + created.error().detail);
   return redirect("/rehearsals/" + std::to_string(*created));
 }
 
@@ -262,7 +262,7 @@ void finish_if_done(const Context& ctx, const services::Visitor& v, const Loaded
   if (l.r.finished_at || current_round(l) < l.plan.rounds.size()) return;
   rh::Report rep = rh::build_report(ctx.bank, l.plan, l.r, ctx.now());
   auto closed = ctx.store()->finish_rehearsal(v.user_id, l.r.id, rh::report_json(rep).dump(), ctx.now());
-  if (!closed.ok()) throw StoreUnavailable("finish_rehearsal: " + closed.error().message);
+  if (!closed.ok()) throw StoreUnavailable("finish_rehearsal: " + closed.error().detail);
   if (!*closed || !ctx.reviews) return;
   for (const auto& round : rep.rounds) {
     if (std::find(rep.review_slugs.begin(), rep.review_slugs.end(), round.slug) == rep.review_slugs.end() || !round.scores) continue;
@@ -345,7 +345,7 @@ Response rehearsal_page(const Request& req, const Params& p, const Context& ctx)
                                 "of UTF-8 (about 20,000 characters of English, fewer of other scripts)");
       }
       auto kept = ctx.store()->answer_rehearsal_round(v.user_id, l.r.id, static_cast<int>(round), answer, now);
-      if (!kept.ok()) throw StoreUnavailable("answer_rehearsal_round: " + kept.error().message);
+      if (!kept.ok()) throw StoreUnavailable("answer_rehearsal_round: " + kept.error().detail);
     } else if (action == "score") {
       std::string text = form_value(form, "d") + "," + form_value(form, "p") + "," + form_value(form, "c") + "," + form_value(form, "n");
       auto scores = rh::parse_scores(text);
@@ -360,7 +360,7 @@ Response rehearsal_page(const Request& req, const Params& p, const Context& ctx)
       }
       // A second submission (a resent form) changes nothing: the store counts the first.
       auto scored = ctx.store()->score_rehearsal_round(v.user_id, l.r.id, static_cast<int>(round), rh::format_scores(*scores), now);
-      if (!scored.ok()) throw StoreUnavailable("score_rehearsal_round: " + scored.error().message);
+      if (!scored.ok()) throw StoreUnavailable("score_rehearsal_round: " + scored.error().detail);
       Loaded after;
       if (auto refused = load(req, ctx, v.user_id, p.at("id"), after)) return *refused;
       finish_if_done(ctx, v, after);

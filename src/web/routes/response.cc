@@ -57,7 +57,7 @@ Response redirect(const std::string& to) {
   return r;
 }
 
-nlohmann::ordered_json error_json(const std::vector<services::FieldError>& errors) {
+nlohmann::ordered_json error_json(const std::vector<FieldError>& errors) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const auto& e : errors) {
     list.push_back({{"field", e.field}, {"value", e.value}, {"message", e.message}, {"accepted", e.accepted}});
@@ -65,12 +65,12 @@ nlohmann::ordered_json error_json(const std::vector<services::FieldError>& error
   return {{"errors", std::move(list)}};
 }
 
-Response json_error(int status, const std::vector<services::FieldError>& errors) {
+Response json_error(int status, const std::vector<FieldError>& errors) {
   Response r = json_text(status, error_json(errors).dump(2) + "\n");
   r.set("Cache-Control", "no-store");
   return r;
 }
 
-Response json_error(int status, services::FieldError error) { return json_error(status, std::vector{std::move(error)}); }
+Response json_error(int status, FieldError error) { return json_error(status, std::vector{std::move(error)}); }
 
 }  // namespace ridge::web::routes

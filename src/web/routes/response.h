@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "web/http.h"
-#include "web/services/outcome.h"
+#include "common/result.h"
 
 namespace ridge::web::routes {
 
@@ -28,9 +28,9 @@ Response plain_error(int status, const std::string& message);
 void add_standard_headers(Response& res);
 
 // The error shape as a value, for an answer that adds keys next to "errors" (402's price).
-nlohmann::ordered_json error_json(const std::vector<services::FieldError>& errors);
+nlohmann::ordered_json error_json(const std::vector<FieldError>& errors);
 // 400, 401, 403, 404, ...: the error shape, indented, with a newline.
-Response json_error(int status, const std::vector<services::FieldError>& errors);
-Response json_error(int status, services::FieldError error);
+Response json_error(int status, const std::vector<FieldError>& errors);
+Response json_error(int status, FieldError error);
 
 }  // namespace ridge::web::routes

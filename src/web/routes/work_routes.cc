@@ -129,7 +129,7 @@ Response work_page(const Request& req, const Params& p, const Context& ctx) {
     if (!graded) {
       const auto& f = graded.error();
       // An unreadable answer or a step graded already: the page again, saying why.
-      if (f.kind != services::Failure::Kind::kInvalid && f.kind != services::Failure::Kind::kConflict) return failure(req, ctx, f);
+      if (f.kind != Failure::Kind::kInvalid && f.kind != Failure::Kind::kConflict) return failure(req, ctx, f);
       if (!f.errors.empty() && f.errors[0].field == "seed") return failure(req, ctx, f);
       note = f.message();
     }

@@ -71,7 +71,7 @@ class AccountService::Reservation {
   bool counted_ = false;
 };
 
-Outcome<SignUp> AccountService::sign_up(const std::string& email, const std::string& password, const std::string& client_address) const {
+Result<SignUp> AccountService::sign_up(const std::string& email, const std::string& password, const std::string& client_address) const {
   if (auto why = account::check_email(email); !why.empty()) return Failure::invalid({"email", email, "email " + why, "an email address"});
   if (auto why = account::check_password(password); !why.empty()) {
     return Failure::invalid({"password", "", "password " + why, "10 characters or more, not a common password"});
@@ -88,14 +88,14 @@ Outcome<SignUp> AccountService::sign_up(const std::string& email, const std::str
   if (!hashed) return hashing_busy();
   std::string hash = std::move(*hashed);
   auto existing = store_.find_user_by_email(email);
-  if (!existing.ok()) return Failure::unavailable(existing.error().message);
+  if (!existing.ok()) return existing.error();
   if (existing->has_value()) return SignUp{0, (*existing)->id};
   auto id = store_.create_user(email, hash, clock_.now());
   if (!id.ok()) return SignUp{0, 0};  // lost a race with the same address: the same answer
   return SignUp{*id, 0};
 }
 
-Outcome<int64_t> AccountService::sign_in(const std::string& email, const std::string& password, const std::string& client_address) const {
+Result<int64_t> AccountService::sign_in(const std::string& email, const std::string& password, const std::string& client_address) const {
   const std::string network = account::network_key(client_address);
   std::string pair = "pair:" + network + "|" + email, addr = "addr:" + network, acct = "acct:" + email;
   double retry = 0;
@@ -125,7 +125,7 @@ Outcome<int64_t> AccountService::sign_in(const std::string& email, const std::st
   if (reserved.answer() == Answer::kUnavailable) return Failure::unavailable("sign-in budget unreadable");
   if (reserved.answer() == Answer::kLimited) return limited("too many failed sign-ins", reserved.retry());
   auto user = store_.find_user_by_email(email);
-  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user.ok()) return user.error();
   // Same message and (argon2id) work whether the email is unknown or the password wrong.
   static const std::string kDummy = account::hash_password("not a real password, only for timing");
   const account::Verified verified = account::verify_password_bounded(user->has_value() ? (*user)->password_hash : kDummy, password);
@@ -143,20 +143,20 @@ Outcome<int64_t> AccountService::sign_in(const std::string& email, const std::st
   return (*user)->id;
 }
 
-Outcome<Visitor> AccountService::visitor(const std::string& session_token) const {
+Result<Visitor> AccountService::visitor(const std::string& session_token) const {
   Visitor v;
   if (session_token.size() != 64) return v;
   std::string hash = account::token_hash(session_token);
   auto session = store_.find_session(hash);
-  if (!session.ok()) return Failure::unavailable(session.error().message);
+  if (!session.ok()) return session.error();
   if (!session->has_value()) return v;
   if ((*session)->expires_at <= clock_.now()) {
     // An expired session is anonymous whether or not the clean-up is written.
-    if (auto done = store_.delete_session(hash); !done.ok()) log::error("expired session not deleted: " + done.error().message);
+    if (auto done = store_.delete_session(hash); !done.ok()) log::error("expired session not deleted: " + done.error().detail);
     return v;
   }
   auto user = store_.get_user((*session)->user_id);
-  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user.ok()) return user.error();
   if (!user->has_value()) return v;
   v.user_id = (*user)->id;
   v.email = (*user)->email;
@@ -194,17 +194,17 @@ void AccountService::send_account_mail(int64_t user_id, const std::string& email
 }
 
 // A single-use token for `purpose` (30 minutes) stored for the user, as a signed link to `path`.
-Outcome<std::string> AccountService::token_link(int64_t user_id, const std::string& purpose, const std::string& path) const {
+Result<std::string> AccountService::token_link(int64_t user_id, const std::string& purpose, const std::string& path) const {
   std::string token = account::random_token();
   const int64_t now = clock_.now();
   auto saved = store_.create_account_token(account::token_hash(token), user_id, purpose, now + kAccountTokenSeconds, now);
-  if (!saved.ok()) return Failure::unavailable(saved.error().message);
+  if (!saved.ok()) return Failure::unavailable(saved.error().detail);
   return mail::token_url(mail_->config, mail_->signer, path, purpose, token);
 }
 
-Outcome<Done> AccountService::send_reset_link(const std::string& email) const {
+Result<Done> AccountService::send_reset_link(const std::string& email) const {
   auto user = store_.find_user_by_email(email);
-  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user.ok()) return user.error();
   if (!user->has_value() || !mail_ || !mail_->queue.recipient_allowed(email)) return Done{};
   auto link = token_link((*user)->id, "reset", "/reset/confirm");
   if (!link) return link.error();
@@ -219,9 +219,9 @@ Outcome<Done> AccountService::send_reset_link(const std::string& email) const {
   return Done{};
 }
 
-Outcome<Done> AccountService::send_signin_link(const std::string& email) const {
+Result<Done> AccountService::send_signin_link(const std::string& email) const {
   auto user = store_.find_user_by_email(email);
-  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user.ok()) return user.error();
   if (!user->has_value() || !mail_ || !mail_->queue.recipient_allowed(email)) return Done{};
   auto link = token_link((*user)->id, "signin", "/signin/link");
   if (!link) return link.error();
@@ -236,51 +236,51 @@ Outcome<Done> AccountService::send_signin_link(const std::string& email) const {
   return Done{};
 }
 
-Outcome<int64_t> AccountService::sign_in_by_link(const std::string& token) const {
+Result<int64_t> AccountService::sign_in_by_link(const std::string& token) const {
   const int64_t now = clock_.now();
   auto user = store_.use_account_token(account::token_hash(token), "signin", now);
-  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user.ok()) return user.error();
   if (!user->has_value()) {
     return Failure::invalid({"token", "", "This sign-in link was used or has expired (they work once, for 30 minutes). Sign in again to get a new one.",
                              "a link from a sign-in mail, once, within 30 minutes"});
   }
   // The link proved the mailbox.
   if (auto verified = store_.set_email_verified(**user, now); !verified.ok()) {
-    log::error("email not marked verified after a sign-in link: " + verified.error().message);
+    log::error("email not marked verified after a sign-in link: " + verified.error().detail);
   }
   return **user;
 }
 
-Outcome<bool> AccountService::verify_email(const std::string& token) const {
+Result<bool> AccountService::verify_email(const std::string& token) const {
   const int64_t now = clock_.now();
   auto user = store_.use_account_token(account::token_hash(token), "verify", now);
-  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user.ok()) return user.error();
   if (!user->has_value()) return false;
-  if (auto done = store_.set_email_verified(**user, now); !done.ok()) return Failure::unavailable(done.error().message);
+  if (auto done = store_.set_email_verified(**user, now); !done.ok()) return done.error();
   return true;
 }
 
-Outcome<NewSession> AccountService::start_session(int64_t user_id) const {
+Result<NewSession> AccountService::start_session(int64_t user_id) const {
   NewSession s{random_.hex(32), random_.hex(32)};
   const int64_t now = clock_.now();
   auto ok = store_.create_session(account::token_hash(s.token), {user_id, s.csrf, now + kSessionSeconds}, now);
-  if (!ok.ok()) return Failure::unavailable("could not start a session: " + ok.error().message);
+  if (!ok.ok()) return Failure::unavailable("could not start a session: " + ok.error().detail);
   return s;
 }
 
-Outcome<Done> AccountService::end_session(const std::string& token_hash) const {
-  if (auto done = store_.delete_session(token_hash); !done.ok()) return Failure::unavailable(done.error().message);
+Result<Done> AccountService::end_session(const std::string& token_hash) const {
+  if (auto done = store_.delete_session(token_hash); !done.ok()) return done.error();
   return Done{};
 }
 
-Outcome<int64_t> AccountService::reset_password(const std::string& token, const std::string& password) const {
+Result<int64_t> AccountService::reset_password(const std::string& token, const std::string& password) const {
   // Checked before the token is spent, so a weak password does not burn the link.
   if (auto why = account::check_password(password); !why.empty()) {
     return Failure::invalid({"password", "", "password " + why, "10 characters or more, not a common password"});
   }
   const int64_t now = clock_.now();
   auto user = store_.use_account_token(account::token_hash(token), "reset", now);
-  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user.ok()) return user.error();
   if (!user->has_value()) {
     return Failure::invalid({"token", "", "This reset link was used or has expired (they work once, for 30 minutes). Ask for a new one at /reset.",
                              "a link from a reset mail, once, within 30 minutes"});
@@ -288,34 +288,34 @@ Outcome<int64_t> AccountService::reset_password(const std::string& token, const 
   int64_t id = **user;
   // Hashed with a wait for a slot (not bounded): the token is spent, so giving up here would
   // burn the link. A reset is rare and rate-limited by the mail that carries its link.
-  if (auto set = store_.set_password(id, account::hash_password(password)); !set.ok()) return Failure::unavailable(set.error().message);
+  if (auto set = store_.set_password(id, account::hash_password(password)); !set.ok()) return set.error();
   // Every other session ends here.
-  if (auto ended = store_.delete_sessions_of(id); !ended.ok()) return Failure::unavailable(ended.error().message);
+  if (auto ended = store_.delete_sessions_of(id); !ended.ok()) return ended.error();
   // The link proved the mailbox; the password is already changed, so a failure here is logged, not shown.
   if (auto verified = store_.set_email_verified(id, now); !verified.ok()) {
-    log::error("email not marked verified after a reset: " + verified.error().message);
+    log::error("email not marked verified after a reset: " + verified.error().detail);
   }
   return id;
 }
 
-Outcome<double> AccountService::set_retention(int64_t user_id, const std::string& text) const {
+Result<double> AccountService::set_retention(int64_t user_id, const std::string& text) const {
   char* end = nullptr;
   double r = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != 0 || !(r >= 0.7 && r <= 0.97)) {
     return Failure::invalid({"retention", text, "Desired retention '" + text + "' is out of range; accepted: 0.70 to 0.97.", "0.70 to 0.97"});
   }
-  if (auto done = store_.set_retention(user_id, r); !done.ok()) return Failure::unavailable(done.error().message);
+  if (auto done = store_.set_retention(user_id, r); !done.ok()) return done.error();
   return r;
 }
 
-Outcome<int> AccountService::set_new_per_day(int64_t user_id, const std::string& text) const {
+Result<int> AccountService::set_new_per_day(int64_t user_id, const std::string& text) const {
   char* end = nullptr;
   long n = std::strtol(text.c_str(), &end, 10);
   if (text.empty() || *end != 0 || n < 0 || n > practice::kMaxNewPerDay) {
     std::string accepted = "a whole number from 0 to " + std::to_string(practice::kMaxNewPerDay);
     return Failure::invalid({"new_per_day", text, "New questions a day '" + text + "' is out of range; accepted: " + accepted + ".", accepted});
   }
-  if (auto done = store_.set_new_per_day(user_id, static_cast<int>(n)); !done.ok()) return Failure::unavailable(done.error().message);
+  if (auto done = store_.set_new_per_day(user_id, static_cast<int>(n)); !done.ok()) return done.error();
   return static_cast<int>(n);
 }
 
@@ -338,9 +338,9 @@ std::optional<Failure> AccountService::check_current(int64_t user_id, const std:
   return std::nullopt;
 }
 
-Outcome<Done> AccountService::change_password(int64_t user_id, const std::string& current, const std::string& next) const {
+Result<Done> AccountService::change_password(int64_t user_id, const std::string& current, const std::string& next) const {
   auto user = store_.get_user(user_id);
-  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user.ok()) return user.error();
   if (!user->has_value()) return Failure::internal({"", "", "account not found", ""});
   if (auto refused = check_current(user_id, (*user)->password_hash, current, "The current password is wrong.")) return *refused;
   if (auto why = account::check_password(next); !why.empty()) {
@@ -348,20 +348,20 @@ Outcome<Done> AccountService::change_password(int64_t user_id, const std::string
   }
   auto hashed = account::hash_password_bounded(next);
   if (!hashed) return hashing_busy();
-  if (auto done = store_.set_password(user_id, *hashed); !done.ok()) return Failure::unavailable(done.error().message);
+  if (auto done = store_.set_password(user_id, *hashed); !done.ok()) return done.error();
   // The other sessions end with the old password; a failure here leaves them open: say so.
-  if (auto done = store_.delete_sessions_of(user_id); !done.ok()) return Failure::unavailable(done.error().message);
+  if (auto done = store_.delete_sessions_of(user_id); !done.ok()) return done.error();
   return Done{};
 }
 
-Outcome<Done> AccountService::delete_account(int64_t user_id, const std::string& current) const {
+Result<Done> AccountService::delete_account(int64_t user_id, const std::string& current) const {
   auto user = store_.get_user(user_id);
-  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user.ok()) return user.error();
   if (!user->has_value()) return Failure::internal({"", "", "account not found", ""});
   if (auto refused = check_current(user_id, (*user)->password_hash, current, "The password is wrong; nothing was deleted.")) {
     return *refused;
   }
-  if (auto done = store_.delete_user(user_id); !done.ok()) return Failure::unavailable(done.error().message);
+  if (auto done = store_.delete_user(user_id); !done.ok()) return done.error();
   return Done{};
 }
 

@@ -13,7 +13,7 @@
 #include "account/rate_limiter.h"
 #include "mail/mail.h"
 #include "store/store.h"
-#include "web/services/outcome.h"
+#include "common/result.h"
 #include "web/services/random_source.h"
 #include "web/services/subscription_service.h"
 
@@ -60,11 +60,11 @@ class AccountService {
   // The visitor of a session cookie's value: anonymous for a malformed token, an unknown or
   // expired session (an expired one is deleted, a failure to delete logged) or a deleted
   // user. Unavailable: the store did not answer.
-  Outcome<Visitor> visitor(const std::string& session_token) const;
+  Result<Visitor> visitor(const std::string& session_token) const;
 
   // Invalid: "email" or "password" (with why); limited: 10 sign-ups per address, then one
   // every 30 s; unavailable. A registered address is not an error: SignUp::existing is set.
-  Outcome<SignUp> sign_up(const std::string& email, const std::string& password, const std::string& client_address) const;
+  Result<SignUp> sign_up(const std::string& email, const std::string& password, const std::string& client_address) const;
 
   // The user id. Budgets that count failures only (OWASP ASVS 2.2.1): the (address, account)
   // pair 5 then one a minute, the address 30 then one per 10 s, the account 100 then one a
@@ -79,19 +79,19 @@ class AccountService {
   // (within the recipient's mail budget); the answer is limited with the same message whether
   // or not an account exists. Without mail it is limited as before. Addresses are keyed by
   // account::network_key (IPv6 by /64).
-  Outcome<int64_t> sign_in(const std::string& email, const std::string& password, const std::string& client_address) const;
+  Result<int64_t> sign_in(const std::string& email, const std::string& password, const std::string& client_address) const;
   // Spends a mailed sign-in token: the user id (the address counts as verified). Invalid
   // "token": used, expired or unknown; unavailable.
-  Outcome<int64_t> sign_in_by_link(const std::string& token) const;
+  Result<int64_t> sign_in_by_link(const std::string& token) const;
 
-  Outcome<NewSession> start_session(int64_t user_id) const;
-  Outcome<Done> end_session(const std::string& token_hash) const;
+  Result<NewSession> start_session(int64_t user_id) const;
+  Result<Done> end_session(const std::string& token_hash) const;
 
   // A password reset by its mailed token: the password is checked before the token is spent
   // (a weak one does not burn the link), then every session of the account ends and the
   // address counts as verified. The user id. Invalid: "password"; invalid "token": used,
   // expired or unknown; unavailable.
-  Outcome<int64_t> reset_password(const std::string& token, const std::string& password) const;
+  Result<int64_t> reset_password(const std::string& token, const std::string& password) const;
 
   // Queues the verification mail of a new account (`existing` false), or the notice to the
   // owner of an address someone tried to sign up with again. Quiet, as the answer to the
@@ -101,23 +101,23 @@ class AccountService {
   // Queues a reset link to `email` when an account uses it, within the recipient's budget;
   // Done either way (the caller's answer never tells). Unavailable: the store did not answer.
   // Precondition: mail is configured.
-  Outcome<Done> send_reset_link(const std::string& email) const;
+  Result<Done> send_reset_link(const std::string& email) const;
   // Spends a verification token from a mailed link: true when it verified the address, false
   // when the token was used, expired or unknown. Unavailable: the store did not answer.
-  Outcome<bool> verify_email(const std::string& token) const;
+  Result<bool> verify_email(const std::string& token) const;
 
   // Settings. Each answers the value set; invalid names the field with the accepted range.
   // Invalid "retention": 0.70 to 0.97.
-  Outcome<double> set_retention(int64_t user_id, const std::string& text) const;
+  Result<double> set_retention(int64_t user_id, const std::string& text) const;
   // Invalid "new_per_day": a whole number from 0 to practice::kMaxNewPerDay.
-  Outcome<int> set_new_per_day(int64_t user_id, const std::string& text) const;
+  Result<int> set_new_per_day(int64_t user_id, const std::string& text) const;
   // Unauthorized: the current password is wrong; invalid "new": a weak password. Every
   // session of the account ends (the caller starts a new one for this visitor).
-  Outcome<Done> change_password(int64_t user_id, const std::string& current, const std::string& next) const;
+  Result<Done> change_password(int64_t user_id, const std::string& current, const std::string& next) const;
   // Deletes the account and all it holds. Unauthorized: the password is wrong.
   // Both check the current password under a per-account budget (5 wrong, then one a minute;
   // limited past it) and answer unavailable with retry_after when password hashing is full.
-  Outcome<Done> delete_account(int64_t user_id, const std::string& current) const;
+  Result<Done> delete_account(int64_t user_id, const std::string& current) const;
 
  private:
   store::Store& store_;
@@ -126,9 +126,9 @@ class AccountService {
   std::optional<AccountMail> mail_;
   class Reservation;
   // Queues a sign-in link when an account uses `email` and its mailbox budget allows; Done either way.
-  Outcome<Done> send_signin_link(const std::string& email) const;
+  Result<Done> send_signin_link(const std::string& email) const;
   // A stored single-use token for `purpose`, as a signed link to `path`. Precondition: mail is configured.
-  Outcome<std::string> token_link(int64_t user_id, const std::string& purpose, const std::string& path) const;
+  Result<std::string> token_link(int64_t user_id, const std::string& purpose, const std::string& path) const;
   std::optional<Failure> check_current(int64_t user_id, const std::string& hash, const std::string& current,
                                        const std::string& wrong) const;
   std::unique_ptr<account::StoreRateLimiter> by_signup_, by_pair_, by_address_, by_account_, by_settings_;

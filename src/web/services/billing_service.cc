@@ -8,14 +8,14 @@
 
 namespace ridge::web::services {
 
-Outcome<int64_t> BillingService::access_until(int64_t user_id) const {
+Result<int64_t> BillingService::access_until(int64_t user_id) const {
   if (store_ == nullptr) return int64_t{0};
   auto until = store_->access_until(user_id);
-  if (!until.ok()) return Failure::unavailable("entitlement lookup failed: " + until.error().message);
+  if (!until.ok()) return Failure::unavailable("entitlement lookup failed: " + until.error().detail);
   return *until;
 }
 
-Outcome<std::string> BillingService::checkout_url(const std::string& account_id, const std::string& email,
+Result<std::string> BillingService::checkout_url(const std::string& account_id, const std::string& email,
                                                   const std::string& base_url) const {
   if (by_account_) {
     double retry = 0;
@@ -57,7 +57,7 @@ Outcome<std::string> BillingService::checkout_url(const std::string& account_id,
   return session.url;
 }
 
-Outcome<WebhookResult> BillingService::webhook(const std::string& signature, const std::string& body) const {
+Result<WebhookResult> BillingService::webhook(const std::string& signature, const std::string& body) const {
   auto check = billing::verify_stripe_signature(signature, body, config_.webhook_secret, clock_.now());
   if (check != billing::Signature::kOk) {
     return Failure::invalid({"Stripe-Signature", "", billing::to_string(check), "a signature by this site's webhook secret"});
@@ -102,7 +102,7 @@ Outcome<WebhookResult> BillingService::webhook(const std::string& signature, con
       }
     }
     auto revoked = store_->revoke_for_payment(r.event_id, *payment, clock_.now());
-    if (!revoked.ok()) return Failure::unavailable(revoked.error().message);
+    if (!revoked.ok()) return revoked.error();
     r.revoked = revoked->has_value();
     if (!r.revoked) r.reason = "nothing to revoke";
     return r;
@@ -127,14 +127,14 @@ Outcome<WebhookResult> BillingService::webhook(const std::string& signature, con
     return r;
   }
   auto user = store_->find_user_by_account_id(r.account_id);
-  if (!user.ok()) return Failure::unavailable(user.error().message);
+  if (!user.ok()) return user.error();
   if (!user->has_value()) {
     r.reason = "unknown account";
     return r;
   }
   auto granted = store_->grant_for_event(r.event_id, (*user)->id, config_.months, clock_.now(),
                                          text(object, "payment_intent").value_or(""));
-  if (!granted.ok()) return Failure::unavailable(granted.error().message);
+  if (!granted.ok()) return Failure::unavailable(granted.error().detail);
   r.granted = *granted;
   return r;
 }

@@ -13,7 +13,7 @@
 #include "account/rate_limiter.h"
 #include "billing/billing.h"
 #include "store/store.h"
-#include "web/services/outcome.h"
+#include "common/result.h"
 
 namespace ridge::web::services {
 
@@ -43,11 +43,11 @@ class BillingService {
   static constexpr int kCheckoutsInFlight = 4;
 
   // The end of the account's paid access (unix seconds), 0 without; unavailable: the store.
-  Outcome<int64_t> access_until(int64_t user_id) const;
+  Result<int64_t> access_until(int64_t user_id) const;
 
   // The provider's payment page for the account. Failure kUpstream when the provider did
   // not answer (nothing was charged); limited or unavailable under the bounds above.
-  Outcome<std::string> checkout_url(const std::string& account_id, const std::string& email, const std::string& base_url) const;
+  Result<std::string> checkout_url(const std::string& account_id, const std::string& email, const std::string& base_url) const;
 
   // Verifies the Stripe-Signature header over `body`. Grants on checkout.session.completed (paid)
   // and checkout.session.async_payment_succeeded when the session is one payment of at least
@@ -55,7 +55,7 @@ class BillingService {
   // charge.dispute.created. Other types are ignored.
   // Invalid: "Stripe-Signature" (with the reason), "body", "data.object.client_reference_id";
   // unavailable: the store (the provider retries on a 5xx).
-  Outcome<WebhookResult> webhook(const std::string& signature, const std::string& body) const;
+  Result<WebhookResult> webhook(const std::string& signature, const std::string& body) const;
 
   bool webhooks_configured() const { return !config_.webhook_secret.empty(); }
 

@@ -47,7 +47,7 @@ class Billing : public testing::ServiceTest {
     if (type == "charge.refunded") object["refunded"] = full;
     return nlohmann::json{{"id", id}, {"type", type}, {"data", {{"object", object}}}}.dump();
   }
-  Outcome<WebhookResult> deliver(const std::string& body) const {
+  Result<WebhookResult> deliver(const std::string& body) const {
     return service_->webhook(billing::stripe_signature_header(body, kSecret, clock_.now()), body);
   }
   billing::BillingConfig config_;

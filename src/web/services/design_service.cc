@@ -34,7 +34,7 @@ std::vector<const design::FieldSpec*> DesignService::open_fields(const design::C
   return out;
 }
 
-Outcome<DesignGrade> DesignService::grade(const design::Challenge& c, const design::Design& given,
+Result<DesignGrade> DesignService::grade(const design::Challenge& c, const design::Design& given,
                                           const std::string& limit_key) const {
   std::vector<FieldError> errors;
   for (const design::FieldSpec* spec : open_fields(c)) {
@@ -49,12 +49,9 @@ Outcome<DesignGrade> DesignService::grade(const design::Challenge& c, const desi
     }
     errors.push_back({spec->name, "", "is required (" + spec->help + ")", accepted});
   }
-  if (!errors.empty()) return Failure{Failure::Kind::kInvalid, std::move(errors), "", 0};
+  if (!errors.empty()) return Failure::invalid(std::move(errors));
   auto valid = design::validate_submission(c, given);
-  if (!valid) {
-    for (const auto& e : valid.errors()) errors.push_back({e.field, e.value, e.message, e.accepted});
-    return Failure{Failure::Kind::kInvalid, std::move(errors), "", 0};
-  }
+  if (!valid) return valid.error();  // calc's field errors, kind invalid, as they are
   if (limiter_ != nullptr) {
     double retry = 0;
     switch (limiter_->allow("design:" + limit_key, &retry)) {
@@ -71,7 +68,7 @@ Outcome<DesignGrade> DesignService::grade(const design::Challenge& c, const desi
   return g;
 }
 
-Outcome<int64_t> DesignService::keep(int64_t user_id, const design::Challenge& c, const DesignGrade& g, int64_t seconds,
+Result<int64_t> DesignService::keep(int64_t user_id, const design::Challenge& c, const DesignGrade& g, int64_t seconds,
                                      bool show_name, const std::string& board_name) const {
   if (store_ == nullptr) return Failure::unavailable("no store");
   if (board_name.size() > kMaxBoardName) {
@@ -91,28 +88,28 @@ Outcome<int64_t> DesignService::keep(int64_t user_id, const design::Challenge& c
   a.board_name = show_name ? board_name : "";
   a.at = clock_.now();
   auto id = store_->record_design_attempt(user_id, a);
-  if (!id.ok()) return Failure::unavailable(id.error().message);
+  if (!id.ok()) return Failure::unavailable(id.error().detail);
   return *id;
 }
 
-Outcome<std::vector<store::DesignAttempt>> DesignService::attempts(int64_t user_id, const std::string& challenge) const {
+Result<std::vector<store::DesignAttempt>> DesignService::attempts(int64_t user_id, const std::string& challenge) const {
   if (store_ == nullptr) return std::vector<store::DesignAttempt>{};
   auto r = store_->design_attempts(user_id, challenge, kAttemptRows);
-  if (!r.ok()) return Failure::unavailable(r.error().message);
+  if (!r.ok()) return r.error();
   return std::move(r).value();
 }
 
-Outcome<std::optional<store::DesignAttempt>> DesignService::best(int64_t user_id, const std::string& challenge) const {
+Result<std::optional<store::DesignAttempt>> DesignService::best(int64_t user_id, const std::string& challenge) const {
   if (store_ == nullptr) return std::optional<store::DesignAttempt>{};
   auto r = store_->design_best(user_id, challenge);
-  if (!r.ok()) return Failure::unavailable(r.error().message);
+  if (!r.ok()) return r.error();
   return std::move(r).value();
 }
 
-Outcome<std::vector<store::DesignAttempt>> DesignService::board(const std::string& challenge) const {
+Result<std::vector<store::DesignAttempt>> DesignService::board(const std::string& challenge) const {
   if (store_ == nullptr) return std::vector<store::DesignAttempt>{};
   auto r = store_->design_board(challenge, kBoardRows);
-  if (!r.ok()) return Failure::unavailable(r.error().message);
+  if (!r.ok()) return r.error();
   return std::move(r).value();
 }
 

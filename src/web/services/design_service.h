@@ -19,7 +19,7 @@
 #include "design/challenge.h"
 #include "design/grader.h"
 #include "store/store.h"
-#include "web/services/outcome.h"
+#include "common/result.h"
 
 namespace ridge::web::services {
 
@@ -56,7 +56,7 @@ class DesignService {
   // Grades the fields a form or a JSON body sent. Every open field is required (a blank one is
   // not filled in from the reference: that would hand out the answer); each bad field is an
   // error naming the field, the value and what is accepted. Limited per `limit_key`.
-  Outcome<DesignGrade> grade(const design::Challenge& c, const design::Design& given, const std::string& limit_key) const;
+  Result<DesignGrade> grade(const design::Challenge& c, const design::Design& given, const std::string& limit_key) const;
 
   // The verdict of a valid design, without a rate limit: for a rehearsal's design round,
   // scored once per round (the store counts a score once).
@@ -66,11 +66,11 @@ class DesignService {
 
   // Keeps a signed-in user's graded attempt; its id. `board_name` is shown on the board only
   // with `show_name` (invalid "board_name" past kMaxBoardName bytes or with a control byte).
-  Outcome<int64_t> keep(int64_t user_id, const design::Challenge& c, const DesignGrade& g, int64_t seconds, bool show_name,
+  Result<int64_t> keep(int64_t user_id, const design::Challenge& c, const DesignGrade& g, int64_t seconds, bool show_name,
                         const std::string& board_name) const;
-  Outcome<std::vector<store::DesignAttempt>> attempts(int64_t user_id, const std::string& challenge) const;
-  Outcome<std::optional<store::DesignAttempt>> best(int64_t user_id, const std::string& challenge) const;
-  Outcome<std::vector<store::DesignAttempt>> board(const std::string& challenge) const;
+  Result<std::vector<store::DesignAttempt>> attempts(int64_t user_id, const std::string& challenge) const;
+  Result<std::optional<store::DesignAttempt>> best(int64_t user_id, const std::string& challenge) const;
+  Result<std::vector<store::DesignAttempt>> board(const std::string& challenge) const;
 
   // The design as a JSON object (field -> value text), as kept in the store, and back.
   static std::string design_json(const design::Design& d);

@@ -9,7 +9,7 @@ const std::vector<std::string>& DrillService::topics() {
   return kTopics;
 }
 
-Outcome<practice::Drill> DrillService::generate(const std::string& topic, const std::string& seed_text,
+Result<practice::Drill> DrillService::generate(const std::string& topic, const std::string& seed_text,
                                                 const std::string& template_id) const {
   const auto& known = topics();
   if (!topic.empty() && std::find(known.begin(), known.end(), topic) == known.end()) {
@@ -50,7 +50,7 @@ DrillCheck DrillService::check(const practice::Drill& drill, const std::string& 
   if (record && user_id != 0 && store_ != nullptr) {
     auto saved = store_->record_drill(user_id, {drill.calculator, drill.topic, c.graded.correct, clock_.now()});
     c.recorded = saved.ok() ? DrillCheck::Recorded::kSaved : DrillCheck::Recorded::kFailed;
-    if (!saved.ok()) c.store_error = saved.error().message;
+    if (!saved.ok()) c.store_error = saved.error().detail;
   }
   return c;
 }

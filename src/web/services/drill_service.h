@@ -12,7 +12,7 @@
 #include "calc/registry.h"
 #include "practice/drills.h"
 #include "store/store.h"
-#include "web/services/outcome.h"
+#include "common/result.h"
 #include "web/services/random_source.h"
 
 namespace ridge::web::services {
@@ -41,7 +41,7 @@ class DrillService {
   // A drill of `topic` ("" for any) from `seed`, or from a fresh seed under 10^9 when it is
   // empty; with `template_id`, a drill of that template (a course's link), the topic aside.
   // Invalid: "topic" (not a drill topic), "seed" (not a whole number), "template".
-  Outcome<practice::Drill> generate(const std::string& topic, const std::string& seed, const std::string& template_id = "") const;
+  Result<practice::Drill> generate(const std::string& topic, const std::string& seed, const std::string& template_id = "") const;
 
   // Grades `answer`; a read answer is recorded for `user_id` when `record` is set (and the
   // user is signed in, user_id != 0). A failed write is reported in the check, not a failure:

@@ -105,9 +105,9 @@ std::optional<StartedCheck> ReadinessService::rebuild(const std::string& payload
   return check;
 }
 
-Outcome<std::optional<StartedCheck>> ReadinessService::resume(int64_t user_id) const {
+Result<std::optional<StartedCheck>> ReadinessService::resume(int64_t user_id) const {
   auto open = store_.find_open_readiness(user_id);
-  if (!open.ok()) return Failure::unavailable("open readiness check not read: " + open.error().message);
+  if (!open.ok()) return Failure::unavailable("open readiness check not read: " + open.error().detail);
   if (!open->has_value()) return std::optional<StartedCheck>();
   const store::OpenReadiness& o = **open;
   // A row another key signed (RIDGE_SECRET changed) or whose time is up is not resumed.
@@ -119,7 +119,7 @@ Outcome<std::optional<StartedCheck>> ReadinessService::resume(int64_t user_id) c
   }
   if (!check) {
     if (auto closed = store_.close_readiness(user_id, o.payload); !closed.ok()) {
-      return Failure::unavailable("open readiness check not closed: " + closed.error().message);
+      return Failure::unavailable("open readiness check not closed: " + closed.error().detail);
     }
     return std::optional<StartedCheck>();
   }
@@ -127,18 +127,18 @@ Outcome<std::optional<StartedCheck>> ReadinessService::resume(int64_t user_id) c
   return check;
 }
 
-Outcome<Done> ReadinessService::abandon(int64_t user_id) const {
+Result<Done> ReadinessService::abandon(int64_t user_id) const {
   auto open = store_.find_open_readiness(user_id);
-  if (!open.ok()) return Failure::unavailable("open readiness check not read: " + open.error().message);
+  if (!open.ok()) return Failure::unavailable("open readiness check not read: " + open.error().detail);
   if (open->has_value()) {
     if (auto closed = store_.close_readiness(user_id, (*open)->payload); !closed.ok()) {
-      return Failure::unavailable("open readiness check not closed: " + closed.error().message);
+      return Failure::unavailable("open readiness check not closed: " + closed.error().detail);
     }
   }
   return Done{};
 }
 
-Outcome<StartedCheck> ReadinessService::start(int64_t user_id, const std::string& track_id) const {
+Result<StartedCheck> ReadinessService::start(int64_t user_id, const std::string& track_id) const {
   const bank::Track* track = bank_.find_track(track_id);
   if (!track) {
     std::string list;
@@ -187,14 +187,14 @@ Outcome<StartedCheck> ReadinessService::start(int64_t user_id, const std::string
   std::string payload = track->id + "|" + std::to_string(now) + "|" + std::to_string(user_id) + "|" + nonce + "|" + item_list;
   std::string signature = mac(payload);
   if (auto kept = store_.open_readiness(user_id, {payload, signature, now}); !kept.ok()) {
-    return Failure::unavailable("readiness check not kept: " + kept.error().message);
+    return Failure::unavailable("readiness check not kept: " + kept.error().detail);
   }
   auto check = rebuild(payload, signature);
   if (!check) return Failure::internal({"track", track_id, "Could not build the readiness check.", "a track"});
   return std::move(*check);
 }
 
-Outcome<ScoredCheck> ReadinessService::finish(int64_t user_id, const std::string& payload, const std::string& given_mac,
+Result<ScoredCheck> ReadinessService::finish(int64_t user_id, const std::string& payload, const std::string& given_mac,
                                               const std::function<std::string(int)>& answer) const {
   if (!account::equal_tokens(given_mac, mac(payload))) {
     return Failure::invalid({"mac", given_mac.substr(0, 64), "this readiness check was altered or comes from another server",
@@ -264,17 +264,17 @@ Outcome<ScoredCheck> ReadinessService::finish(int64_t user_id, const std::string
   // Single use across servers: the store keeps one result per (user, nonce); the drills are
   // recorded only by the submission that saved it.
   auto saved = store_.save_readiness(user_id, {0, out.track, started, now, out.score, detail.dump(), nonce});
-  if (!saved.ok()) return Failure::unavailable("readiness not saved: " + saved.error().message);
+  if (!saved.ok()) return Failure::unavailable("readiness not saved: " + saved.error().detail);
   // The check is over, on every server: a refresh of /readiness no longer shows it.
   if (auto closed = store_.close_readiness(user_id, payload); !closed.ok()) {
-    return Failure::unavailable("open readiness check not closed: " + closed.error().message);
+    return Failure::unavailable("open readiness check not closed: " + closed.error().detail);
   }
   if (*saved == 0) {
     return Failure::conflict({"payload", "", "This readiness check was already submitted; start a new one.", "a new check"});
   }
   for (const auto& drill : drills) {
     if (auto recorded = store_.record_drill(user_id, drill); !recorded.ok()) {
-      return Failure::unavailable("readiness drill not recorded: " + recorded.error().message);
+      return Failure::unavailable("readiness drill not recorded: " + recorded.error().detail);
     }
   }
   std::sort(out.ranked.begin(), out.ranked.end());

@@ -15,7 +15,7 @@
 #include "calc/registry.h"
 #include "practice/drills.h"
 #include "store/store.h"
-#include "web/services/outcome.h"
+#include "common/result.h"
 #include "web/services/random_source.h"
 
 namespace ridge::web::services {
@@ -64,19 +64,19 @@ class ReadinessService {
   // time gets that one back (`resumed`), whatever track they asked for: a refresh of the start
   // form does not reset the clock. Invalid: "track" (naming the bank's tracks); unavailable:
   // the store.
-  Outcome<StartedCheck> start(int64_t user_id, const std::string& track_id) const;
+  Result<StartedCheck> start(int64_t user_id, const std::string& track_id) const;
 
   // The user's open check while its time runs (nullopt: none, or its time is up); the same
   // items and deadline as when it started, on any server sharing the store and key.
-  Outcome<std::optional<StartedCheck>> resume(int64_t user_id) const;
+  Result<std::optional<StartedCheck>> resume(int64_t user_id) const;
 
   // Closes the user's open check without a result (to start another).
-  Outcome<Done> abandon(int64_t user_id) const;
+  Result<Done> abandon(int64_t user_id) const;
 
   // Scores a submitted check; `answer(n)` is the form's field "a<n>". Invalid: "mac" (altered
   // or another server's) or "payload"; forbidden: another account's check; conflict: already
   // submitted; unavailable: the store. Records each drill and saves the result.
-  Outcome<ScoredCheck> finish(int64_t user_id, const std::string& payload, const std::string& mac,
+  Result<ScoredCheck> finish(int64_t user_id, const std::string& payload, const std::string& mac,
                               const std::function<std::string(int)>& answer) const;
 
   // The hex HMAC of `message` with the service's key.

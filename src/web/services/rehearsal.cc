@@ -200,7 +200,7 @@ History history_of(const std::vector<store::Card>& cards, const std::vector<stor
   return h;
 }
 
-Outcome<Plan> plan_company(const bank::Bank& bank, const std::string& company_id, const History& history, uint64_t seed,
+Result<Plan> plan_company(const bank::Bank& bank, const std::string& company_id, const History& history, uint64_t seed,
                            const Workable& workable) {
   auto it = bank.companies.find(company_id);
   if (it == bank.companies.end()) {
@@ -273,7 +273,7 @@ Outcome<Plan> plan_company(const bank::Bank& bank, const std::string& company_id
   return plan;
 }
 
-Outcome<Plan> plan_track(const bank::Bank& bank, const std::string& track_id, const History& history, uint64_t seed,
+Result<Plan> plan_track(const bank::Bank& bank, const std::string& track_id, const History& history, uint64_t seed,
                          const Workable& workable) {
   const bank::Track* track = bank.find_track(track_id);
   if (!track) return Failure::invalid({"track", track_id, "is not a track", "an id from /tracks"});

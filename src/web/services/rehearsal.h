@@ -26,7 +26,7 @@
 #include "bank/bank.h"
 #include "store/store.h"
 #include "web/services/design_service.h"
-#include "web/services/outcome.h"
+#include "common/result.h"
 
 namespace ridge::practice {
 struct Exercise;
@@ -87,10 +87,10 @@ using Workable = std::function<bool(const std::string& slug)>;
 
 // The plan of a company's reported loop. Invalid: "company" (not a company page). `seed`
 // picks among equally good questions.
-Outcome<Plan> plan_company(const bank::Bank& bank, const std::string& company_id, const History& history, uint64_t seed,
+Result<Plan> plan_company(const bank::Bank& bank, const std::string& company_id, const History& history, uint64_t seed,
                            const Workable& workable = {});
 // A track's loop: a coding, a numeric, a design and a deep-dive round drawn from its weights.
-Outcome<Plan> plan_track(const bank::Bank& bank, const std::string& track_id, const History& history, uint64_t seed,
+Result<Plan> plan_track(const bank::Bank& bank, const std::string& track_id, const History& history, uint64_t seed,
                          const Workable& workable = {});
 
 nlohmann::json plan_json(const Plan& plan);

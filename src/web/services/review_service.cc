@@ -32,7 +32,7 @@ void ProgressCounts::add(const ProgressCounts& o) {
   recall_sum += o.recall_sum;
 }
 
-Outcome<GradedCard> ReviewService::grade(int64_t user_id, double retention, const std::string& slug, int grade_value) const {
+Result<GradedCard> ReviewService::grade(int64_t user_id, double retention, const std::string& slug, int grade_value) const {
   if (bank_.find(slug) == nullptr) {
     return Failure::invalid({"slug", slug, "slug '" + slug + "' is not a question", "a slug from /api/questions"});
   }
@@ -45,7 +45,7 @@ Outcome<GradedCard> ReviewService::grade(int64_t user_id, double retention, cons
   for (int attempt = 1;; ++attempt) {
     const int64_t now = clock_.now();
     auto existing = store_.get_card(user_id, slug);
-    if (!existing.ok()) return Failure::unavailable(existing.error().message);
+    if (!existing.ok()) return existing.error();
     practice::Schedule s;
     store::Card card{slug, 0, 0, 0, now, 1, 0};
     const store::Card* before = existing->has_value() ? &**existing : nullptr;
@@ -75,18 +75,18 @@ Outcome<GradedCard> ReviewService::grade(int64_t user_id, double retention, cons
     card.due = now + due_in;
     auto saved = store_.record_review(user_id, card, grade_value, now);
     if (saved.ok()) return GradedCard{slug, card.due, due_in, s.memory.stability, s.memory.difficulty};
-    if (!saved.error().conflict) return Failure::unavailable(saved.error().message);
+    if (!saved.error().conflict()) return Failure::unavailable(saved.error().detail);
     if (attempt >= kMaxAttempts) {
       return Failure::unavailable("card " + slug + " changed under " + std::to_string(attempt) + " attempts to grade it");
     }
   }
 }
 
-Outcome<ReviewQueue> ReviewService::queue(int64_t user_id, int new_per_day, bool paid) const {
+Result<ReviewQueue> ReviewService::queue(int64_t user_id, int new_per_day, bool paid) const {
   auto cards = store_.cards(user_id);
-  if (!cards.ok()) return Failure::unavailable(cards.error().message);
+  if (!cards.ok()) return cards.error();
   auto history = store_.reviews(user_id);
-  if (!history.ok()) return Failure::unavailable(history.error().message);
+  if (!history.ok()) return history.error();
   const int64_t now = clock_.now();
   ReviewQueue q;
   q.new_per_day = new_per_day;

@@ -12,7 +12,7 @@
 #include "account/clock.h"
 #include "bank/bank.h"
 #include "store/store.h"
-#include "web/services/outcome.h"
+#include "common/result.h"
 
 namespace ridge::web::services {
 
@@ -65,10 +65,10 @@ class ReviewService {
   // Grades `slug` (1 Again .. 4 Easy) at the account's desired retention and stores it. The
   // card is written only if unchanged since it was read (the store's optimistic check); a
   // lost race reads and schedules again, up to 20 times. Invalid: "slug" or "grade".
-  Outcome<GradedCard> grade(int64_t user_id, double retention, const std::string& slug, int grade) const;
+  Result<GradedCard> grade(int64_t user_id, double retention, const std::string& slug, int grade) const;
 
   // The review queue. `paid`: whether paid questions may be offered as new.
-  Outcome<ReviewQueue> queue(int64_t user_id, int new_per_day, bool paid) const;
+  Result<ReviewQueue> queue(int64_t user_id, int new_per_day, bool paid) const;
 
   // Progress by topic and track. A store read that fails leaves its part at zero (the page
   // still shows what could be read), as the dashboard always did.

@@ -20,14 +20,14 @@ bool is_digits(const std::string& s) {
 bool SubscriptionService::queue(const mail::Message& m) const {
   auto id = store_.enqueue_mail(m.to, mail::render(mail_, m, clock_.now()), clock_.now());
   if (!id.ok()) {
-    log::error("cannot queue mail: " + id.error().message);
+    log::error("cannot queue mail: " + id.error().detail);
     return false;
   }
   if (wake_) wake_();
   return true;
 }
 
-Outcome<int> SubscriptionService::address_wait(const std::string& client_address) const {
+Result<int> SubscriptionService::address_wait(const std::string& client_address) const {
   double retry = 0;
   switch (by_address_.allow("mail:" + account::network_key(client_address), &retry)) {
     case account::StoreRateLimiter::Answer::kAllowed: return 0;
@@ -37,13 +37,13 @@ Outcome<int> SubscriptionService::address_wait(const std::string& client_address
   return Failure::unavailable("the mail budget of " + client_address + " could not be read");
 }
 
-Outcome<Done> SubscriptionService::subscribe(const std::string& email, const std::string& client_address) const {
+Result<Done> SubscriptionService::subscribe(const std::string& email, const std::string& client_address) const {
   if (auto why = account::check_email(email); !why.empty()) return Failure::invalid({"email", email, "email " + why, "an email address"});
   auto wait = address_wait(client_address);
   if (!wait) return wait.error();
   if (*wait > 0) return Failure::limited({"", "", "too many requests; try again in " + std::to_string(*wait) + " s", ""}, *wait);
   auto sub = store_.subscribe(email, clock_.now());
-  if (!sub.ok()) return Failure::unavailable("subscribe failed: " + sub.error().message);
+  if (!sub.ok()) return Failure::unavailable("subscribe failed: " + sub.error().detail);
   if (sub->status == "pending" && recipient_allowed(email)) {
     std::string link = mail::confirm_url(mail_, signer_, email, clock_.now() + kConfirmSeconds);
     mail::Message m;
@@ -61,7 +61,7 @@ Outcome<Done> SubscriptionService::subscribe(const std::string& email, const std
   return Done{};
 }
 
-Outcome<Done> SubscriptionService::check_confirmation(const std::string& email, const std::string& expires, const std::string& sig) const {
+Result<Done> SubscriptionService::check_confirmation(const std::string& email, const std::string& expires, const std::string& sig) const {
   if (!is_digits(expires) || !signer_.verify("confirm", {email, expires}, sig)) {
     return Failure::invalid({"sig", "", "This confirmation link is not valid (the email, expires or sig field was changed). Subscribe again at /subscribe.",
                              "the link from the mail, unchanged"});
@@ -72,10 +72,10 @@ Outcome<Done> SubscriptionService::check_confirmation(const std::string& email, 
   return Done{};
 }
 
-Outcome<Done> SubscriptionService::confirm(const std::string& email, const std::string& expires, const std::string& sig) const {
+Result<Done> SubscriptionService::confirm(const std::string& email, const std::string& expires, const std::string& sig) const {
   if (auto checked = check_confirmation(email, expires, sig); !checked) return checked.error();
   auto done = store_.confirm_subscription(email, clock_.now());
-  if (!done.ok()) return Failure::unavailable(done.error().message);
+  if (!done.ok()) return done.error();
   if (!*done) {
     return Failure::conflict({"email", email, "This subscription was cancelled after the link was sent. Subscribe again at /subscribe.",
                               "a pending subscription"});
@@ -83,7 +83,7 @@ Outcome<Done> SubscriptionService::confirm(const std::string& email, const std::
   return Done{};
 }
 
-Outcome<Done> SubscriptionService::check_unsubscribe(const std::string& email, const std::string& sig) const {
+Result<Done> SubscriptionService::check_unsubscribe(const std::string& email, const std::string& sig) const {
   if (!signer_.verify("unsubscribe", {email}, sig)) {
     return Failure::invalid({"sig", "", "This unsubscribe link is not valid (the email or sig field was changed). Use the link from the mail as it is.",
                              "the link from the mail, unchanged"});
@@ -91,10 +91,10 @@ Outcome<Done> SubscriptionService::check_unsubscribe(const std::string& email, c
   return Done{};
 }
 
-Outcome<Done> SubscriptionService::unsubscribe(const std::string& email, const std::string& sig) const {
+Result<Done> SubscriptionService::unsubscribe(const std::string& email, const std::string& sig) const {
   if (auto checked = check_unsubscribe(email, sig); !checked) return checked.error();
   auto done = store_.unsubscribe(email, clock_.now());
-  if (!done.ok()) return Failure::unavailable(done.error().message);
+  if (!done.ok()) return done.error();
   return Done{};
 }
 

@@ -12,7 +12,7 @@
 #include "account/security.h"
 #include "mail/mail.h"
 #include "store/store.h"
-#include "web/services/outcome.h"
+#include "common/result.h"
 
 namespace ridge::web::services {
 
@@ -35,22 +35,22 @@ class SubscriptionService {
   // Records a pending subscription and queues a confirmation link, the same answer for a new,
   // a pending and a confirmed address (only a pending one gets mail, within the recipient's
   // budget). Invalid: "email"; limited: the client address's mail budget; unavailable.
-  Outcome<Done> subscribe(const std::string& email, const std::string& client_address) const;
+  Result<Done> subscribe(const std::string& email, const std::string& client_address) const;
 
   // Checks a confirmation link. Invalid: "sig" (a changed field) or "expires" (expired).
-  Outcome<Done> check_confirmation(const std::string& email, const std::string& expires, const std::string& sig) const;
+  Result<Done> check_confirmation(const std::string& email, const std::string& expires, const std::string& sig) const;
   // Checks the link and confirms. Conflict: unsubscribed after the link was sent.
-  Outcome<Done> confirm(const std::string& email, const std::string& expires, const std::string& sig) const;
+  Result<Done> confirm(const std::string& email, const std::string& expires, const std::string& sig) const;
 
   // Checks an unsubscribe link. Invalid: "sig".
-  Outcome<Done> check_unsubscribe(const std::string& email, const std::string& sig) const;
-  Outcome<Done> unsubscribe(const std::string& email, const std::string& sig) const;
+  Result<Done> check_unsubscribe(const std::string& email, const std::string& sig) const;
+  Result<Done> unsubscribe(const std::string& email, const std::string& sig) const;
 
   // Queues `m` (rendered now) and wakes the sender; false when the store refused (logged).
   bool queue(const mail::Message& m) const;
   // Takes one from the client address's budget for mail it may cause: 0 when allowed, else
   // the seconds to wait; unavailable when the store did not answer.
-  Outcome<int> address_wait(const std::string& client_address) const;
+  Result<int> address_wait(const std::string& client_address) const;
   // Takes one from the recipient's budget, checked quietly (the answer never tells one address
   // from another): false when spent or when the store did not answer (then nothing is sent).
   // One budget per mailbox (account::mailbox_key: case, +tags, Gmail's dots) across every kind

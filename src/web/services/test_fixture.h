@@ -71,7 +71,7 @@ class ServiceTest : public ::testing::Test {
             ("ridge-services-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".db");
     remove_files();
     auto opened = store::open_store("sqlite:" + path_.string());
-    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    ASSERT_TRUE(opened.ok()) << opened.error().detail;
     store_ = std::move(opened).value();
   }
   void TearDown() override {
@@ -80,7 +80,7 @@ class ServiceTest : public ::testing::Test {
   }
   int64_t new_user(const std::string& email = "a@example.com") {
     auto id = store_->create_user(email, "unused-hash", clock_.now());
-    EXPECT_TRUE(id.ok()) << id.error().message;
+    EXPECT_TRUE(id.ok()) << id.error().detail;
     return id.ok() ? *id : 0;
   }
 

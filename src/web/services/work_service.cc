@@ -44,7 +44,7 @@ std::string WorkService::sign(int64_t user_id, const std::string& slug, uint64_t
   return signer_.sign(kPurpose, {std::to_string(user_id), slug, std::to_string(seed)});
 }
 
-Outcome<practice::Exercise> WorkService::exercise(const std::string& slug, uint64_t seed) const {
+Result<practice::Exercise> WorkService::exercise(const std::string& slug, uint64_t seed) const {
   auto p = plan(slug);
   if (p == nullptr || !p->workable) {
     return Failure::invalid({"slug", slug.substr(0, 120), "question '" + slug.substr(0, 120) + "' cannot be worked",
@@ -58,7 +58,7 @@ Outcome<practice::Exercise> WorkService::exercise(const std::string& slug, uint6
   return std::move(*ex);
 }
 
-Outcome<WorkTicket> WorkService::start(int64_t user_id, const std::string& slug) const {
+Result<WorkTicket> WorkService::start(int64_t user_id, const std::string& slug) const {
   // About 1% of seeds find no valid draw in kMaxDraws (workit_bench: 15 of 1,580), which was a
   // 500 for the visitor: another seed is tried, at most kStartSeeds in all (each at most
   // kMaxDraws chain evaluations: the work per request stays bounded).
@@ -76,7 +76,7 @@ Outcome<WorkTicket> WorkService::start(int64_t user_id, const std::string& slug)
   return *last;
 }
 
-Outcome<WorkState> WorkService::open(int64_t user_id, const std::string& slug, const std::string& seed_text,
+Result<WorkState> WorkService::open(int64_t user_id, const std::string& slug, const std::string& seed_text,
                                      const std::string& signature) const {
   auto seed = parse_seed(seed_text);
   if (!seed) {
@@ -90,11 +90,11 @@ Outcome<WorkState> WorkService::open(int64_t user_id, const std::string& slug, c
   auto ex = exercise(slug, *seed);
   if (!ex.ok()) return ex.error();
   auto graded = store_.work_attempts(user_id, slug, static_cast<int64_t>(*seed));
-  if (!graded.ok()) return Failure::unavailable(graded.error().message);
+  if (!graded.ok()) return graded.error();
   return WorkState{{std::move(ex).value(), signature}, std::move(*graded)};
 }
 
-Outcome<WorkGrade> WorkService::grade(int64_t user_id, double retention, const std::string& slug, const std::string& seed,
+Result<WorkGrade> WorkService::grade(int64_t user_id, double retention, const std::string& slug, const std::string& seed,
                                       const std::string& signature, const std::string& step_text,
                                       const std::string& answer) const {
   auto state = open(user_id, slug, seed, signature);
@@ -120,7 +120,7 @@ Outcome<WorkGrade> WorkService::grade(int64_t user_id, double retention, const s
   store::WorkAttempt attempt{slug, static_cast<int64_t>(ex.seed), static_cast<int>(*step), answer.substr(0, 200),
                              out.grade.correct, out.grade.misconception ? out.grade.misconception->id : "", now};
   auto saved = store_.record_work_step(user_id, attempt);
-  if (!saved.ok()) return Failure::unavailable(saved.error().message);
+  if (!saved.ok()) return Failure::unavailable(saved.error().detail);
   // Another request graded it between our read and our write: the first grade stands.
   if (!*saved) {
     return Failure::conflict({"step", step_text, "step " + step_text + " of this exercise was graded already", "a step not yet graded"});
@@ -177,9 +177,9 @@ std::vector<std::string> WorkService::trains(const std::string& id, size_t limit
   return all;
 }
 
-Outcome<std::vector<MistakeSummary>> WorkService::mistakes(int64_t user_id) const {
+Result<std::vector<MistakeSummary>> WorkService::mistakes(int64_t user_id) const {
   auto counts = store_.work_mistakes(user_id);
-  if (!counts.ok()) return Failure::unavailable(counts.error().message);
+  if (!counts.ok()) return counts.error();
   std::vector<MistakeSummary> out;
   for (const auto& c : *counts) {
     const practice::Misconception* m = practice::find_misconception(c.misconception);

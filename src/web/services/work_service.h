@@ -21,7 +21,7 @@
 #include "practice/misconceptions.h"
 #include "practice/workit.h"
 #include "store/store.h"
-#include "web/services/outcome.h"
+#include "common/result.h"
 #include "web/services/random_source.h"
 #include "web/services/review_service.h"
 
@@ -71,17 +71,17 @@ class WorkService {
 
   // A new exercise of `slug` for the user: a fresh seed (1..2^31-1). Invalid "slug" for a
   // question that is not workable (or not in the bank).
-  Outcome<WorkTicket> start(int64_t user_id, const std::string& slug) const;
+  Result<WorkTicket> start(int64_t user_id, const std::string& slug) const;
   // The user's exercise `seed` of `slug` with its signature checked, and its graded steps.
   // Invalid "seed" (not a whole number); forbidden "signature" (forged, or another user's).
-  Outcome<WorkState> open(int64_t user_id, const std::string& slug, const std::string& seed, const std::string& signature) const;
+  Result<WorkState> open(int64_t user_id, const std::string& slug, const std::string& seed, const std::string& signature) const;
   // Grades step `step` of the exercise with `answer`, once: conflict "step" when it was graded
   // before. An answer that cannot be read is invalid "answer" and not recorded (ask again).
   // The last step schedules the question: every step right, Good; otherwise Again.
-  Outcome<WorkGrade> grade(int64_t user_id, double retention, const std::string& slug, const std::string& seed,
+  Result<WorkGrade> grade(int64_t user_id, double retention, const std::string& slug, const std::string& seed,
                            const std::string& signature, const std::string& step, const std::string& answer) const;
   // The user's named mistakes, the most frequent first, each with a question to practise it.
-  Outcome<std::vector<MistakeSummary>> mistakes(int64_t user_id) const;
+  Result<std::vector<MistakeSummary>> mistakes(int64_t user_id) const;
 
   std::string sign(int64_t user_id, const std::string& slug, uint64_t seed) const;
 
@@ -94,14 +94,14 @@ class WorkService {
 
   // The exercise of `slug` for `seed` (no user, no signature): what a rehearsal's numeric
   // round, whose seed is kept in the user's own plan, is graded against (issue 36).
-  Outcome<practice::Exercise> exercise_for(const std::string& slug, uint64_t seed) const { return exercise(slug, seed); }
+  Result<practice::Exercise> exercise_for(const std::string& slug, uint64_t seed) const { return exercise(slug, seed); }
   // Grades step `step` (< ex.steps.size()) of such an exercise with the engine, recording nothing.
   practice::StepGrade grade_step(const practice::Exercise& ex, size_t step, const std::string& answer) const {
     return practice::grade_step(ex, step, answer, registry_, catalog_);
   }
 
  private:
-  Outcome<practice::Exercise> exercise(const std::string& slug, uint64_t seed) const;
+  Result<practice::Exercise> exercise(const std::string& slug, uint64_t seed) const;
 
   const bank::Bank& bank_;
   const calc::Registry& registry_;

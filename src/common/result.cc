@@ -1,6 +1,6 @@
-#include "calc/result.h"
+#include "common/result.h"
 
-namespace ridge::calc {
+namespace ridge {
 
 std::string FieldError::to_string() const {
   std::string s = "--" + field + ": ";
@@ -16,4 +16,4 @@ std::string to_string(const Errors& errors) {
   return out;
 }
 
-}  // namespace ridge::calc
+}  // namespace ridge
