@@ -142,13 +142,13 @@ void BodyRenderer::prose(const Block& b) {
   }
   std::string text = substitute_references(b.text, results_, b.line, file_, diags_);
   q_.plain_text += text;
-  html_ += markdown_to_html(mark_citations(text));
+  if (html_on_) html_ += markdown_to_html(mark_citations(text));
 }
 
 void BodyRenderer::calc_block(const Block& b) {
   if (calc_index_ < q_.calcs.size() && q_.calcs[calc_index_].line == b.line - 1) {
     const CalcBlock& cb = q_.calcs[calc_index_++];
-    if (cb.derivation && !cb.hidden) html_ += calc::render_html(*cb.derivation);
+    if (cb.derivation && !cb.hidden && html_on_) html_ += calc::render_html(*cb.derivation);
   }
 }
 
