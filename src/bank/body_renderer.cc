@@ -141,7 +141,8 @@ void BodyRenderer::prose(const Block& b) {
     lint_arithmetic(b.text, b.line, file_, diags_);
   }
   std::string text = substitute_references(b.text, results_, b.line, file_, diags_);
-  q_.plain_text += text;
+  // Without HTML (`ridge serve`), a paid answer's text is not kept: search indexes a free one's only.
+  if (html_on_ || q_.free) q_.plain_text += text;
   if (html_on_) html_ += markdown_to_html(mark_citations(text));
 }
 
