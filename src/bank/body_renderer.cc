@@ -141,14 +141,15 @@ void BodyRenderer::prose(const Block& b) {
     lint_arithmetic(b.text, b.line, file_, diags_);
   }
   std::string text = substitute_references(b.text, results_, b.line, file_, diags_);
-  q_.plain_text += text;
-  html_ += markdown_to_html(mark_citations(text));
+  // Without HTML (`ridge serve`), a paid answer's text is not kept: search indexes a free one's only.
+  if (html_on_ || q_.free) q_.plain_text += text;
+  if (html_on_) html_ += markdown_to_html(mark_citations(text));
 }
 
 void BodyRenderer::calc_block(const Block& b) {
   if (calc_index_ < q_.calcs.size() && q_.calcs[calc_index_].line == b.line - 1) {
     const CalcBlock& cb = q_.calcs[calc_index_++];
-    if (cb.derivation && !cb.hidden) html_ += calc::render_html(*cb.derivation);
+    if (cb.derivation && !cb.hidden && html_on_) html_ += calc::render_html(*cb.derivation);
   }
 }
 

@@ -163,6 +163,10 @@ bool parse_document(std::string_view text, const std::string& file, const KnownI
   int tldr_line = line_of(fm->get("tldr"), 1);
 
   q.body_markdown = std::string(text.substr(split->body_start));
+  q.body_line = split->body_line;
+  // render_bodies off: what the body's stages find from here on is the body's, not the load's.
+  const bool lazy = !options.render_bodies && !is_concept;
+  const size_t body_from = diags.size();
   std::vector<Block> blocks = split_blocks(q.body_markdown, split->body_line, file, diags);
   Results results = evaluate_calcs(blocks, registry, catalog, options, file, q, diags);
 
@@ -175,7 +179,9 @@ bool parse_document(std::string_view text, const std::string& file, const KnownI
   }
 
   BodyRenderer renderer(registry, catalog, options, results, is_concept, file, q, diags);
-  q.html = link_citations(renderer.render(blocks), q.sources);
+  renderer.set_html(!lazy);
+  std::string html = renderer.render(blocks);
+  if (!lazy) q.html = link_citations(std::move(html), q.sources);
 
   if (is_concept) {
     check_concept_structure(q, file, split->body_line, diags);
@@ -194,7 +200,34 @@ bool parse_document(std::string_view text, const std::string& file, const KnownI
       }
     }
   }
+  if (lazy) {
+    // Only search reads the prose, and it indexes a free answer's only (what a payment buys
+    // is not searchable): a paid question's is not kept for the server's life.
+    if (!q.free) std::string().swap(q.plain_text);
+    q.body_errors.assign(std::make_move_iterator(diags.begin() + static_cast<long>(body_from)), std::make_move_iterator(diags.end()));
+    diags.resize(body_from);
+  }
   return diags.size() == before || !q.title.empty();
+}
+
+std::string answer_html(const Question& q, const calc::Registry& registry, const calc::Catalog& catalog) {
+  if (!q.body_errors.empty()) throw BrokenBody(q.body_errors.front().to_string());
+  if (!q.html.empty()) return q.html;
+  // Stage 4 again, as the load ran it, on a scratch question: the renderer collects into the
+  // question it is given, and `q` is shared by every request. The calc blocks are the load's
+  // (evaluated once), so the derivations and the references are the same numbers.
+  Question scratch;
+  scratch.slug = q.slug;
+  scratch.file = q.file;
+  scratch.calcs = q.calcs;
+  Results results;
+  for (const auto& c : scratch.calcs) results[c.id] = c.derivation ? &*c.derivation : nullptr;
+  std::vector<Diagnostic> ignored;  // the load found them (and kept the question only without)
+  std::vector<Block> blocks = split_blocks(q.body_markdown, q.body_line, q.file, ignored);
+  LoadOptions options;
+  options.lint = false;
+  BodyRenderer renderer(registry, catalog, options, results, /*is_concept=*/false, q.file, scratch, ignored);
+  return link_citations(renderer.render(blocks), scratch.sources);
 }
 
 LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const calc::Catalog& catalog,

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,11 @@ struct LoadOptions {
   std::string seeds_dir;
   // Drill template ids a course may name (ridge check passes practice's); empty: not checked.
   std::vector<std::string> drill_templates;
+  // Off (`ridge serve` without --strict-bank): a question's body is not rendered into HTML at
+  // load (its calc blocks are still evaluated: 409 of 420 TL;DRs and the search text quote
+  // their numbers), and what its body's stages find goes to Question::body_errors instead
+  // of the load's errors. bank::answer_html renders the body on its first request.
+  bool render_bodies = true;
 };
 
 struct LoadResult {
@@ -58,6 +64,17 @@ enum class DocKind { kQuestion, kConcept };
 bool parse_document(std::string_view text, const std::string& file, const KnownIds& known,
                     const calc::Registry& registry, const calc::Catalog& catalog, const LoadOptions& options,
                     DocKind kind, Question& out, std::vector<Diagnostic>& diags);
+
+// A question's body refused on first request (render_bodies off): names the file, the line
+// and the first problem its load found.
+struct BrokenBody : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The question's answer as HTML: `q.html` when the load rendered it, else rendered now from
+// `q.body_markdown` and the calc blocks the load evaluated (the same stage, so the same
+// bytes). Throws BrokenBody when the load recorded body_errors. Thread-safe (reads `q` only).
+std::string answer_html(const Question& q, const calc::Registry& registry, const calc::Catalog& catalog);
 
 // Reads topics.toml (topics, tracks).
 void parse_topics(std::string_view text, const std::string& file, Bank& bank, std::vector<Diagnostic>& diags);

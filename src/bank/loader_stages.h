@@ -66,6 +66,9 @@ class BodyRenderer {
 
   // The body's HTML; `q`'s sections, sources, links, follow-ups and snippets are filled in on the way.
   std::string render(const std::vector<Block>& blocks);
+  // Off: collect what the body holds (sections, sources, links, follow-ups, snippets, the
+  // search text, diagnostics) without the Markdown and derivation HTML (render_bodies off).
+  void set_html(bool on) { html_on_ = on; }
 
  private:
   // Rendering (body_renderer.cc). Sections, sources, links and follow-ups come from the prose lines.
@@ -90,6 +93,7 @@ class BodyRenderer {
   size_t calc_index_ = 0;
   const Snippet* last_snippet_ = nullptr;
   std::string current_section_;
+  bool html_on_ = true;
 };
 
 

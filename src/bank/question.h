@@ -141,7 +141,10 @@ struct Question {
   std::string tldr_markdown;  // as written, with its {{id.key}} references (Work it asks these)
   WorkSpec work;
   std::string body_markdown;  // as written
-  std::string html;           // rendered answer (everything after the front matter)
+  int body_line = 1;          // the line of the file body_markdown starts at
+  // The rendered answer (everything after the front matter). Empty when the bank was loaded
+  // with LoadOptions::render_bodies off (`ridge serve`): bank::answer_html renders it then.
+  std::string html;
   std::string plain_text;     // prose with references substituted, for search and lint
   std::vector<std::string> sections;  // level-2 headings in order
   std::vector<CalcBlock> calcs;
@@ -151,6 +154,10 @@ struct Question {
   std::vector<std::pair<std::string, int>> links;  // internal link targets with their lines
   std::vector<std::string> follow_ups;             // ### headings under Follow-ups
   int word_count = 0;                              // prose words (concepts)
+  // Loaded with render_bodies off: what the body's stages (calc blocks, references, rendering,
+  // structure, citations) found. The load still succeeds; bank::answer_html refuses the body
+  // with the first of these (issue 30: a broken body is met by its first reader).
+  std::vector<Diagnostic> body_errors;
 };
 
 }  // namespace ridge::bank

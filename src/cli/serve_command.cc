@@ -127,6 +127,10 @@ CLI::App* add_serve(CLI::App& parent, ServeFlags& f) {
   serve->add_option("--page-cache-mb", f.page_cache_mb, "question pages are rendered on first request and kept up to this many MB")
       ->envname("RIDGE_PAGE_CACHE_MB")
       ->check(flags::whole_number(1, 65536));
+  serve->add_flag("--strict-bank", f.strict_bank,
+                  "render every question's body before listening and refuse to start on a broken one "
+                  "(default: on its first request, answering 500 for a broken one)")
+      ->envname("RIDGE_STRICT_BANK");
   return serve;
 }
 
@@ -176,12 +180,21 @@ int run_serve(const ServeFlags& f, const std::string& data_dir) {
   }
   auto registry = calc::make_builtin_registry();
   std::string content = f.content.empty() ? default_content_dir() : f.content;
-  auto loaded = bank::load_bank(content, registry, *catalog, {/*lint=*/false});
+  // Issue 30: a question's body is rendered on its first request unless --strict-bank.
+  bank::LoadOptions load_options{/*lint=*/false};
+  load_options.render_bodies = f.strict_bank;
+  auto loaded = bank::load_bank(content, registry, *catalog, load_options);
   if (!loaded.errors.empty()) {
     for (const auto& d : loaded.errors) std::cerr << d.to_string() << "\n";
     std::cerr << "ridge serve: the content in " << content << " has " << loaded.errors.size()
               << " errors; run `ridge check " << content << "`\n";
     return 1;
+  }
+  for (const auto& q : loaded.bank.questions) {
+    if (!q.body_errors.empty()) {
+      std::cerr << "ridge serve: " << q.body_errors.front().to_string() << " (the page /q/" << q.slug
+                << " answers 500; --strict-bank refuses to start)\n";
+    }
   }
   size_t questions = loaded.bank.questions.size();
   // Declared before the app (which points at them) and the server, so they outlive both.

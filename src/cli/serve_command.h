@@ -26,6 +26,9 @@ struct ServeFlags {
   std::string log_format = "text";
   std::string access_log = "on";
   int page_cache_mb = 64;  // question pages rendered on first request are kept up to this (issue 30)
+  // Render and check every question's body before listening, refusing a broken one (the
+  // default renders a body on its first request; a broken one answers 500 then).
+  bool strict_bank = false;
 };
 
 // Adds `serve` to `parent`, its flags bound to `flags` (which must outlive the parse) and

@@ -1,7 +1,11 @@
 #include "web/app.h"
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
+#include <string_view>
 
+#include "web/gzip.h"
 #include "web/log.h"
 #include "web/routes/account_routes.h"
 #include "web/routes/billing_routes.h"
@@ -29,6 +33,10 @@ constexpr size_t kCalcCacheEntries = 4096, kCalcCacheBytes = size_t{32} << 20;
 constexpr size_t kSearchCacheEntries = 1024, kSearchCacheBytes = size_t{48} << 20;
 
 bool has_session(const Request& req) { return req.header("cookie").find("ridge_session=") != std::string::npos; }
+
+// The routes of the pages that list questions (routes::listing_paths), kept in the lazy cache.
+constexpr std::string_view kListingPatterns[] = {"/topics/{id}", "/tracks/{id}", "/concepts/{id}", "/companies/{id}",
+                                                 "/easy", "/medium", "/hard", "/expert"};
 
 }  // namespace
 
@@ -78,9 +86,13 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
                                                       options_.validation.is_null() ? std::string() : options_.validation.dump());
   // Work it (issue 34): the question pages link to it where the question is workable.
   // Question pages on first request (issue 30): start-up no longer grows with their rendering.
-  pages_ = routes::render_pages(Site{bank_, catalog_, registry_, assets_}, options_, work_.get(), /*with_questions=*/false);
+  // The pages that list questions too (lazy: they grow with the bank, 52 MB at 10,000).
+  pages_ = routes::render_pages(Site{bank_, catalog_, registry_, assets_}, options_, work_.get(), /*with_questions=*/false,
+                                /*with_listings=*/false);
   question_pages_ = std::make_unique<routes::LazyPages>(options_.page_cache_bytes, [this](const std::string& path) {
-    return routes::render_question_page(Site{bank_, catalog_, registry_, assets_}, options_, work_.get(), path);
+    Site site{bank_, catalog_, registry_, assets_};
+    if (path.rfind("/q/", 0) == 0) return routes::render_question_page(site, options_, work_.get(), path);
+    return routes::render_listing_page(site, path);
   });
   context_.reset(new routes::Context{bank_, catalog_, registry_, assets_, options_, pages_, *question_pages_, *search_, *calc_cache_, *search_cache_,
                                      metrics_, trusted_, *billing_, *drills_, accounts_.get(), reviews_.get(), readiness_.get(),
@@ -103,10 +115,11 @@ void App::add_routes() {
   };
 
   // Content pages. With a session a page goes to a worker: its nav is filled in from the session.
-  for (const char* pattern : {"/", "/topics", "/concepts", "/companies", "/calc", "/topics/{id}", "/tracks/{id}",
-                              "/concepts/{id}", "/companies/{id}", "/easy", "/medium", "/hard", "/expert", "/courses", "/hardware"}) {
+  for (const char* pattern : {"/", "/topics", "/concepts", "/companies", "/calc", "/courses", "/hardware"}) {
     router_.add("GET", pattern, to(routes::cached_page), Dispatch::kInlineAnonymous);
   }
+  // The pages that list questions are rendered on first request (on a worker), then inline.
+  for (std::string_view pattern : kListingPatterns) router_.add("GET", std::string(pattern), to(routes::cached_page), Dispatch::kInlineWhenCached);
   router_.add("GET", "/diagrams", to(routes::diagrams), Dispatch::kInlineAnonymous);
   // A question page is rendered on its first request: that render runs on a worker, never
   // on an I/O thread; once kept, an anonymous visitor's copy is served inline.
@@ -215,6 +228,10 @@ std::shared_ptr<const std::string> App::cached_answer(const Request& req, const 
   if (match.pattern == nullptr) return nullptr;
   if (*match.pattern == "/search") return routes::cached_search_answer(req, *context_);
   if (*match.pattern == "/api/calc/{name}") return routes::cached_calc_answer(req, match.params, *context_);
+  if (std::find(std::begin(kListingPatterns), std::end(kListingPatterns), *match.pattern) != std::end(kListingPatterns)) {
+    auto page = question_pages_->peek(routes::page_path(req.path));
+    return page ? std::shared_ptr<const std::string>(page, &page->body) : nullptr;
+  }
   if (*match.pattern == "/q/{slug}") {
     // Without a session: a free question's page, a paid one's locked copy (routes::question).
     const bank::Question* q = bank_.find(match.params.at("slug"));
@@ -236,6 +253,19 @@ Response App::handle(const Request& req, const Router::Match& match) const {
   try {
     if (match.handler != nullptr) {
       res = (*match.handler)(req, match.params);
+      // A cached page's gzip'd copy for an anonymous client that accepts gzip (its own header
+      // block and ETag, so a 304 below answers per encoding); a personal or signed-in answer
+      // (its nav is rewritten, its caching private) stays identity.
+      if (res.gzip != nullptr && res.status == 200 && !res.personal && !has_session(req)) {
+        res.set("Vary", "Accept-Encoding");  // what a 304 says (a 200 sends the prepared block)
+        if (accepts_gzip(req.header("accept-encoding"))) {
+          res.shared_body = &res.gzip->body;
+          res.prebuilt_headers = &res.gzip->head;
+          for (auto& [k, v] : res.headers) {
+            if (k == "ETag") v = res.gzip->etag;
+          }
+        }
+      }
       // A signed-in visitor gets the page with their nav, never a 304 for a copy cached
       // before they signed in.
       if (res.status == 200 && !has_session(req)) {
@@ -331,7 +361,7 @@ void App::make_personal(Response& res) const {
       std::string name(line.substr(0, colon)), value(line.substr(colon + 2));
       if (name == "Content-Type") {
         res.content_type = value;
-      } else if (name != "Content-Length" && name != "Cache-Control" && name != "ETag") {
+      } else if (name != "Content-Length" && name != "Cache-Control" && name != "ETag" && name != "Vary") {
         lines.emplace_back(std::move(name), std::move(value));
       }
     }

@@ -28,6 +28,12 @@ struct Request {
   std::string header(std::string_view name) const;
 };
 
+// A cached page's gzip'd copy (web/gzip.h): its bytes, its ETag and its header block, for a
+// client that accepts gzip. Owned with the page.
+struct GzipVariant {
+  std::string body, etag, head;
+};
+
 struct Response {
   int status = 200;
   std::string content_type = "text/html; charset=utf-8";
@@ -50,6 +56,9 @@ struct Response {
   // them (a question page rendered on first request, routes/lazy_pages.h): an eviction while
   // the response is written does not free them.
   std::shared_ptr<const void> keep_alive;
+  // The same page gzip'd (a cached page): App::handle sends it instead, with its header block
+  // and ETag, to an anonymous client whose Accept-Encoding accepts gzip.
+  const GzipVariant* gzip = nullptr;
   bool head_only = false;  // set by the server for HEAD: Content-Length of the body, no body
   // The response depends on who asks (a session, a signed-in page, a paid answer). App::handle
   // then sends "Cache-Control: private, no-store" and "Vary: Cookie", whatever the handler

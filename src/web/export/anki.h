@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bank/bank.h"
+#include "calc/registry.h"
 #include "calc/result.h"
 
 namespace ridge::web::exports {
@@ -54,7 +55,8 @@ std::string note_guid(std::string_view slug);
 std::string note_tags(const bank::Question& q);
 // The back of the card: the TL;DR and the worked answer as the engine rendered it (numbers,
 // derivations, diagrams as inline SVG).
-std::string note_back(const bank::Question& q);
+// The answer is bank::answer_html's (rendered now when the bank was loaded without bodies).
+std::string note_back(const bank::Question& q, const calc::Registry& registry, const calc::Catalog& catalog);
 
 struct AnkiWritten {
   int notes = 0;
@@ -63,7 +65,8 @@ struct AnkiWritten {
 // Writes the file headers, then one note per question, each through `sink` as soon as it is
 // made (the CLI streams to its output). A paid question is written only when `paid_access`.
 AnkiWritten write_anki(const std::vector<const bank::Question*>& questions, const std::string& deck_title,
-                       bool paid_access, const std::function<void(std::string_view)>& sink);
+                       bool paid_access, const calc::Registry& registry, const calc::Catalog& catalog,
+                       const std::function<void(std::string_view)>& sink);
 
 // A field as the manual says to write it: quoted when it holds a tab, newline or quote.
 std::string anki_field(std::string_view text);

@@ -2,6 +2,7 @@
 // sign-in and sign-up forms and the error page.
 #include "web/pages.h"
 
+#include "bank/loader.h"
 #include "bank/markdown.h"
 #include "calc/dates.h"
 
@@ -161,7 +162,9 @@ std::string question_page(const Site& site, const bank::Question& q, bool workab
   v.behavioral = q.topic == "behavioral";
   v.tracks = q.tracks;
   v.free = q.free;
-  v.answer = Html{enhance_answer(q.html)};
+  // Rendered here on the page's first request when `ridge serve` loaded the bank without
+  // bodies (issue 30); a broken body throws bank::BrokenBody, answered 500.
+  v.answer = Html{enhance_answer(bank::answer_html(q, site.registry, site.catalog))};
   // Previous and next in the topic.
   const auto& siblings = site.bank.by_topic(q.topic);
   auto self = std::find_if(siblings.begin(), siblings.end(), [&](size_t i) { return &site.bank.questions[i] == &q; });

@@ -5,6 +5,8 @@
 #include <map>
 #include <string>
 
+#include "web/http.h"
+
 namespace ridge::web::routes {
 
 struct CachedPage {
@@ -12,6 +14,7 @@ struct CachedPage {
   std::string etag;
   std::string head;           // every header line of the 200 response, Content-Length included
   std::string personal_head;  // the same lines for a personal answer, for pages only served so (else empty)
+  GzipVariant gzip;           // its body empty when gzip does not make the page smaller, or it is personal
 };
 // By path; a paid question's other copies under "/q/SLUG#locked" and "/q/SLUG#paywall".
 using PageCache = std::map<std::string, CachedPage, std::less<>>;

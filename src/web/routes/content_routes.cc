@@ -4,7 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bank/loader.h"
 #include "web/course_pages.h"
+#include "web/gzip.h"
 #include "web/routes/billing_routes.h"
 #include "web/routes/response.h"
 
@@ -38,14 +40,27 @@ CachedPage make_cached_page(std::string body, bool personal) {
   std::string etag = '"' + content_hash(body) + '"';
   Response headers;
   add_standard_headers(headers);
-  std::string common;
-  for (const auto& [k, v] : headers.headers) common += k + ": " + v + "\r\n";
-  common += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-  std::string head = "Content-Type: text/html; charset=utf-8\r\nETag: " + etag + "\r\nCache-Control: public, max-age=300\r\n" + common;
+  std::string standard;
+  for (const auto& [k, v] : headers.headers) standard += k + ": " + v + "\r\n";
+  std::string common = standard + "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  // lazy (issue 30): a page anyone may cache is kept gzip'd too, when that is smaller, and
+  // both copies say the answer varies with Accept-Encoding (nginx's gzip_static with gzip_vary).
+  GzipVariant gz;
+  if (!personal) {
+    gz.body = gzip_compress(body);
+    if (gz.body.size() >= body.size()) gz.body.clear();
+  }
+  const std::string vary = gz.body.empty() ? "" : "Vary: Accept-Encoding\r\n";
+  std::string head = "Content-Type: text/html; charset=utf-8\r\n" + vary + "ETag: " + etag + "\r\nCache-Control: public, max-age=300\r\n" + common;
   std::string personal_head =
       personal ? "Content-Type: text/html; charset=utf-8\r\n" + common + "Cache-Control: private, no-store\r\nVary: Cookie\r\n"
                : std::string();
-  return {std::move(body), std::move(etag), std::move(head), std::move(personal_head)};
+  if (!gz.body.empty()) {
+    gz.etag = '"' + content_hash(gz.body) + '"';
+    gz.head = "Content-Type: text/html; charset=utf-8\r\nContent-Encoding: gzip\r\n" + vary + "ETag: " + gz.etag +
+              "\r\nCache-Control: public, max-age=300\r\n" + standard + "Content-Length: " + std::to_string(gz.body.size()) + "\r\n";
+  }
+  return {std::move(body), std::move(etag), std::move(head), std::move(personal_head), std::move(gz)};
 }
 
 std::optional<CachedPage> render_question_page(const Site& site, const AppOptions& options,
@@ -66,7 +81,40 @@ std::optional<CachedPage> render_question_page(const Site& site, const AppOption
   return std::nullopt;
 }
 
-PageCache render_pages(const Site& site, const AppOptions& options, const services::WorkService* work, bool with_questions) {
+std::vector<std::string> listing_paths(const bank::Bank& bank) {
+  std::vector<std::string> paths;
+  for (const auto& t : bank.topics) paths.push_back("/topics/" + t.id);
+  for (const auto& t : bank.tracks) paths.push_back("/tracks/" + t.id);
+  for (bank::Difficulty d : {bank::Difficulty::kEasy, bank::Difficulty::kMedium, bank::Difficulty::kHard, bank::Difficulty::kExpert}) {
+    paths.push_back('/' + std::string(bank::difficulty_name(d)));
+  }
+  for (const auto& [id, c] : bank.concepts) paths.push_back("/concepts/" + id);
+  for (const auto& [id, c] : bank.companies) paths.push_back("/companies/" + id);
+  return paths;
+}
+
+std::optional<CachedPage> render_listing_page(const Site& site, const std::string& path) {
+  const bank::Bank& bank = site.bank;
+  auto after = [&](std::string_view prefix) -> std::optional<std::string> {
+    if (path.rfind(prefix, 0) != 0) return std::nullopt;
+    return path.substr(prefix.size());
+  };
+  if (auto id = after("/topics/")) {
+    if (const bank::Topic* t = bank.find_topic(*id)) return make_cached_page(topic_page(site, *t));
+  } else if (auto tid = after("/tracks/")) {
+    if (const bank::Track* t = bank.find_track(*tid)) return make_cached_page(track_page(site, *t));
+  } else if (auto cid = after("/concepts/")) {
+    if (auto it = bank.concepts.find(*cid); it != bank.concepts.end()) return make_cached_page(concept_page(site, it->second));
+  } else if (auto co = after("/companies/")) {
+    if (auto it = bank.companies.find(*co); it != bank.companies.end()) return make_cached_page(company_page(site, it->second));
+  } else if (path.size() > 1) {
+    if (auto d = bank::parse_difficulty(std::string_view(path).substr(1))) return make_cached_page(difficulty_page(site, *d));
+  }
+  return std::nullopt;
+}
+
+PageCache render_pages(const Site& site, const AppOptions& options, const services::WorkService* work, bool with_questions,
+                       bool with_listings) {
   PageCache pages;
   const bank::Bank& bank = site.bank;
   auto cache = [&](std::string path, std::string body) { pages[std::move(path)] = make_cached_page(std::move(body)); };
@@ -77,13 +125,9 @@ PageCache render_pages(const Site& site, const AppOptions& options, const servic
   cache("/companies", companies_index(site));
   cache("/calc", calculators_index(site, options.validation));
   cache("/diagrams", diagrams_page(site));
-  for (const auto& t : bank.topics) cache("/topics/" + t.id, topic_page(site, t));
-  for (const auto& t : bank.tracks) cache("/tracks/" + t.id, track_page(site, t));
-  for (bank::Difficulty d : {bank::Difficulty::kEasy, bank::Difficulty::kMedium, bank::Difficulty::kHard, bank::Difficulty::kExpert}) {
-    cache('/' + std::string(bank::difficulty_name(d)), difficulty_page(site, d));
+  for (const std::string& path : with_listings ? listing_paths(bank) : std::vector<std::string>{}) {
+    if (auto page = render_listing_page(site, path)) pages[path] = std::move(*page);
   }
-  for (const auto& [id, c] : bank.concepts) cache("/concepts/" + id, concept_page(site, c));
-  for (const auto& [id, c] : bank.companies) cache("/companies/" + id, company_page(site, c));
   cache("/courses", courses_index(site));
   for (const auto& [id, c] : bank.courses) cache("/courses/" + id, course_page(site, c, nullptr));
   for (size_t i = 0; with_questions && i < bank.questions.size(); ++i) {
@@ -100,9 +144,11 @@ PageCache render_pages(const Site& site, const AppOptions& options, const servic
   return pages;
 }
 
-Response cached_page(const Request& req, const Context& ctx) {
-  return page(ctx, req.path.size() > 1 && req.path.back() == '/' ? req.path.substr(0, req.path.size() - 1) : req.path);
+std::string page_path(const std::string& path) {
+  return path.size() > 1 && path.back() == '/' ? path.substr(0, path.size() - 1) : path;
 }
+
+Response cached_page(const Request& req, const Context& ctx) { return page(ctx, page_path(req.path)); }
 
 Response diagrams(const Request& req, const Context& ctx) { return page(ctx, req.path); }
 
@@ -189,7 +235,7 @@ Response api_question(const Request& req, const Params& p, const Context& ctx) {
     calcs[c.id] = {{"call", c.call}, {"results", results}};
   }
   j["calcs"] = calcs;
-  j["html"] = q->html;
+  j["html"] = bank::answer_html(*q, ctx.registry, ctx.catalog);  // rendered now unless --strict-bank
   Response r = json_text(200, j.dump(2) + "\n");
   r.personal = personal;
   return r;

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "web/app_options.h"
 #include "web/http.h"
@@ -17,15 +18,24 @@ namespace ridge::web::routes {
 // Every page that does not depend on the visitor or the query, rendered once, with the header
 // blocks (the standard headers, its ETag, public caching) prepared beside each body. With
 // `with_questions` false (the server) the question pages are left out: they are rendered on
-// first request (render_question_page, LazyPages); the static export keeps them all.
+// first request (render_question_page, LazyPages); the static export keeps them all. With
+// `with_listings` false (the server) so are the pages that list questions (listing_paths):
+// they grow with the bank (52 MB at 10,000 questions, a concept page 1.05 MB; issue 30).
 PageCache render_pages(const Site& site, const AppOptions& options, const services::WorkService* work = nullptr,
-                       bool with_questions = true);
+                       bool with_questions = true, bool with_listings = true);
+// The pages that list questions: "/topics/ID", "/tracks/ID", "/easy" (each difficulty),
+// "/concepts/ID", "/companies/ID", in that order.
+std::vector<std::string> listing_paths(const bank::Bank& bank);
+// One of listing_paths' pages by its path; nullopt for any other path.
+std::optional<CachedPage> render_listing_page(const Site& site, const std::string& path);
 // A question page by its path: "/q/SLUG", or a paid question's "/q/SLUG#locked" and
 // "/q/SLUG#paywall"; nullopt for any other path. With `work` (a server with a store), a
 // workable question's page links to Work it (planning the question, once, the first time).
 std::optional<CachedPage> render_question_page(const Site& site, const AppOptions& options,
                                                const services::WorkService* work, const std::string& path);
 
+// The path a fixed page is kept under: `path` without a trailing slash ("/" stays).
+std::string page_path(const std::string& path);
 // GET a fixed page ("/", "/topics/{id}", ...; a trailing slash is ignored) from the cache.
 Response cached_page(const Request& req, const Context& ctx);
 // GET /diagrams: the page as cached, at that path only.

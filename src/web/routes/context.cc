@@ -25,7 +25,9 @@ Response page(const Context& ctx, const std::string& path) {
   std::shared_ptr<const CachedPage> lazy;
   if (auto it = ctx.pages.find(path); it != ctx.pages.end()) {
     found = &it->second;
-  } else if (path.rfind("/q/", 0) == 0) {
+  } else {
+    // A question page, or a page that lists questions (issue 30): rendered on first request;
+    // the renderer knows no other path, and nothing is kept for one.
     lazy = ctx.question_pages.get(path);
     found = lazy.get();
   }
@@ -40,6 +42,7 @@ Response page(const Context& ctx, const std::string& path) {
   if (!found->personal_head.empty()) r.prebuilt_personal_headers = &found->personal_head;
   r.keep_alive = std::move(lazy);  // an eviction while the page is written does not free it
   r.set("ETag", found->etag);
+  if (!found->gzip.body.empty()) r.gzip = &found->gzip;
   return r;
 }
 

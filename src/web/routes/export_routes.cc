@@ -5,6 +5,7 @@
 #include <map>
 
 #include "account/rate_limiter.h"
+#include "bank/loader.h"
 #include "calc/derivation.h"
 #include "web/export/anki.h"
 #include "web/routes/response.h"
@@ -107,7 +108,7 @@ Response export_anki(const Request& req, const Context& ctx) {
   // The server sends a body whole; the deck is at most the bank's size (a few MB with every
   // answer's SVG), and `ridge export anki` streams the same notes as they are made.
   r.body.reserve(questions.size() * 8192);
-  auto written = exports::write_anki(questions, exports::deck_title(*deck, ctx.bank), paid,
+  auto written = exports::write_anki(questions, exports::deck_title(*deck, ctx.bank), paid, ctx.registry, ctx.catalog,
                                      [&r](std::string_view part) { r.body.append(part); });
   std::string file = "ridge-" + deck->kind + (deck->id.empty() ? "" : "-" + deck->id) + ".txt";
   r.set("Content-Disposition", "attachment; filename=\"" + file + "\"");
@@ -136,7 +137,7 @@ std::string course_print_page(const Site& site, const bank::Course& course, bool
       b += "<section class=\"print-question\">\n<h3>" + esc(q->title) + "</h3>\n<p class=\"muted\">" +
            esc(std::string(bank::difficulty_name(q->difficulty))) + " · " + esc(q->topic) + "</p>\n";
       if (q->free || paid_access) {
-        b += "<p><strong>TL;DR</strong> " + esc(q->tldr) + "</p>\n<div class=\"answer\">\n" + q->html + "\n</div>\n";
+        b += "<p><strong>TL;DR</strong> " + esc(q->tldr) + "</p>\n<div class=\"answer\">\n" + bank::answer_html(*q, site.registry, site.catalog) + "\n</div>\n";
       } else {
         b += "<p class=\"print-locked\">The worked answer is part of paid access (/q/" + esc(q->slug) + ").</p>\n";
       }

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bank/loader.h"
 #include "calc/derivation.h"
 #include "web/log.h"
 #include "web/routes/response.h"
@@ -172,7 +173,7 @@ std::string round_html(const Context& ctx, const Loaded& l, size_t i, int shown,
   }
   h += "<section class=\"card\" id=\"worked\"><h2>The worked answer</h2>";
   if (q->free || paid) {
-    h += q->html;  // rendered by md4c at load: the program's own HTML
+    h += bank::answer_html(*q, ctx.registry, ctx.catalog);  // md4c's, at load or now: the program's own HTML
   } else {
     h += "<p class=\"tldr\">" + esc(q->tldr) + "</p><p>The full worked answer comes with <a href=\"/pricing\">access</a>.</p>";
   }

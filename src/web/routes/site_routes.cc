@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "calc/derivation.h"
+#include "web/routes/content_routes.h"
 
 namespace ridge::web::routes {
 
@@ -37,10 +38,10 @@ Response sitemap_xml(const Request&, const Context& ctx) {
   std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
   // html_escape covers the five characters XML reserves (a path is data).
   auto add = [&](const std::string& path) { body += "<url><loc>" + calc::html_escape(ctx.options.base_url + path) + "</loc></url>\n"; };
-  // The pages rendered at start-up and the question pages (rendered on first request), in
-  // the order of their paths, as when one map held them all.
-  std::vector<std::string> paths;
-  paths.reserve(ctx.pages.size() + ctx.bank.questions.size());
+  // The pages rendered at start-up, the pages that list questions and the question pages
+  // (both rendered on first request), in the order of their paths, as when one map held them all.
+  std::vector<std::string> paths = listing_paths(ctx.bank);
+  paths.reserve(ctx.pages.size() + paths.size() + ctx.bank.questions.size());
   for (const auto& [path, page] : ctx.pages) paths.push_back(path);
   for (const auto& q : ctx.bank.questions) paths.push_back("/q/" + q.slug);
   std::sort(paths.begin(), paths.end());

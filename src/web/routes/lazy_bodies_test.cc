@@ -1,0 +1,189 @@
+// A question's body rendered on its first request (issue 30, item 3): `ridge serve` loads the
+// bank with LoadOptions::render_bodies off. The answer is the same bytes as an eager load's,
+// what reads across questions (search text, sections, follow-ups, links, sources) is the
+// same, and a broken body is met by its first reader: the load succeeds, the page answers a
+// 500 naming no internals, the error log names the file and the problem; an eager load (what
+// `ridge serve --strict-bank` and `ridge check` run) refuses it.
+#include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "bank/loader.h"
+#include "calc/source_dir.h"
+#include "calc/test_catalog.h"
+#include "web/app.h"
+#include "web/http.h"
+#include "web/log.h"
+
+namespace ridge::web {
+namespace {
+
+namespace fs = std::filesystem;
+
+Response get(const App& app, const std::string& target) {
+  Request req;
+  req.method = "GET";
+  req.target = target;
+  EXPECT_TRUE(parse_target(target, req)) << target;
+  return app.handle(req);
+}
+
+bank::LoadResult load(const fs::path& root, bool render_bodies) {
+  bank::LoadOptions options{/*lint=*/false};
+  options.render_bodies = render_bodies;
+  return bank::load_bank(root, calc::testing::registry(), calc::testing::real_catalog(), options);
+}
+
+TEST(LazyBodies, EveryAnswerOfTheRealBankIsTheEagerLoadsBytes) {
+  fs::path content = std::string(ridge::source_dir()) + "/content";
+  bank::LoadResult eager = load(content, true), lazy = load(content, false);
+  ASSERT_TRUE(eager.errors.empty());
+  ASSERT_TRUE(lazy.errors.empty());
+  ASSERT_EQ(lazy.bank.questions.size(), eager.bank.questions.size());
+  ASSERT_GT(lazy.bank.questions.size(), 400u);
+  for (size_t i = 0; i < eager.bank.questions.size(); ++i) {
+    const bank::Question& e = eager.bank.questions[i];
+    const bank::Question& l = lazy.bank.questions[i];
+    ASSERT_EQ(l.slug, e.slug);
+    EXPECT_TRUE(l.html.empty()) << l.slug;  // not rendered at load: the memory start-up saves
+    EXPECT_FALSE(e.html.empty()) << e.slug;
+    EXPECT_TRUE(l.body_errors.empty()) << l.slug;
+    EXPECT_EQ(bank::answer_html(l, calc::testing::registry(), calc::testing::real_catalog()), e.html) << l.slug;
+    // What pages across questions read is collected at load either way.
+    EXPECT_EQ(l.tldr, e.tldr) << l.slug;
+    // Search's text: a free answer's (a paid one is not searched, and not kept).
+    EXPECT_EQ(l.plain_text, e.free ? e.plain_text : std::string()) << l.slug;
+    EXPECT_EQ(l.sections, e.sections) << l.slug;
+    EXPECT_EQ(l.follow_ups, e.follow_ups) << l.slug;  // rehearsal rounds
+    EXPECT_EQ(l.links, e.links) << l.slug;
+    EXPECT_EQ(l.sources.size(), e.sources.size()) << l.slug;
+    EXPECT_EQ(l.snippets.size(), e.snippets.size()) << l.slug;
+    EXPECT_EQ(l.diagrams.size(), e.diagrams.size()) << l.slug;
+    EXPECT_EQ(l.calcs.size(), e.calcs.size()) << l.slug;
+  }
+}
+
+// A bank of two questions in a temporary folder: "fine", and "broken", whose second calc block
+// passes a parameter the calculator does not take (its front matter is fine).
+class BrokenBody : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("ridge-lazy-bodies-" + std::to_string(::getpid())) / "content";
+    fs::create_directories(root_ / "questions" / "napkin-math");
+    fs::create_directories(root_ / "concepts");
+    fs::create_directories(root_ / "companies");
+    std::ofstream(root_ / "topics.toml") << "[[topic]]\nid = \"napkin-math\"\nname = \"N\"\ndescription = \"d\"\n"
+                                            "[[track]]\nid = \"serving\"\nname = \"S\"\ndescription = \"d\"\n"
+                                            "weights = { napkin-math = 1 }\n";
+    std::ofstream(root_ / "concepts" / "kv-cache.md") << "+++\ntitle = \"The KV cache\"\n+++\n";
+    std::ofstream(root_ / "questions" / "napkin-math" / "fine.md") << question("fine", "");
+    std::ofstream(root_ / "questions" / "napkin-math" / "broken.md") << question("broken", " warp_factor=9");
+  }
+  void TearDown() override { fs::remove_all(root_.parent_path()); }
+
+  static std::string question(const std::string& title, const std::string& extra) {
+    return "+++\ntitle = \"" + title + "\"\ntopic = \"napkin-math\"\ndifficulty = \"medium\"\ntracks = [\"serving\"]\n"
+           "concepts = [\"kv-cache\"]\nfree = true\ntldr = \"Fits.\"\nupdated = 2026-11-30\n+++\n\n## Answer\n\n"
+           "```calc id=kv\nfit model=llama-3.1-70b gpu=h100-sxm gpus=8 context=32768\n```\n\n"
+           "```calc id=more\nfit model=llama-3.1-70b gpu=h100-sxm gpus=4 context=8192" + extra + "\n```\n\n"
+           "It holds {{kv.max_sequences}} sequences.\n\n## Signals\n\nMemory.\n\n## Follow-ups\n\n### One?\n\nYes.\n\n"
+           "### Two?\n\nNo.\n\n## Sources\n\n[^a]: A datasheet, 2023.\n\nCited[^a].\n";
+  }
+
+  fs::path root_;
+};
+
+TEST_F(BrokenBody, TheLoadSucceedsAndTheBodyIsRefusedOnFirstRequestNamingTheFile) {
+  bank::LoadResult lazy = load(root_, false);
+  std::string all;
+  for (const auto& d : lazy.errors) all += d.to_string() + "\n";
+  ASSERT_TRUE(lazy.errors.empty()) << all;  // what `ridge serve` checks before listening
+  ASSERT_EQ(lazy.bank.questions.size(), 2u);
+  const bank::Question* broken = lazy.bank.find("broken");
+  const bank::Question* fine = lazy.bank.find("fine");
+  ASSERT_NE(broken, nullptr);
+  ASSERT_NE(fine, nullptr);
+  EXPECT_TRUE(fine->body_errors.empty());
+  ASSERT_FALSE(broken->body_errors.empty());
+  // The second block's call is on line 19: front matter lines 1 to 10, a blank, ## Answer, a
+  // blank, the first block on 14 to 16, a blank, the second block's fence on 18.
+  EXPECT_EQ(broken->body_errors.front().file, "content/questions/napkin-math/broken.md");  // from the root's parent
+  EXPECT_EQ(broken->body_errors.front().line, 19);
+  EXPECT_NE(broken->body_errors.front().message.find("--warp-factor"), std::string::npos) << broken->body_errors.front().message;
+  try {
+    bank::answer_html(*broken, calc::testing::registry(), calc::testing::real_catalog());
+    ADD_FAILURE() << "a broken body rendered";
+  } catch (const bank::BrokenBody& e) {
+    EXPECT_NE(std::string(e.what()).find("content/questions/napkin-math/broken.md:19: calc more"), std::string::npos) << e.what();
+  }
+  // The eager load, as `ridge serve --strict-bank` and `ridge check` run it, refuses it.
+  bank::LoadResult eager = load(root_, true);
+  ASSERT_FALSE(eager.errors.empty());
+  EXPECT_EQ(eager.errors.front().file, "content/questions/napkin-math/broken.md");
+  EXPECT_EQ(eager.errors.front().to_string(), broken->body_errors.front().to_string());
+}
+
+TEST_F(BrokenBody, ThePageAnswers500NamingNoInternalsAndTheLogNamesTheFile) {
+  std::ostringstream log_lines;
+  log::configure({log::Format::kText, /*access=*/false, /*async=*/false},
+                 std::make_shared<spdlog::sinks::ostream_sink_mt>(log_lines));
+  bank::LoadResult lazy = load(root_, false);
+  ASSERT_TRUE(lazy.errors.empty());
+  App app(std::move(lazy.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
+          Assets(std::string(ridge::source_dir()) + "/web/static"));
+  EXPECT_EQ(get(app, "/q/fine").status, 200);
+  for (int attempt = 0; attempt < 2; ++attempt) {  // refused again, never kept as a page
+    Response r = get(app, "/q/broken");
+    EXPECT_EQ(r.status, 500);
+    std::string body(r.view());
+    EXPECT_EQ(body.find("warp"), std::string::npos);
+    EXPECT_EQ(body.find("broken.md"), std::string::npos);
+    EXPECT_EQ(body.find("calc more"), std::string::npos);
+  }
+  log::flush();
+  std::string logged = log_lines.str();
+  EXPECT_NE(logged.find("content/questions/napkin-math/broken.md:19: calc more"), std::string::npos) << logged;
+  EXPECT_NE(logged.find("--warp-factor"), std::string::npos) << logged;
+  log::configure({log::Format::kText, /*access=*/false, /*async=*/false});
+}
+
+// The pages that list questions (52 MB at 10,000 questions) are rendered on first request
+// too, into the question pages' cache: served inline only once kept, and still in the sitemap.
+TEST(LazyListings, AListingPageIsRenderedOnItsFirstRequestAndKept) {
+  bank::LoadResult lazy = load(std::string(ridge::source_dir()) + "/content", false);
+  ASSERT_TRUE(lazy.errors.empty());
+  App app(std::move(lazy.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
+          Assets(std::string(ridge::source_dir()) + "/web/static"));
+  ASSERT_FALSE(app.bank().concepts.empty());
+  const std::string concept_path = "/concepts/" + app.bank().concepts.begin()->first;
+  Request req;
+  req.target = concept_path;
+  ASSERT_TRUE(parse_target(concept_path, req));
+  EXPECT_FALSE(app.runs_inline(req, app.route(req)));  // not kept yet: a worker renders it
+  EXPECT_EQ(app.question_pages().renders(), 0u);
+  Response first = get(app, concept_path);
+  EXPECT_EQ(first.status, 200);
+  EXPECT_EQ(app.question_pages().renders(), 1u);
+  EXPECT_TRUE(app.runs_inline(req, app.route(req)));
+  Response again = get(app, concept_path + "/");  // a trailing slash is the same page
+  EXPECT_EQ(again.view(), first.view());
+  EXPECT_EQ(app.question_pages().renders(), 1u);
+  EXPECT_EQ(get(app, "/easy").status, 200);
+  EXPECT_EQ(app.question_pages().renders(), 2u);
+  EXPECT_EQ(get(app, "/topics/no-such-topic").status, 404);
+  EXPECT_EQ(get(app, "/calc/no-such-calculator").status, 404);
+  EXPECT_EQ(app.question_pages().entries(), 2u);  // nothing kept for a path that is no page
+  std::string sitemap(get(app, "/sitemap.xml").view());
+  for (const std::string& path : {concept_path, std::string("/easy"), "/topics/" + app.bank().topics.front().id,
+                                  "/tracks/" + app.bank().tracks.front().id}) {
+    EXPECT_NE(sitemap.find(path + "</loc>"), std::string::npos) << path;
+  }
+}
+
+}  // namespace
+}  // namespace ridge::web
