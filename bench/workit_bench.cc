@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
   remove_db();
   auto opened = store::open_store("sqlite:" + db.string());
   if (!opened.ok()) {
-    std::fprintf(stderr, "workit_bench: %s\n", opened.error().message.c_str());
+    std::fprintf(stderr, "workit_bench: %s\n", opened.error().detail.c_str());
     return 1;
   }
   std::unique_ptr<store::Store> store = std::move(opened).value();

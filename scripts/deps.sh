@@ -20,6 +20,7 @@ packages=(
   libcli11-dev            # the fixed commands' flags (serve, lab, user, check, drill, ...): validators, --help with defaults
   prometheus-cpp-dev      # /metrics in the Prometheus text format (registry, counters, histograms)
   libcurl4-openssl-dev    # Stripe's REST API (Checkout Sessions) and SMTP with STARTTLS for mail
+  zlib1g-dev              # gzip'd copies of cached pages, sent with Content-Encoding: gzip (web/gzip.cc)
   python3-aiosmtpd        # the real SMTP server the mail tests start (/usr/bin/python3 -m aiosmtpd)
   nginx                   # the proxy in front of three servers in tests/e2e/scaleout.test.js (README's configuration)
   python3                 # snippet runner for ```python run blocks

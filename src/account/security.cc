@@ -81,15 +81,15 @@ class Admission {
 };
 }  // namespace
 
-void lower_this_thread(int nice) {
+void lower_this_thread(int steps) {
   const id_t tid = static_cast<id_t>(::gettid());
   errno = 0;
   const int now = ::getpriority(PRIO_PROCESS, tid);
-  if (errno == 0 && now < nice) (void)::setpriority(PRIO_PROCESS, tid, nice);
+  if (errno == 0 && now < 19) (void)::setpriority(PRIO_PROCESS, tid, std::min(19, now + steps));
 }
 
 namespace {
-// Runs `f` on a thread of its own at kHashingNice and waits for it (a thread costs tens of
+// Runs `f` on a thread of its own kHashingNice steps below its caller and waits for it (a thread costs tens of
 // microseconds, a hash tens of milliseconds). Where no thread can be started, on the caller's.
 template <class F>
 auto at_hashing_priority(F f) -> decltype(f()) {

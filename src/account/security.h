@@ -28,14 +28,16 @@ std::optional<std::string> hash_password_bounded(const std::string& password);
 int hashes_admitted();
 // Hashes running now (holding a slot), for tests.
 int hashes_running();
-// Every hash runs on a thread of its own at this nice value, and the caller waits: under a
-// sign-in flood the kernel's scheduler gives the hashing thread about a tenth of what a thread
-// at nice 0 gets when both want a core, so the I/O threads and the workers answering other
-// pages run first (issue 28: /api/me's p95 under the flood read 104 ms with hashes at nice 0).
+// Every hash runs on a thread of its own this many nice steps below the server's threads, and
+// the caller waits: under a sign-in flood the kernel's scheduler gives the hashing thread about a
+// tenth of what its caller gets when both want a core, so the I/O threads and the workers
+// answering other pages run first (issue 28: /api/me's p95 under the flood read 104 ms with
+// hashes at the workers' priority). Relative, so a server started under `nice` keeps the gap.
 inline constexpr int kHashingNice = 10;
-// Lowers the calling thread's priority to `nice` (only ever lower: raising it back needs a
-// privilege). For threads that run only work a flood can send: hashing, the heavy lane.
-void lower_this_thread(int nice);
+// Lowers the calling thread's priority by `steps` nice values, to 19 at most (only ever lower:
+// raising it back needs a privilege). Call it once per thread. For threads that run only work a
+// flood can send: hashing, the heavy lane.
+void lower_this_thread(int steps);
 // Every place among the hashes running or waiting is taken: a bounded call now would answer
 // busy. A caller checks it first to answer busy without the store round trips a refusal costs.
 bool hashing_full();

@@ -55,7 +55,7 @@ struct Response {
   // Owns what shared_body and the prebuilt header blocks point to when a bounded cache holds
   // them (a question page rendered on first request, routes/lazy_pages.h): an eviction while
   // the response is written does not free them.
-  std::shared_ptr<const void> keep_alive;
+  std::shared_ptr<const void> owner;
   // The same page gzip'd (a cached page): App::handle sends it instead, with its header block
   // and ETag, to an anonymous client whose Accept-Encoding accepts gzip.
   const GzipVariant* gzip = nullptr;

@@ -40,7 +40,7 @@ Response page(const Context& ctx, const std::string& path) {
   r.shared_body = &found->body;
   r.prebuilt_headers = &found->head;
   if (!found->personal_head.empty()) r.prebuilt_personal_headers = &found->personal_head;
-  r.keep_alive = std::move(lazy);  // an eviction while the page is written does not free it
+  r.owner = std::move(lazy);  // an eviction while the page is written does not free it
   r.set("ETag", found->etag);
   if (!found->gzip.body.empty()) r.gzip = &found->gzip;
   return r;

@@ -65,7 +65,7 @@ void LazyPages::evict_locked(const std::string& keep) const {
   while (bytes_ > max_bytes_ && !lru_.empty() && lru_.back() != keep) {
     auto it = slots_.find(lru_.back());
     bytes_ -= it->second.bytes;
-    slots_.erase(it);  // a response still sending the page holds it (Response::keep_alive)
+    slots_.erase(it);  // a response still sending the page holds it (Response::owner)
     lru_.pop_back();
   }
 }

@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <filesystem>
@@ -270,6 +271,12 @@ int nice_of(const std::filesystem::path& stat) {
   return 0;
 }
 TEST(Hashing, Finding28_HashesRunAtALowerPriorityThanTheirCallers) {
+  // Relative to the caller: a test run under `nice -n 10` (or a server started so) still sees
+  // the hashes kHashingNice steps lower, up to 19.
+  errno = 0;
+  const int base = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()));
+  ASSERT_EQ(errno, 0);
+  const int lowered = std::min(19, base + account::kHashingNice);
   const std::string hash = account::hash_password(kPassword);
   std::atomic<bool> running{true};
   std::atomic<int> highest{0};
@@ -289,9 +296,9 @@ TEST(Hashing, Finding28_HashesRunAtALowerPriorityThanTheirCallers) {
   for (auto& t : threads) t.join();
   running = false;
   sampler.join();
-  EXPECT_EQ(highest.load(), account::kHashingNice) << "no thread ran at the hashing priority";
+  EXPECT_EQ(highest.load(), lowered) << "no thread ran at the hashing priority";
   errno = 0;
-  EXPECT_EQ(::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid())), 0) << "the caller's priority changed";
+  EXPECT_EQ(::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid())), base) << "the caller's priority changed";
 }
 
 }  // namespace ridge::web::services
