@@ -5,6 +5,7 @@
 #include <iterator>
 #include <string_view>
 
+#include "bank/loader.h"
 #include "web/gzip.h"
 #include "web/log.h"
 #include "web/routes/account_routes.h"
@@ -92,6 +93,13 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
   question_pages_ = std::make_unique<routes::LazyPages>(options_.page_cache_bytes, [this](const std::string& path) {
     Site site{bank_, catalog_, registry_, assets_};
     if (path.rfind("/q/", 0) == 0) return routes::render_question_page(site, options_, work_.get(), path);
+    if (path.rfind(routes::kAnswerKey, 0) == 0) {  // an answer alone (routes::answer_html): no headers, no gzip
+      const bank::Question* q = bank_.find(path.substr(routes::kAnswerKey.size()));
+      if (q == nullptr) return std::optional<routes::CachedPage>();
+      routes::CachedPage answer;
+      answer.body = bank::answer_html(*q, registry_, catalog_);
+      return std::optional<routes::CachedPage>(std::move(answer));
+    }
     return routes::render_listing_page(site, path);
   });
   context_.reset(new routes::Context{bank_, catalog_, registry_, assets_, options_, pages_, *question_pages_, *search_, *calc_cache_, *search_cache_,

@@ -235,7 +235,7 @@ Response api_question(const Request& req, const Params& p, const Context& ctx) {
     calcs[c.id] = {{"call", c.call}, {"results", results}};
   }
   j["calcs"] = calcs;
-  j["html"] = bank::answer_html(*q, ctx.registry, ctx.catalog);  // rendered now unless --strict-bank
+  j["html"] = answer_html(ctx, *q);
   Response r = json_text(200, j.dump(2) + "\n");
   r.personal = personal;
   return r;

@@ -3,6 +3,7 @@
 #include "web/wording.h"
 
 #include "account/security.h"
+#include "bank/loader.h"
 #include "web/log.h"
 #include "web/routes/response.h"
 
@@ -54,6 +55,11 @@ Response error(const Request& req, const Context& ctx, int status, const std::st
   r.status = status;
   r.body = error_page(ctx.site(), status, message);
   return r;
+}
+
+std::string answer_html(const Context& ctx, const bank::Question& q) {
+  auto kept = ctx.question_pages.get(std::string(kAnswerKey) + q.slug);
+  return kept ? kept->body : bank::answer_html(q, ctx.registry, ctx.catalog);
 }
 
 Response store_unavailable(const Request& req, const Context& ctx, const std::string& why) {

@@ -17,6 +17,7 @@
 
 #include "bank/bank.h"
 #include "calc/registry.h"
+#include "common/result.h"
 #include "web/app_options.h"
 #include "web/assets.h"
 #include "web/http.h"
@@ -30,7 +31,6 @@
 #include "web/services/billing_service.h"
 #include "web/services/design_service.h"
 #include "web/services/drill_service.h"
-#include "common/result.h"
 #include "web/services/readiness_service.h"
 #include "web/services/review_service.h"
 #include "web/services/subscription_service.h"
@@ -99,6 +99,11 @@ std::string pre_cookie(const Context& ctx, const std::string& token);
 // The cached page at `path` (a key of PageCache, or a question page's path, rendered now if
 // it is not kept), served without a copy; 404 if none.
 Response page(const Context& ctx, const std::string& path);
+// A question's rendered answer, kept in the page cache under "answer:SLUG" (kAnswerKey), so the
+// API, a rehearsal and a course's print page do not render the Markdown again on each request.
+// Throws bank::BrokenBody as bank::answer_html does.
+inline constexpr std::string_view kAnswerKey = "answer:";
+std::string answer_html(const Context& ctx, const bank::Question& q);
 // An error in the shape the path asks for: the JSON error shape under /api/, else the error page.
 Response error(const Request& req, const Context& ctx, int status, const std::string& message);
 // 503, a retry hint and a log line for a failed store call (the store's failure is the

@@ -118,7 +118,8 @@ Response export_anki(const Request& req, const Context& ctx) {
   return r;
 }
 
-std::string course_print_page(const Site& site, const bank::Course& course, bool paid_access) {
+std::string course_print_page(const Site& site, const bank::Course& course, bool paid_access,
+                              const std::function<std::string(const bank::Question&)>& answer) {
   std::string b = "<article class=\"print-course\">\n<h1>" + esc(course.title) + "</h1>\n<p class=\"lede\">" + esc(course.summary) +
                   "</p>\n<p class=\"muted no-print\">Printed with answers shown. Use the browser's Print (to paper or PDF); "
                   "each question starts a new page.</p>\n";
@@ -137,7 +138,8 @@ std::string course_print_page(const Site& site, const bank::Course& course, bool
       b += "<section class=\"print-question\">\n<h3>" + esc(q->title) + "</h3>\n<p class=\"muted\">" +
            esc(std::string(bank::difficulty_name(q->difficulty))) + " · " + esc(q->topic) + "</p>\n";
       if (q->free || paid_access) {
-        b += "<p><strong>TL;DR</strong> " + esc(q->tldr) + "</p>\n<div class=\"answer\">\n" + bank::answer_html(*q, site.registry, site.catalog) + "\n</div>\n";
+        b += "<p><strong>TL;DR</strong> " + esc(q->tldr) + "</p>\n<div class=\"answer\">\n" +
+             (answer ? answer(*q) : bank::answer_html(*q, site.registry, site.catalog)) + "\n</div>\n";
       } else {
         b += "<p class=\"print-locked\">The worked answer is part of paid access (/q/" + esc(q->slug) + ").</p>\n";
       }
@@ -158,7 +160,8 @@ Response course_print(const Request& req, const Params& p, const Context& ctx) {
   if (it == ctx.bank.courses.end()) return error(req, ctx, 404, "There is no course '" + p.at("id") + "'; see /courses.");
   services::Visitor v = visitor(req, ctx);
   Response r;
-  r.body = course_print_page(ctx.site(), it->second, has_paid_access(ctx, v.user_id));
+  r.body = course_print_page(ctx.site(), it->second, has_paid_access(ctx, v.user_id),
+                            [&ctx](const bank::Question& q) { return answer_html(ctx, q); });
   r.personal = v.user_id != 0;
   return r;
 }

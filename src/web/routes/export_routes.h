@@ -1,6 +1,7 @@
 // Take it with you (issue 37): Anki decks, the OpenAPI description, printable courses.
 #pragma once
 
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -24,8 +25,11 @@ inline constexpr int kExportsPerMinute = 6;
 // style.css): each module's concepts and questions with their answers shown (paid answers
 // only with access), a page break before each question.
 Response course_print(const Request& req, const Params& p, const Context& ctx);
-// The page's HTML (no store: `paid_access` says whether paid answers are included).
-std::string course_print_page(const Site& site, const bank::Course& course, bool paid_access);
+// The page's HTML (no store: `paid_access` says whether paid answers are included). `answer`
+// gives a question's rendered answer: the server's kept copy (answer_html), or rendered now
+// when left empty (the static export renders each once anyway).
+std::string course_print_page(const Site& site, const bank::Course& course, bool paid_access,
+                              const std::function<std::string(const bank::Question&)>& answer = {});
 
 // GET /api/openapi.json, made once from the route table on first call.
 struct OpenApiCache {

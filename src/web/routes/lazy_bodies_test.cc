@@ -5,6 +5,7 @@
 // 500 naming no internals, the error log names the file and the problem; an eager load (what
 // `ridge serve --strict-bank` and `ridge check` run) refuses it.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <spdlog/sinks/ostream_sink.h>
 
 #include <unistd.h>
@@ -183,6 +184,35 @@ TEST(LazyListings, AListingPageIsRenderedOnItsFirstRequestAndKept) {
                                   "/tracks/" + app.bank().tracks.front().id}) {
     EXPECT_NE(sitemap.find(path + "</loc>"), std::string::npos) << path;
   }
+}
+
+// A question's answer read outside its page (the API, a rehearsal, a course's print page) is
+// rendered once into the same cache, not again on each request: the API's "html" is the
+// eager load's bytes, and a second request renders nothing.
+TEST(LazyBodies, AnAnswerOutsideItsPageIsRenderedOnceAndKept) {
+  const std::string root = std::string(ridge::source_dir()) + "/content";
+  bank::LoadResult eager = load(root, true);
+  bank::LoadResult lazy = load(root, false);
+  ASSERT_TRUE(eager.errors.empty());
+  ASSERT_TRUE(lazy.errors.empty());
+  const bank::Question* free_q = nullptr;
+  for (const auto& q : eager.bank.questions) {
+    if (q.free) {
+      free_q = &q;
+      break;
+    }
+  }
+  ASSERT_NE(free_q, nullptr);
+  App app(std::move(lazy.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
+          Assets(std::string(ridge::source_dir()) + "/web/static"));
+  const std::string path = "/api/questions/" + free_q->slug;
+  Response first = get(app, path);
+  ASSERT_EQ(first.status, 200);
+  EXPECT_EQ(nlohmann::json::parse(first.view())["html"], free_q->html);
+  const size_t rendered = app.question_pages().renders();
+  EXPECT_GE(rendered, 1u);
+  EXPECT_EQ(get(app, path).view(), first.view());
+  EXPECT_EQ(app.question_pages().renders(), rendered);  // the second request rendered nothing
 }
 
 }  // namespace

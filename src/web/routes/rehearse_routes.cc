@@ -173,7 +173,7 @@ std::string round_html(const Context& ctx, const Loaded& l, size_t i, int shown,
   }
   h += "<section class=\"card\" id=\"worked\"><h2>The worked answer</h2>";
   if (q->free || paid) {
-    h += bank::answer_html(*q, ctx.registry, ctx.catalog);  // md4c's, at load or now: the program's own HTML
+    h += answer_html(ctx, *q);  // md4c's: the program's own HTML
   } else {
     h += "<p class=\"tldr\">" + esc(q->tldr) + "</p><p>The full worked answer comes with <a href=\"/pricing\">access</a>.</p>";
   }
