@@ -330,6 +330,23 @@ TEST_F(Practice, SettingsSendANewVerificationLinkThatVerifies) {
   EXPECT_EQ(json::parse(call("GET", "/api/me", "", &a).body)["email_verified"], true);
 }
 
+// Issue 28 (high): 100 concurrent wrong current passwords on /settings were all answered 200.
+// The budget was added in the service; the page now says so in its status too: 429 and Retry-After.
+TEST_F(Practice, Finding28_ASpentPasswordBudgetOnSettingsIsA429WithRetryAfter) {
+  Client a = signup("budget@example.com");
+  for (int i = 0; i < 5; ++i) {
+    Response wrong = call("POST", "/settings", "action=password&current=wrong+" + std::to_string(i) + "&new=a+new+long+passphrase&csrf=" + a.csrf, &a);
+    EXPECT_EQ(wrong.status, 200) << i;  // a wrong password is shown on the page
+  }
+  Response limited = call("POST", "/settings", "action=delete&current=wrong+again&csrf=" + a.csrf, &a);
+  EXPECT_EQ(limited.status, 429);
+  std::string retry = header(limited, "Retry-After");
+  ASSERT_FALSE(retry.empty());
+  EXPECT_GT(std::stoi(retry), 0);
+  EXPECT_NE(std::string(limited.view()).find("Account settings"), std::string::npos);  // still the page, with its message
+  EXPECT_EQ(json::parse(call("GET", "/api/me", "", &a).body)["signed_in"], true);  // nothing was deleted
+}
+
 TEST_F(Practice, SubscribeAnswersAlikeAndLinksAreSigned) {
   auto sub = [&](const std::string& email) {
     Request req;

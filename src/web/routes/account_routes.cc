@@ -154,15 +154,22 @@ Response settings(const Request& req, const Context& ctx) {
   services::Visitor v = visitor(req, ctx);
   if (v.user_id == 0) return redirect("/signin?next=/settings");
   std::string message;
+  int status = 200;
+  int64_t retry_after = 0;
   if (req.method == "POST") {
     Form form;
     if (auto refused = read_post_form(req, v, form)) return *refused;
     std::string action = form_value(form, "action");
     using Kind = Failure::Kind;
-    // A refusal the user can act on is shown on the page; a store failure is a 503.
+    // A refusal the user can act on is shown on the page (a spent password budget as a 429 with
+    // Retry-After, so a client or a proxy sees the limit); a store failure is a 503.
     auto shown = [&](const Failure& f) -> std::optional<Response> {
       if (f.kind == Kind::kUnavailable) return store_unavailable(req, ctx, f.detail);
       if (f.kind == Kind::kInternal) return plain_error(500, f.message());
+      if (f.kind == Kind::kLimited) {
+        status = 429;
+        retry_after = f.retry_after;
+      }
       message = f.message();
       return std::nullopt;
     };
@@ -203,8 +210,9 @@ Response settings(const Request& req, const Context& ctx) {
   if (!until) return store_unavailable(req, ctx, "entitlement lookup failed");
   views::SettingsView view{message, *until, ctx.now(), req.param("paid").has_value(), v.email, v.email_verified_at != 0,
                            v.csrf, v.retention, v.new_per_day};
-  Response r = html(200, layout(ctx.site(), "Settings", "Account settings", views::settings_page(view)));
+  Response r = html(status, layout(ctx.site(), "Settings", "Account settings", views::settings_page(view)));
   r.set("Cache-Control", "no-store");
+  if (retry_after > 0) r.set("Retry-After", std::to_string(retry_after));
   return r;
 }
 
