@@ -1,6 +1,7 @@
 #include "cli/serve_command.h"
 
 #include <boost/asio/ip/address.hpp>
+#include <unistd.h>
 
 #include <atomic>
 #include <charconv>
@@ -148,6 +149,7 @@ int run_serve(const ServeFlags& f, const std::string& data_dir) {
   web::log::Options log_options;
   log_options.format = *web::log::parse_format(f.log_format);  // checked by the flag's validator
   log_options.access = f.access_log == "on";
+  log_options.access_fd = STDERR_FILENO;  // in batches, off spdlog's queue (web/access_buffer.h)
   web::log::configure(log_options);
   std::optional<web::ServerOptions> metrics_options;
   if (!f.metrics_bind.empty()) {

@@ -10,8 +10,14 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <ctime>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <vector>
+
+#include "web/access_buffer.h"
 
 namespace ridge::web::log {
 namespace {
@@ -34,20 +40,25 @@ std::atomic<bool>& access_on() {
   return on;
 }
 
-// Text for a log line: control bytes written as \xNN so no input can end a line; for a
-// field (`field`), spaces, quotes and backslashes too, so no input can fake another field.
-std::string escaped(std::string_view v, bool field) {
-  std::string out;
-  out.reserve(v.size());
+// Text for a log line, appended to `out`: control bytes written as \xNN so no input can end a
+// line; for a field (`field`), spaces, quotes and backslashes too, so no input can fake another
+// field.
+void append_escaped(std::string& out, std::string_view v, bool field) {
+  static constexpr char kHex[] = "0123456789abcdef";
   for (unsigned char c : v) {
     if (c < 0x20 || c == 0x7f || (field && (c == '"' || c == '\\' || c == ' '))) {
-      char buf[5];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
+      const char esc[4] = {'\\', 'x', kHex[c >> 4], kHex[c & 15]};
+      out.append(esc, 4);
     } else {
       out += static_cast<char>(c);
     }
   }
+}
+
+std::string escaped(std::string_view v, bool field) {
+  std::string out;
+  out.reserve(v.size());
+  append_escaped(out, v, field);
   return out;
 }
 
@@ -55,6 +66,102 @@ std::string text_value(std::string_view v) { return escaped(v, true); }
 
 std::string json_value(std::string_view v) {
   return nlohmann::json(std::string(v)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// The buffered access log (access_buffer.h), when configured with a descriptor. Read on every
+// request without a shared_ptr's atomic count; a replaced one is stopped and kept (it may still
+// be in a request's hands), which only tests do.
+std::atomic<AccessBuffers*> buffered{nullptr};
+std::atomic<Format> buffered_format{Format::kText};
+
+void retire_buffers() {
+  static std::mutex m;
+  static std::vector<std::unique_ptr<AccessBuffers>> retired;
+  AccessBuffers* old = buffered.exchange(nullptr);
+  if (old == nullptr) return;
+  old->stop();
+  std::lock_guard<std::mutex> lock(m);
+  retired.emplace_back(old);
+}
+
+// "2026-12-07T03:48:18.123Z", as spdlog's pattern writes it; the date and time of day are
+// formatted once a second per thread.
+void append_time(std::string& out) {
+  thread_local std::time_t second = -1;
+  thread_local char day_time[24];
+  const auto now = std::chrono::system_clock::now();
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  const std::time_t s = static_cast<std::time_t>(ms / 1000);
+  if (s != second) {
+    std::tm tm{};
+    gmtime_r(&s, &tm);
+    std::strftime(day_time, sizeof day_time, "%Y-%m-%dT%H:%M:%S.", &tm);
+    second = s;
+  }
+  out.append(day_time, 20);
+  const int m = static_cast<int>(ms % 1000);
+  const char tail[4] = {static_cast<char>('0' + m / 100), static_cast<char>('0' + m / 10 % 10),
+                        static_cast<char>('0' + m % 10), 'Z'};
+  out.append(tail, 4);
+}
+
+template <typename Int>
+void append_int(std::string& out, Int v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+// A JSON string: plain printable ASCII as it is, anything else through nlohmann (escapes, and
+// invalid UTF-8 replaced) as the spdlog path writes it.
+void append_json(std::string& out, std::string_view v) {
+  const bool plain = std::all_of(v.begin(), v.end(), [](char c) {
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  });
+  if (!plain) {
+    out += json_value(v);
+    return;
+  }
+  out += '"';
+  out.append(v);
+  out += '"';
+}
+
+void buffered_access(AccessBuffers& b, const AccessLine& l) {
+  std::string& out = b.acquire();
+  if (buffered_format.load(std::memory_order_relaxed) == Format::kJson) {
+    out += "{\"time\":\"";
+    append_time(out);
+    out += "\",\"log\":\"access\",\"method\":";
+    append_json(out, l.method);
+    out += ",\"path\":";
+    append_json(out, l.path);
+    out += ",\"status\":";
+    append_int(out, l.status);
+    out += ",\"bytes\":";
+    append_int(out, l.bytes);
+    out += ",\"us\":";
+    append_int(out, l.micros);
+    out += ",\"id\":";
+    append_json(out, l.request_id);
+    out += "}\n";
+  } else {
+    append_time(out);
+    out += ' ';
+    append_escaped(out, l.method, true);
+    out += ' ';
+    append_escaped(out, l.path, true);
+    out += ' ';
+    append_int(out, l.status);
+    out += ' ';
+    append_int(out, l.bytes);
+    out += "B ";
+    append_int(out, l.micros);
+    out += "us id=";
+    append_escaped(out, l.request_id, true);
+    out += '\n';
+  }
+  b.release();
 }
 
 }  // namespace
@@ -84,17 +191,24 @@ void configure(const Options& options, std::shared_ptr<spdlog::sinks::sink> sink
   s->logger->set_level(spdlog::level::info);
   s->logger->flush_on(spdlog::level::err);
   bool access = s->options.access;
+  retire_buffers();
+  if (access && options.access_fd >= 0) {
+    buffered_format.store(options.format, std::memory_order_relaxed);
+    buffered.store(new AccessBuffers(options.access_fd), std::memory_order_release);
+  }
   state().store(std::move(s), std::memory_order_release);
   access_on().store(access, std::memory_order_relaxed);
 }
 
 void flush() {
+  if (AccessBuffers* b = buffered.load(std::memory_order_acquire)) b->flush();
   if (auto s = current()) s->logger->flush();
 }
 
 void shutdown() {
   flush();
   access_on().store(false, std::memory_order_relaxed);
+  retire_buffers();
   state().store(nullptr, std::memory_order_release);
   spdlog::shutdown();  // the thread pool drains its queue, then joins
 }
@@ -103,6 +217,10 @@ void access(const AccessLine& l) {
   // Off (the benchmarks, a proxy that logs): no shared_ptr load, whose atomic refcount every
   // thread would bump on every request.
   if (!access_on().load(std::memory_order_relaxed)) return;
+  if (AccessBuffers* b = buffered.load(std::memory_order_acquire)) {
+    buffered_access(*b, l);
+    return;
+  }
   auto s = current();
   if (!s) return;
   if (s->options.format == Format::kJson) {

@@ -3,9 +3,10 @@
 // with the exception's text and the request id). Both go to stderr by default, as text for
 // people or, with `--log-format json`, as one JSON object per line for machines.
 //
-// Lines are formatted on the calling thread and written by spdlog's background thread, so
-// an I/O thread never waits on stderr; when the queue is full the oldest line is dropped
-// (a log is never allowed to stall requests). Values are escaped: a path with a newline or
+// Lines are formatted on the calling thread and written by a background thread, so an I/O
+// thread never waits on stderr; when the queue is full the oldest lines are dropped (a log is
+// never allowed to stall requests). The server's access lines go through per-thread buffers
+// written in batches (Options::access_fd), the error log through spdlog's queue. Values are escaped: a path with a newline or
 // a quote cannot forge a line. Thread-safe after configure().
 #pragma once
 
@@ -28,6 +29,10 @@ struct Options {
   // Written by a background thread (the server) or on the caller's thread (tests, which read
   // what was written right after).
   bool async = true;
+  // When >= 0, access lines skip spdlog: each thread formats them into a buffer of its own and
+  // a flusher thread writes them to this descriptor in batches (at 64 KiB, or every 200 ms;
+  // web/access_buffer.h). The server passes stderr's; the error log stays on spdlog.
+  int access_fd = -1;
 };
 
 // Once at start-up, before the server's threads start. A null sink means stderr (tests pass
