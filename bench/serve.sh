@@ -101,13 +101,33 @@ nginx -c "$work/nginx.conf" -p "$work"
 sleep 0.3
 pids+=("$(cat "$work/nginx.pid")")
 
-one() {  # one PORT THREADS TARGET -> "rps p50_us p99_us"
-  wrk -t"$2" -c64 -d"${duration}s" --latency "http://127.0.0.1:$1$3" | awk '
+one() {  # one PORT THREADS TARGET -> "rps p50_us p99_us cpu_us_per_request"
+  local before after
+  before=$(cpu_ticks "$(pids_of "$1")")
+  wrk -t"$2" -c64 -d"${duration}s" --latency "http://127.0.0.1:$1$3" > "$work/wrk-out"
+  after=$(cpu_ticks "$(pids_of "$1")")
+  awk -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" '
     function us(v) { if (v ~ /us$/) return v + 0; if (v ~ /ms$/) return v * 1000; if (v ~ /s$/) return v * 1000000; return v }
     /Requests\/sec/ { rps = $2 } $1 == "50%" { p50 = us($2) } $1 == "99%" { p99 = us($2) } /Non-2xx/ { bad = $NF }
-    END { if (bad > 0) print "non-2xx answers: " bad > "/dev/stderr"; printf "%d %d %d\n", rps, p50, p99 }'
+    / requests in / { n = $1 }
+    END { if (bad > 0) print "non-2xx answers: " bad > "/dev/stderr"; printf "%d %d %d %.1f\n", rps, p50, p99, n ? ticks * 1000000 / hz / n : 0 }' "$work/wrk-out"
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# The server's own CPU time per request (user + system, every thread or worker of it) is the
+# figure that a loaded machine disturbs least: requests per second move with whatever else runs
+# on the two cores (the client included), the CPU a request costs the server much less.
+pids_of() {  # pids_of PORT -> the processes serving it
+  case "$1" in
+    18101) echo "$ridge_pid" ;;
+    18103) echo "$ridge_log_pid" ;;
+    *) pgrep -P "$(cat "$work/nginx.pid")" | tr '\n' ' ' ;;
+  esac
+}
+cpu_ticks() {  # cpu_ticks "PID..." -> utime + stime, in clock ticks, summed
+  local total=0 p
+  for p in $1; do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done
+  echo "$total"
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 # name|wrk threads|target|nginx port|ridge port (18100/18101: no access log; 18102/18103: logged)
@@ -132,20 +152,23 @@ for r in $(seq "$rounds"); do
   done
 done
 echo
-declare -A rps_of=()
-echo "| path | wrk threads | nginx requests/s | ridge requests/s | ratio | nginx p50 / p99 | ridge p50 / p99 |"
-echo "|---|---|---|---|---|---|---|"
+declare -A rps_of=() cpu_of=()
+echo "| path | wrk threads | nginx requests/s | ridge requests/s | ratio | nginx p50 / p99 | ridge p50 / p99 | CPU per request, nginx / ridge | nginx's ÷ ridge's |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for i in "${!cases[@]}"; do
   IFS='|' read -r name threads target ref ours <<<"${cases[$i]}"
-  declare -A rps=() p50=() p99=()
+  declare -A rps=() p50=() p99=() cpu=()
   for port in "$ref" "$ours"; do
     rps[$port]=$(cut -d' ' -f1 "$work/results-$i-$port" | median)
     p50[$port]=$(cut -d' ' -f2 "$work/results-$i-$port" | median)
     p99[$port]=$(cut -d' ' -f3 "$work/results-$i-$port" | median)
+    cpu[$port]=$(cut -d' ' -f4 "$work/results-$i-$port" | median)
     rps_of["$name|$threads|$port"]=${rps[$port]}
+    cpu_of["$name|$threads|$port"]=${cpu[$port]}
   done
-  printf '| %s (`%s`) | %s | %s | %s | %s | %s / %s us | %s / %s us |\n' "$name" "$target" "$threads" "${rps[$ref]}" "${rps[$ours]}" \
-    "$(ratio "${rps[$ours]}" "${rps[$ref]}")" "${p50[$ref]}" "${p99[$ref]}" "${p50[$ours]}" "${p99[$ours]}"
+  printf '| %s (`%s`) | %s | %s | %s | %s | %s / %s us | %s / %s us | %s / %s us | %s |\n' "$name" "$target" "$threads" "${rps[$ref]}" "${rps[$ours]}" \
+    "$(ratio "${rps[$ours]}" "${rps[$ref]}")" "${p50[$ref]}" "${p99[$ref]}" "${p50[$ours]}" "${p99[$ours]}" \
+    "${cpu[$ref]}" "${cpu[$ours]}" "$(ratio "${cpu[$ref]}" "${cpu[$ours]}")"
 done
 # Each access log's cost to its own server: the 24.5 KB page at wrk -t2, logged ÷ not logged.
 plain="question page 24.5 KB|2" logged="question page 24.5 KB, access logs on|2"
@@ -153,6 +176,7 @@ if [ -n "${rps_of[$plain|18101]:-}" ] && [ -n "${rps_of[$logged|18103]:-}" ]; th
   echo
   echo "access log's cost (24.5 KB page, wrk -t2, requests/s logged ÷ not logged): nginx (buffer=64k)" \
     "$(ratio "${rps_of[$logged|18102]}" "${rps_of[$plain|18100]}"), ridge $(ratio "${rps_of[$logged|18103]}" "${rps_of[$plain|18101]}")"
+  echo "access log's cost in CPU per request (logged ÷ not logged): nginx $(ratio "${cpu_of[$logged|18102]}" "${cpu_of[$plain|18100]}"), ridge $(ratio "${cpu_of[$logged|18103]}" "${cpu_of[$plain|18101]}")"
   echo "lines logged: nginx $(wc -l < "$work/nginx-access.log" 2>/dev/null || echo 0) (its buffer may still hold some), ridge $(grep -c ' /q/' "$work/ridge-18103.log" || true)"
 fi
 echo
