@@ -75,8 +75,10 @@ inline constexpr const char* kServePdHandoffLatency = "105ms";
 // Not fitted: the decode steps of the handoff, counted from SGLang's decode server (python/sglang/
 // srt/disaggregation/decode.py, the life cycle in its docstring; each queue is polled once per
 // scheduler iteration): half a step on average for the handshake and pre-allocation poll that the
-// prefill waits for, half a step for the transfer poll after the KV lands, and the iteration of
-// the PrebuiltExtendBatch that joins the request to the running batch and streams its first token.
+// prefill waits for, half a step for the transfer poll after the KV lands, and one step for the
+// join: SchedulerDisaggregationDecodeMixin.get_next_disagg_decode_batch_to_run runs the new
+// PrebuiltExtendBatch (no forward) in place of that iteration's decode step, and the overlap
+// scheduler processes its result, which streams the first token, while the next step runs.
 inline constexpr const char* kServePdHandoffDecodeSteps = "2";
 
 // ---- fixed assumptions, not fitted ----
