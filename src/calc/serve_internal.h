@@ -67,8 +67,10 @@ inline constexpr const char* kServeExpertBandwidthEfficiency4bit = "0.575";
 
 // perf6s (issue 31, the prefill-to-decode handoff of a disaggregated deployment, serving_model.h
 // Disaggregation): the fixed part of the handoff, what is not a decode step (the router's hops,
-// the bootstrap server, the CPU all-reduce of each poll, the transfer engine's notification).
-// No source states it; fitted on the fit half's nine disaggregated TTFT rows only (`ridge
+// the bootstrap server, the CPU all-reduce of each poll, the transfer engine's notification; SGLang's
+// PR 26780, "optimistic prefill", names the same wait: the prefill waits for the bootstrap, whose
+// time is the skew between the two schedulers, the decode's allocation and the handshake).
+// No source states its size; fitted on the fit half's nine disaggregated TTFT rows only (`ridge
 // validate --fit`, grid 0 to 200 ms by 5 ms, with the decode steps below in place): see the
 // bench/README.md section of 2026-12-07 (perf6s) for the grid and the held-out effect.
 inline constexpr const char* kServePdHandoffLatency = "105ms";
