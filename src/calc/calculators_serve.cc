@@ -214,7 +214,7 @@ void register_serve_calculators(Registry& r) {
          "routing, speculative decoding, the highest rate within an SLO",
          serve_rate_params(),
          {"ttft_mean_seconds", "ttft_p99_seconds", "tpot_mean_seconds", "tpot_p99_seconds", "batch_per_replica",
-          "max_batch_per_replica", "prefill_utilisation", "kv_transfer_seconds", "gpus",
+          "max_batch_per_replica", "prefill_utilisation", "kv_transfer_seconds", "handoff_seconds", "gpus",
           "output_tokens_per_second_per_gpu", "saturation_rate", "rate", "saturation_output_tokens_per_second",
           "max_rate_within_slo"},
          "--model llama-3.1-70b --gpu h100-sxm --tp 4 --rate 4 --input-tokens 2048 --output-tokens 256", serve_rate});

@@ -38,6 +38,16 @@ std::vector<ParamSpec> serve_rate_params() {
              0, 1e15, "", false, "400GB/s"),
       zero_or_more("kv-transfer-latency", Unit::kSeconds,
                    "disaggregated: fixed cost of one KV transfer (assumed 20 us, as a collective's latency)", 1, "20us"),
+      zero_or_more("handoff-latency", Unit::kSeconds,
+                   "disaggregated: fixed cost per request of the handoff from the prefill to the decode server beyond "
+                   "the transfer (router hops, bootstrap, the CPU all-reduce of each poll; fitted on the fit half's "
+                   "disaggregated TTFT rows)",
+                   10, kServePdHandoffLatency),
+      zero_or_more("handoff-decode-steps", Unit::kCount,
+                   "disaggregated: decode steps a request waits between its KV landing and its first token (SGLang's "
+                   "decode server: half a step for the handshake poll, half for the transfer poll, one for the "
+                   "PrebuiltExtendBatch that joins it)",
+                   100, kServePdHandoffDecodeSteps),
       optional_zero("ttft-slo", Unit::kSeconds, "p99 time-to-first-token target for the highest rate (0: none)", 1e4),
       optional_zero("tpot-slo", Unit::kSeconds, "p99 time-per-output-token target for the highest rate (0: none)", 1e3),
       count("draft-tokens", Unit::kCount, "speculative decoding: tokens the draft proposes per step, k (0: none)", 0, 64,
@@ -300,6 +310,12 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
     const double per_gpu = gpu.has_system() && gpu.system.scale_out_bandwidth() > 0 ? gpu.system.scale_out_bandwidth() : 50e9;
     dis.transfer_bandwidth = in.has("kv-transfer-bandwidth") ? in.number("kv-transfer-bandwidth") : tp * per_gpu;
     dis.transfer_latency = in.number("kv-transfer-latency");
+    dis.handoff_seconds = in.number("handoff-latency");
+    dis.handoff_decode_steps = in.number("handoff-decode-steps");
+    d.assume("the handoff from the prefill to the decode server (SGLang's PD mode, disaggregation/decode.py): " +
+             num(dis.handoff_decode_steps) + " decode steps (each queue polled once per scheduler iteration: the "
+             "handshake, the transfer, then the PrebuiltExtendBatch that joins the running batch) plus " +
+             q(dis.handoff_seconds, Unit::kSeconds) + " fixed (handoff-latency, fitted)");
     dis.kv_bytes_per_prompt_token = (kv_elements_per_sequence(m, isl) * kvbytes * kv_copies + state_seq) / isl;
     d.step("KV transfer bandwidth per replica", "tp × NIC share per GPU (or as given)",
            in.has("kv-transfer-bandwidth") ? q(dis.transfer_bandwidth, Unit::kBytesPerSecond)
@@ -343,11 +359,15 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
            q(dis.transfer_latency, Unit::kSeconds) + " + " + num(isl) + " × " + q(dis.kv_bytes_per_prompt_token, Unit::kBytes) +
                " ÷ " + q(dis.transfer_bandwidth, Unit::kBytesPerSecond),
            p.kv_transfer_seconds, Unit::kSeconds);
+    d.step("Handoff to the decode server", "handoff-latency + handoff-decode-steps × decode step",
+           q(dis.handoff_seconds, Unit::kSeconds) + " + " + num(dis.handoff_decode_steps) + " × " +
+               q(p.step_seconds, Unit::kSeconds),
+           p.handoff_seconds, Unit::kSeconds);
   }
-  d.step("TTFT mean", disagg ? "wait + prefill + transfer" : "wait + prefill + (1 − rho) × half a decode step",
+  d.step("TTFT mean", disagg ? "wait + prefill + transfer + handoff" : "wait + prefill + (1 − rho) × half a decode step",
          "W = rate × E[S²] ÷ (2(1 − rho))", p.ttft_mean, Unit::kSeconds);
   d.step("TTFT p99", "W ÷ rho × ln(rho ÷ 0.01) + prefill of the p99 prompt" +
-         std::string(disagg ? " + its transfer" : " + one decode step"), "", p.ttft_p99, Unit::kSeconds);
+         std::string(disagg ? " + its transfer + the handoff" : " + one decode step"), "", p.ttft_p99, Unit::kSeconds);
   d.step("TPOT mean", disagg ? "step ÷ tokens per step" : "step ÷ tokens per step ÷ (1 − rho)", "", p.tpot_mean, Unit::kSeconds);
   d.step("TPOT p99", disagg ? "as the mean: no prefill stalls a decode replica"
                             : "step ÷ tokens per step + (m + 2.326 √m) × prefill ÷ output, m = rate × life",
@@ -360,6 +380,7 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
   d.result("max_batch_per_replica", max_batch, Unit::kCount);
   d.result("prefill_utilisation", p.prefill_utilisation, Unit::kRatio);
   d.result("kv_transfer_seconds", p.kv_transfer_seconds, Unit::kSeconds);
+  d.result("handoff_seconds", p.handoff_seconds, Unit::kSeconds);
   d.result("gpus", gpus, Unit::kCount);
   d.result("output_tokens_per_second_per_gpu", rate * osl / gpus, Unit::kTokensPerSecond);
   d.result("saturation_rate", sat, Unit::kNone);

@@ -39,6 +39,31 @@ TEST(ServeRate, DisaggregatedKvCrossesTheSystemsNics) {
   EXPECT_EQ(result(run("serve-rate", g), "gpus"), 4);
 }
 
+TEST(ServeRate, DisaggregatedTtftPaysTheHandoffInDecodeSteps) {
+  // perf6s: the handoff is handoff-latency + handoff-decode-steps × the decode step, and a
+  // disaggregated decode step is the TPOT (no speculation, no prefill stalls). At a fixed rate the
+  // pools' load does not depend on the TTFT, so the step is the same with and without the handoff:
+  // 30 ms + 2 × TPOT, and TTFT with it = TTFT without it + exactly that.
+  Given g = llama70b_h100_tp2();
+  for (const auto& [k, v] : Given{{"rate", "0.5"}, {"deployment", "disaggregated"}, {"handoff-latency", "30ms"},
+                                  {"handoff-decode-steps", "2"}}) {
+    g[k] = v;
+  }
+  const Derivation with = run("serve-rate", g);
+  const double tpot = result(with, "tpot_mean_seconds");
+  EXPECT_NEAR(result(with, "handoff_seconds"), 0.030 + 2 * tpot, 1e-12);
+  g["handoff-latency"] = "0";
+  g["handoff-decode-steps"] = "0";
+  const Derivation without = run("serve-rate", g);
+  EXPECT_EQ(result(without, "handoff_seconds"), 0);
+  EXPECT_NEAR(result(with, "ttft_mean_seconds") - result(without, "ttft_mean_seconds"), 0.030 + 2 * tpot, 1e-9);
+  EXPECT_NEAR(result(with, "ttft_p99_seconds") - result(without, "ttft_p99_seconds"), 0.030 + 2 * tpot, 1e-9);
+  // An aggregated deployment has no handoff, whatever the inputs say.
+  g["deployment"] = "aggregated";
+  g["handoff-latency"] = "30ms";
+  EXPECT_EQ(result(run("serve-rate", g), "handoff_seconds"), 0);
+}
+
 TEST(ServeRate, ClosedLoopObeysLittlesLaw) {
   // Each of C clients has one request in flight: rate × (TTFT + (output − 1) × TPOT) = C.
   Given g = llama70b_h100_tp2();

@@ -65,6 +65,24 @@ inline constexpr const char* kServeExpertBandwidthEfficiency = "0.30";
 // 0.20 to 0.90 by 0.025; 2026-12-07), the 8-bit share above unchanged.
 inline constexpr const char* kServeExpertBandwidthEfficiency4bit = "0.575";
 
+// perf6s (issue 31, the prefill-to-decode handoff of a disaggregated deployment, serving_model.h
+// Disaggregation): the fixed part of the handoff, what is not a decode step (the router's hops,
+// the bootstrap server, the CPU all-reduce of each poll, the transfer engine's notification; SGLang's
+// PR 26780, "optimistic prefill", names the same wait: the prefill waits for the bootstrap, whose
+// time is the skew between the two schedulers, the decode's allocation and the handshake).
+// No source states its size; fitted on the fit half's nine disaggregated TTFT rows only (`ridge
+// validate --fit`, grid 0 to 200 ms by 5 ms, with the decode steps below in place): see the
+// bench/README.md section of 2026-12-07 (perf6s) for the grid and the held-out effect.
+inline constexpr const char* kServePdHandoffLatency = "105ms";
+// Not fitted: the decode steps of the handoff, counted from SGLang's decode server (python/sglang/
+// srt/disaggregation/decode.py, the life cycle in its docstring; each queue is polled once per
+// scheduler iteration): half a step on average for the handshake and pre-allocation poll that the
+// prefill waits for, half a step for the transfer poll after the KV lands, and one step for the
+// join: SchedulerDisaggregationDecodeMixin.get_next_disagg_decode_batch_to_run runs the new
+// PrebuiltExtendBatch (no forward) in place of that iteration's decode step, and the overlap
+// scheduler processes its result, which streams the first token, while the next step runs.
+inline constexpr const char* kServePdHandoffDecodeSteps = "2";
+
 // ---- fixed assumptions, not fitted ----
 // One small all-reduce on NVLink costs about this much before its bytes (launch, the
 // synchronisation between the ranks); an assumption of the order nccl-tests and TensorRT-LLM's

@@ -164,8 +164,9 @@ LoadPoint disaggregated(const DecodeCost& decode, const PrefillCost& prefill, co
   out.batch = batch;
   out.step_seconds = step;
   out.kv_transfer_seconds = transfer(load.input_tokens);
-  out.ttft_mean = wait + s.mean + out.kv_transfer_seconds;
-  out.ttft_p99 = wait_p99(wait, rho) + prefill_seconds(prefill, p99_len) + transfer(p99_len);
+  out.handoff_seconds = dis.handoff_seconds + dis.handoff_decode_steps * step;
+  out.ttft_mean = wait + s.mean + out.kv_transfer_seconds + out.handoff_seconds;
+  out.ttft_p99 = wait_p99(wait, rho) + prefill_seconds(prefill, p99_len) + transfer(p99_len) + out.handoff_seconds;
   out.tpot_mean = step / E;
   out.tpot_p99 = step / E;  // no prefill ever stalls a decode replica
   out.output_tokens_per_second = lambda_d * load.output_tokens;

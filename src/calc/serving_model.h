@@ -112,6 +112,7 @@ struct LoadPoint {
   double ttft_mean = 0, ttft_p99 = 0;
   double tpot_mean = 0, tpot_p99 = 0;
   double kv_transfer_seconds = 0;  // disaggregated only
+  double handoff_seconds = 0;      // disaggregated only: the handoff beyond the transfer (Disaggregation)
   double output_tokens_per_second = 0;  // of this replica (decode replica when disaggregated)
 };
 
@@ -122,12 +123,25 @@ LoadPoint aggregated(const DecodeCost& decode, const PrefillCost& prefill, const
 // prefill replicas and a pool of decode replicas, the arrivals split evenly (each replica sees
 // lambda ÷ its pool's size, still Poisson); the prompt's KV cache crosses the fabric before its
 // first decode step: transfer = latency + KV bytes ÷ bandwidth, not overlapped with the prefill
-// (a layer-by-layer overlap would hide most of it; stated). Decode steps never stall for a prefill.
+// (a layer-by-layer overlap would hide most of it; stated), then the handoff: fixed seconds plus
+// a count of decode steps at the decode replica's steady batch. Decode steps never stall for a prefill.
 struct Disaggregation {
   double prefill_replicas = 1, decode_replicas = 1;
   double kv_bytes_per_prompt_token = 0;  // the whole replica's cache per token (all layers, all ranks)
   double transfer_bandwidth = 0;         // bytes/s from a prefill replica to a decode replica
   double transfer_latency = 0;           // seconds per transfer
+  // The prefill-to-decode handoff beyond the transfer itself (issue 31, perf6s): what a request
+  // pays between its prefill's end and its first token leaving the decode server. In SGLang's PD
+  // mode (python/sglang/srt/disaggregation/decode.py, the request's life cycle in its docstring)
+  // the decode server moves a request through its queues once per scheduler iteration: the
+  // handshake and pre-allocation are polled (the prefill may not start before them), the transfer
+  // is polled after the KV lands, and the request then joins through a PrebuiltExtendBatch that
+  // takes an iteration of its own. `handoff_decode_steps` counts those waits in decode steps (each
+  // poll waits half an iteration on average); `handoff_seconds` is what is not a decode step (the
+  // router's two HTTP hops, the bootstrap server, the CPU all-reduce of each poll, the transfer
+  // engine's notification), a fixed cost per request.
+  double handoff_seconds = 0;
+  double handoff_decode_steps = 0;
 };
 LoadPoint disaggregated(const DecodeCost& decode, const PrefillCost& prefill, const Speculation& spec,
                         const Load& load, const Disaggregation& dis);

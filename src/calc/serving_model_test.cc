@@ -133,6 +133,22 @@ TEST(ServingModel, DisaggregatedAddsTheKvTransferAndNeverStallsDecode) {
   EXPECT_NEAR(p.ttft_mean, 20.655556e-3, 1e-8);
 }
 
+TEST(ServingModel, DisaggregatedHandoffIsFixedPlusDecodeSteps) {
+  // The same deployment with a handoff of 50 ms plus 2 decode steps: the step is 1.001001 ms
+  // (above), so the handoff is 50 + 2.002002 = 52.002002 ms, on the mean and on the p99 alike;
+  // TTFT = 20.655556 + 52.002002 = 72.657558 ms. The decode pool's batch does not change.
+  Disaggregation dis{1, 1, 1e5, 1e10, 1e-4};
+  dis.handoff_seconds = 0.050;
+  dis.handoff_decode_steps = 2;
+  const LoadPoint p = disaggregated(toy_decode(), toy_prefill(), {}, toy_load(10), dis);
+  ASSERT_TRUE(p.stable);
+  EXPECT_NEAR(p.handoff_seconds, 52.002002e-3, 1e-9);
+  EXPECT_NEAR(p.ttft_mean, 72.657558e-3, 1e-8);
+  EXPECT_NEAR(p.tpot_mean, 1.001001e-3, 1e-9);
+  const LoadPoint bare = disaggregated(toy_decode(), toy_prefill(), {}, toy_load(10), Disaggregation{1, 1, 1e5, 1e10, 1e-4});
+  EXPECT_NEAR(p.ttft_p99 - bare.ttft_p99, 52.002002e-3, 1e-9);
+}
+
 TEST(ServingModel, MaxRateMeetsTheSloAndOnePercentMoreDoesNot) {
   const Slo slo{0.05, 0};
   const double r = max_rate_aggregated(toy_decode(), toy_prefill(), {}, toy_load(0), slo);
