@@ -64,7 +64,9 @@ int run_export(const ExportFlags& f, const calc::Registry& registry, const calc:
     std::ostream& to = f.out.empty() ? out : file;
     // Streamed: each note is written as soon as it is made.
     auto written = web::exports::write_anki(web::exports::deck_questions(*deck, bank), web::exports::deck_title(*deck, bank),
-                                            f.include_paid, registry, catalog, [&to](std::string_view part) { to << part; });
+                                            f.include_paid,
+                                            [&](const bank::Question& q) { return bank::answer_html(q, registry, catalog); },
+                                            [&to](std::string_view part) { to << part; });
     to.flush();
     if (!to) {
       err << "ridge export anki: writing failed\n";

@@ -98,11 +98,11 @@ std::string note_tags(const bank::Question& q) {
   return out;
 }
 
-std::string note_back(const bank::Question& q, const calc::Registry& registry, const calc::Catalog& catalog) {
-  // q.html is the answer as the loader rendered it: the calc blocks' derivations with the
-  // engine's numbers, and each diagram drawn as an inline <svg> (bank/directives.cc), so the
-  // card needs no media files.
-  return "<p><b>TL;DR</b> " + calc::html_escape(q.tldr) + "</p>\n" + bank::answer_html(q, registry, catalog);
+std::string note_back(const bank::Question& q, std::string_view answer_html) {
+  // The answer as the bank renders it: the calc blocks' derivations with the engine's numbers,
+  // and each diagram drawn as an inline <svg> (bank/directives.cc), so the card needs no media
+  // files.
+  return "<p><b>TL;DR</b> " + calc::html_escape(q.tldr) + "</p>\n" + std::string(answer_html);
 }
 
 std::string anki_field(std::string_view text) {
@@ -116,8 +116,7 @@ std::string anki_field(std::string_view text) {
 }
 
 AnkiWritten write_anki(const std::vector<const bank::Question*>& questions, const std::string& title, bool paid_access,
-                       const calc::Registry& registry, const calc::Catalog& catalog,
-                       const std::function<void(std::string_view)>& sink) {
+                       const AnswerSource& answer, const std::function<void(std::string_view)>& sink) {
   // Columns: 1 GUID, 2 Front, 3 Back, 4 Deck, 5 Tags; the note type is Anki's stock "Basic"
   // (fields Front and Back).
   sink("#separator:Tab\n#html:true\n#notetype:Basic\n#columns:GUID\tFront\tBack\tDeck\tTags\n"
@@ -130,7 +129,7 @@ AnkiWritten write_anki(const std::vector<const bank::Question*>& questions, cons
       continue;
     }
     std::string front = "<p>" + calc::html_escape(q->title) + "</p>";
-    std::string line = anki_field(note_guid(q->slug)) + "\t" + anki_field(front) + "\t" + anki_field(note_back(*q, registry, catalog)) + "\t" +
+    std::string line = anki_field(note_guid(q->slug)) + "\t" + anki_field(front) + "\t" + anki_field(note_back(*q, answer(*q))) + "\t" +
                        deck + "\t" + anki_field(note_tags(*q)) + "\n";
     sink(line);
     ++written.notes;

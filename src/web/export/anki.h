@@ -54,9 +54,12 @@ std::string note_guid(std::string_view slug);
 // Anki's tags for the question: topic, tracks, difficulty, concepts.
 std::string note_tags(const bank::Question& q);
 // The back of the card: the TL;DR and the worked answer as the engine rendered it (numbers,
-// derivations, diagrams as inline SVG).
-// The answer is bank::answer_html's (rendered now when the bank was loaded without bodies).
-std::string note_back(const bank::Question& q, const calc::Registry& registry, const calc::Catalog& catalog);
+// derivations, diagrams as inline SVG), which `answer_html` is.
+std::string note_back(const bank::Question& q, std::string_view answer_html);
+
+// A question's rendered answer: the server's kept copy (routes::answer_html, rendered once and
+// kept with the pages) or rendered now (bank::answer_html, the CLI).
+using AnswerSource = std::function<std::string(const bank::Question&)>;
 
 struct AnkiWritten {
   int notes = 0;
@@ -65,8 +68,7 @@ struct AnkiWritten {
 // Writes the file headers, then one note per question, each through `sink` as soon as it is
 // made (the CLI streams to its output). A paid question is written only when `paid_access`.
 AnkiWritten write_anki(const std::vector<const bank::Question*>& questions, const std::string& deck_title,
-                       bool paid_access, const calc::Registry& registry, const calc::Catalog& catalog,
-                       const std::function<void(std::string_view)>& sink);
+                       bool paid_access, const AnswerSource& answer, const std::function<void(std::string_view)>& sink);
 
 // A field as the manual says to write it: quoted when it holds a tab, newline or quote.
 std::string anki_field(std::string_view text);

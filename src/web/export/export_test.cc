@@ -36,8 +36,10 @@ std::string export_deck(const bank::Bank& bank, const std::string& name, bool pa
   auto deck = exports::parse_deck(name, bank);
   EXPECT_TRUE(deck.ok()) << name;
   std::string out;
-  auto w = exports::write_anki(exports::deck_questions(*deck, bank), exports::deck_title(*deck, bank), paid,
-                               calc::testing::registry(), calc::testing::real_catalog(), [&out](std::string_view s) { out.append(s); });
+  auto w = exports::write_anki(
+      exports::deck_questions(*deck, bank), exports::deck_title(*deck, bank), paid,
+      [](const bank::Question& q) { return bank::answer_html(q, calc::testing::registry(), calc::testing::real_catalog()); },
+      [&out](std::string_view s) { out.append(s); });
   if (written) *written = w;
   return out;
 }
@@ -95,7 +97,7 @@ TEST(Anki, DiagramsAreInlineSvgAndPaidAnswersNeedAccess) {
   }
   ASSERT_NE(drawn, nullptr);
   ASSERT_NE(paid, nullptr);
-  EXPECT_NE(exports::note_back(*drawn, calc::testing::registry(), calc::testing::real_catalog()).find("<svg"), std::string::npos);
+  EXPECT_NE(exports::note_back(*drawn, bank::answer_html(*drawn, calc::testing::registry(), calc::testing::real_catalog())).find("<svg"), std::string::npos);
   for (bool access : {false, true}) {
     std::string text = export_deck(bank, "topic:" + paid->topic, access);
     auto parsed = parse_anki(text);

@@ -108,7 +108,9 @@ Response export_anki(const Request& req, const Context& ctx) {
   // The server sends a body whole; the deck is at most the bank's size (a few MB with every
   // answer's SVG), and `ridge export anki` streams the same notes as they are made.
   r.body.reserve(questions.size() * 8192);
-  auto written = exports::write_anki(questions, exports::deck_title(*deck, ctx.bank), paid, ctx.registry, ctx.catalog,
+  // Each answer from the page cache: rendered once for its page, a print page or an export.
+  auto written = exports::write_anki(questions, exports::deck_title(*deck, ctx.bank), paid,
+                                     [&ctx](const bank::Question& q) { return answer_html(ctx, q); },
                                      [&r](std::string_view part) { r.body.append(part); });
   std::string file = "ridge-" + deck->kind + (deck->id.empty() ? "" : "-" + deck->id) + ".txt";
   r.set("Content-Disposition", "attachment; filename=\"" + file + "\"");

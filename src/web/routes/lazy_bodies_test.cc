@@ -5,6 +5,8 @@
 // 500 naming no internals, the error log names the file and the problem; an eager load (what
 // `ridge serve --strict-bank` and `ridge check` run) refuses it.
 #include <gtest/gtest.h>
+
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <spdlog/sinks/ostream_sink.h>
 
@@ -189,22 +191,35 @@ TEST(LazyListings, AListingPageIsRenderedOnItsFirstRequestAndKept) {
 // A question's answer read outside its page (the API, a rehearsal, a course's print page) is
 // rendered once into the same cache, not again on each request: the API's "html" is the
 // eager load's bytes, and a second request renders nothing.
-TEST(LazyBodies, AnAnswerOutsideItsPageIsRenderedOnceAndKept) {
-  const std::string root = std::string(ridge::source_dir()) + "/content";
-  bank::LoadResult eager = load(root, true);
-  bank::LoadResult lazy = load(root, false);
-  ASSERT_TRUE(eager.errors.empty());
-  ASSERT_TRUE(lazy.errors.empty());
-  const bank::Question* free_q = nullptr;
-  for (const auto& q : eager.bank.questions) {
-    if (q.free) {
-      free_q = &q;
-      break;
-    }
+// The real bank loaded twice: eagerly (every answer rendered at load, the reference bytes) and
+// as the server loads it (bodies on first request), with an App on the lazy one.
+struct EagerAndLazy {
+  bank::LoadResult eager = load(std::string(ridge::source_dir()) + "/content", true);
+  bank::LoadResult lazy = load(std::string(ridge::source_dir()) + "/content", false);
+  const bank::Question* free_q = first_free(eager.bank);
+  std::unique_ptr<App> app;
+  EagerAndLazy() {
+    app = std::make_unique<App>(std::move(lazy.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
+                                Assets(std::string(ridge::source_dir()) + "/web/static"));
   }
-  ASSERT_NE(free_q, nullptr);
-  App app(std::move(lazy.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
-          Assets(std::string(ridge::source_dir()) + "/web/static"));
+  ::testing::AssertionResult loaded() const {
+    if (!eager.errors.empty() || !lazy.errors.empty()) return ::testing::AssertionFailure() << "the bank has errors";
+    if (free_q == nullptr) return ::testing::AssertionFailure() << "no free question";
+    return ::testing::AssertionSuccess();
+  }
+  static const bank::Question* first_free(const bank::Bank& b) {
+    for (const auto& q : b.questions) {
+      if (q.free) return &q;
+    }
+    return nullptr;
+  }
+};
+
+TEST(LazyBodies, AnAnswerOutsideItsPageIsRenderedOnceAndKept) {
+  EagerAndLazy both;
+  ASSERT_TRUE(both.loaded());
+  const bank::Question* free_q = both.free_q;
+  App& app = *both.app;
   const std::string path = "/api/questions/" + free_q->slug;
   Response first = get(app, path);
   ASSERT_EQ(first.status, 200);
@@ -213,6 +228,31 @@ TEST(LazyBodies, AnAnswerOutsideItsPageIsRenderedOnceAndKept) {
   EXPECT_GE(rendered, 1u);
   EXPECT_EQ(get(app, path).view(), first.view());
   EXPECT_EQ(app.question_pages().renders(), rendered);  // the second request rendered nothing
+}
+
+// The web Anki export reads each answer through the same cache: a second export of the deck
+// renders nothing, and the notes carry the eager load's answer bytes.
+TEST(LazyBodies, AnAnkiExportReadsAnswersFromThePageCache) {
+  EagerAndLazy both;
+  ASSERT_TRUE(both.loaded());
+  const bank::Question* free_q = both.free_q;
+  App& app = *both.app;
+  const std::string path = "/export/anki?deck=topic:" + free_q->topic;
+  Response first = get(app, path);
+  ASSERT_EQ(first.status, 200);
+  const size_t rendered = app.question_pages().renders();
+  EXPECT_GE(rendered, 1u);
+  // The answer as a note field: Anki's quoting doubles the quotes.
+  std::string quoted;
+  for (char c : free_q->html) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  EXPECT_NE(std::string(first.view()).find(quoted), std::string::npos);
+  Response again = get(app, path);
+  ASSERT_EQ(again.status, 200);
+  EXPECT_EQ(again.view(), first.view());
+  EXPECT_EQ(app.question_pages().renders(), rendered);  // the second export rendered nothing
 }
 
 }  // namespace
