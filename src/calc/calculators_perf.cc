@@ -94,9 +94,9 @@ std::vector<ParamSpec> step_params() {
                    "host (CPU) time per local expert per MoE layer, forward and backward: the launches after the "
                    "dispatcher's device-to-host sync (fitted, see ridge validate; 0 for CUDA graphs)",
                    1, kMoeHostPerExpert),
-      choice("moe-dispatcher", {"alltoall", "flex"}, "alltoall",
-             "token dispatcher: alltoall (Megatron-Core's all-to-all: permute, send k copies, sort) or flex (DeepEP or "
-             "HybridEP, --moe-token-dispatcher-type flex: the permutation fused into the send, one copy per rank)"),
+      choice("moe-dispatcher", {"alltoall", "deepep", "hybridep"}, "alltoall",
+             "token dispatcher: alltoall (Megatron-Core's: permute, send k copies, sort) or the flex dispatcher's "
+             "deepep or hybridep (one copy per destination rank; hybridep fuses the permutation into the send)"),
       number("grouped-gemm-efficiency", Unit::kRatio,
              "the experts' grouped GEMM as a share of a plain GEMM of the same shape (stated; 1 = no loss)", 0, 1, "1"),
       zero_or_more("collective-latency", Unit::kSeconds,
@@ -354,12 +354,14 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
   // (8 k·f). The router's logits, softmax, top-k and load-balancing loss pass over tokens × E fp32
   // scores about ten times forward and backward (40·E bytes). All 16-bit, at HBM's streaming share.
   double t_moe_mem = 0, t_host = 0;
-  const bool flex = in.text("moe-dispatcher") == "flex";
+  const MoeDispatcher dispatcher = moe_dispatcher(in.text("moe-dispatcher"));
+  const double ek = m.is_moe() ? static_cast<double>(m.experts_per_token) : 0, ee = static_cast<double>(m.routed_experts);
+  const double ep_ranks = dispatcher == MoeDispatcher::kAllToAll ? ek : moe_ranks_per_token(ee, ek, ep);
   const double local_experts = m.is_moe() ? static_cast<double>(m.routed_experts) / ep : 0;
   const double moe_layers_on_stage = static_cast<double>(m.moe_layers) * layers_stage / layers;
   if (m.is_moe() && moe_layers_on_stage > 0) {
     const double k = static_cast<double>(m.experts_per_token), e = static_cast<double>(m.routed_experts);
-    const double shuffles = moe_shuffle_passes(flex, local_experts, k);
+    const double shuffles = moe_shuffle_passes(dispatcher, local_experts, k, ep_ranks);
     const double bytes_token = kActivationBytes * (shuffles * h + 8 * k * width) + 40 * e;
     const double tokens = tokens_mb / cp;
     const double bw = gpu.memory_bandwidth * kStreamEfficiency;
@@ -459,13 +461,11 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
   double t_ep = 0;
   if (ep > 1) {
     // Dispatch and combine, forward and backward: four all-to-alls per MoE layer of the rank's tokens'
-    // copies (k; with the flex dispatcher one per destination rank: moe_ranks_per_token).
-    const double ek = static_cast<double>(m.experts_per_token), ee = static_cast<double>(m.routed_experts);
-    const double copies = flex ? moe_ranks_per_token(ee, ek, ep) : ek;
-    const double bytes = act_mb / (sp ? tp : 1) * copies;
+    // copies (k; DeepEP and HybridEP send one per destination rank: moe_ranks_per_token).
+    const double bytes = act_mb / (sp ? tp : 1) * ep_ranks;
     const CollectiveEstimate c = collective("alltoall", ep, tp, bytes);
     d.assume("EP all-to-all: " + c.explanation);
-    t_ep = d.step("EP all-to-all", std::string("4 per MoE layer × (alpha + (ep−1)/ep × tokens·") + (flex ? "ranks per token" : "top-k") +
+    t_ep = d.step("EP all-to-all", std::string("4 per MoE layer × (alpha + (ep−1)/ep × tokens·") + (dispatcher == MoeDispatcher::kAllToAll ? "top-k" : "ranks per token") +
                       "·h·2 B ÷ busbw) × (1 + imbalance)",
                   "4 × " + num(moe_layers_on_stage) + " × (" + q(c.alpha, Unit::kSeconds) + " + " + num((ep - 1) / ep) +
                       " × " + num(bytes) + " ÷ " + q(c.busbw, Unit::kBytesPerSecond) + ") × (1 + " + num(imbalance) + ")",

@@ -276,14 +276,14 @@ TEST(Step, MoeTokenShufflingIsMemoryBound) {
   EXPECT_NEAR(step_value(run("step", g), "MoE token shuffling"), 627712.0 * 48 * 4096 / (8e12 * 0.87), 1e-5);
 }
 
-TEST(Step, FlexDispatcherFusesThePermuteAndSendsOneCopyPerRank) {
-  // perf6t. With the flex dispatcher (DeepEP, HybridEP) a token is read once and its k copies
+TEST(Step, HybridEpFusesThePermuteAndSendsOneCopyPerRank) {
+  // perf6t. With HybridEP (the flex dispatcher's backend on GB200/GB300) a token is read once and its k copies
   // written into the experts' buffers, the combine reads k and writes 1, the backward mirrors it:
   // 4(k + 1) = 36 passes of h instead of 24·k = 192. Per token 2 × (36 × 2,048 + 8 × 8 × 768) +
   // 40 × 128 = 250,880 B; × 48 layers × 4,096 tokens = 49,325,015,040 B at 8 TB/s × 0.87: 7.0869 ms.
   Given g = qwen3_30b_on_b200();
   const double alltoall_ep = step_value(run("step", g), "EP all-to-all");
-  g["moe-dispatcher"] = "flex";
+  g["moe-dispatcher"] = "hybridep";
   const Derivation d = run("step", g);
   EXPECT_NEAR(step_value(d, "MoE token shuffling"), 49325015040.0 / (8e12 * 0.87), 1e-6);
   // The all-to-all carries one copy per destination rank: 16 experts per rank, a rank is missed

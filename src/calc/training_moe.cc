@@ -13,8 +13,20 @@ double moe_ranks_per_token(double experts, double top_k, double ep) {
   return ep * (1 - std::exp(log_choose(others, top_k) - log_choose(experts, top_k)));
 }
 
-double moe_shuffle_passes(bool flex, double local_experts, double top_k) {
-  if (flex) return 4 * (top_k + 1);
+MoeDispatcher moe_dispatcher(const std::string& name) {
+  if (name == "hybridep") return MoeDispatcher::kHybridEp;
+  return name == "deepep" ? MoeDispatcher::kDeepEp : MoeDispatcher::kAllToAll;
+}
+
+double moe_shuffle_passes(MoeDispatcher dispatcher, double local_experts, double top_k, double ranks) {
+  switch (dispatcher) {
+    case MoeDispatcher::kHybridEp:
+      return 4 * (top_k + 1);
+    case MoeDispatcher::kDeepEp:
+      return 4 + 4 * ranks + 8 * top_k;
+    case MoeDispatcher::kAllToAll:
+      break;
+  }
   return (local_experts > 1 ? 24 : 16) * top_k;
 }
 

@@ -22,11 +22,14 @@ TEST(MoeTraffic, RanksPerTokenCountsTheRanksTheTopKExpertsLandOn) {
 
 TEST(MoeTraffic, ShufflePassesByDispatcher) {
   // All-to-all dispatcher, k = 8: 24·k = 192 with the local sort (more than one local expert),
-  // 16·k = 128 without; flex: 4 × (8 + 1) = 36, whatever the experts per rank.
-  EXPECT_DOUBLE_EQ(moe_shuffle_passes(false, 16, 8), 192);
-  EXPECT_DOUBLE_EQ(moe_shuffle_passes(false, 1, 8), 128);
-  EXPECT_DOUBLE_EQ(moe_shuffle_passes(true, 16, 8), 36);
-  EXPECT_DOUBLE_EQ(moe_shuffle_passes(true, 1, 8), 36);
+  // 16·k = 128 without; the ranks do not enter (k copies are sent).
+  EXPECT_DOUBLE_EQ(moe_shuffle_passes(MoeDispatcher::kAllToAll, 16, 8, 5), 192);
+  EXPECT_DOUBLE_EQ(moe_shuffle_passes(MoeDispatcher::kAllToAll, 1, 8, 5), 128);
+  // HybridEP: 4 × (8 + 1) = 36, whatever the experts per rank or the ranks.
+  EXPECT_DOUBLE_EQ(moe_shuffle_passes(MoeDispatcher::kHybridEp, 16, 8, 5), 36);
+  EXPECT_DOUBLE_EQ(moe_shuffle_passes(MoeDispatcher::kHybridEp, 1, 8, 2), 36);
+  // DeepEP, k = 8 on r = 5 ranks: 4 + 4 × 5 + 8 × 8 = 88.
+  EXPECT_DOUBLE_EQ(moe_shuffle_passes(MoeDispatcher::kDeepEp, 16, 8, 5), 88);
 }
 
 }  // namespace
