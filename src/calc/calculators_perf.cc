@@ -356,7 +356,7 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
   double t_moe_mem = 0, t_host = 0;
   const MoeDispatcher dispatcher = moe_dispatcher(in.text("moe-dispatcher"));
   const double ek = m.is_moe() ? static_cast<double>(m.experts_per_token) : 0, ee = static_cast<double>(m.routed_experts);
-  const double ep_ranks = dispatcher == MoeDispatcher::kAllToAll ? ek : moe_ranks_per_token(ee, ek, ep);
+  const double ep_ranks = dispatcher == MoeDispatcher::kAllToAll ? ek : moe_ranks_step(d, ee, ek, ep);
   const double local_experts = m.is_moe() ? static_cast<double>(m.routed_experts) / ep : 0;
   const double moe_layers_on_stage = static_cast<double>(m.moe_layers) * layers_stage / layers;
   if (m.is_moe() && moe_layers_on_stage > 0) {
@@ -465,8 +465,8 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
     const double bytes = act_mb / (sp ? tp : 1) * ep_ranks;
     const CollectiveEstimate c = collective("alltoall", ep, tp, bytes);
     d.assume("EP all-to-all: " + c.explanation);
-    t_ep = d.step("EP all-to-all", std::string("4 per MoE layer × (alpha + (ep−1)/ep × tokens·") + (dispatcher == MoeDispatcher::kAllToAll ? "top-k" : "ranks per token") +
-                      "·h·2 B ÷ busbw) × (1 + imbalance)",
+    const std::string copies = dispatcher == MoeDispatcher::kAllToAll ? "top-k" : "ranks per token";
+    t_ep = d.step("EP all-to-all", "4 per MoE layer × (alpha + (ep−1)/ep × tokens·" + copies + "·h·2 B ÷ busbw) × (1 + imbalance)",
                   "4 × " + num(moe_layers_on_stage) + " × (" + q(c.alpha, Unit::kSeconds) + " + " + num((ep - 1) / ep) +
                       " × " + num(bytes) + " ÷ " + q(c.busbw, Unit::kBytesPerSecond) + ") × (1 + " + num(imbalance) + ")",
                   4 * moe_layers_on_stage * c.seconds * (1 + imbalance), Unit::kSeconds);

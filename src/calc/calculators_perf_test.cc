@@ -290,6 +290,7 @@ TEST(Step, HybridEpFusesThePermuteAndSendsOneCopyPerRank) {
   // when all 8 experts fall among the other 112: C(112, 8) ÷ C(128, 8) = (112 × 111 × ... × 105) ÷
   // (128 × 127 × ... × 121) = 19,171,799,658,950,400 ÷ 57,645,610,944,768,000 = 0.332580, so
   // 8 × (1 − 0.332580) = 5.33936 ranks instead of 8 copies (latency 0 here): the time × 0.667420.
+  EXPECT_NEAR(step_value(d, "EP ranks per token"), 5.33936, 1e-5);
   EXPECT_NEAR(step_value(d, "EP all-to-all") / alltoall_ep, 0.667420, 1e-6);
 }
 

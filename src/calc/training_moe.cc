@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "calc/common.h"
+
 namespace ridge::calc::detail {
 
 double moe_ranks_per_token(double experts, double top_k, double ep) {
@@ -11,6 +13,13 @@ double moe_ranks_per_token(double experts, double top_k, double ep) {
   // C(n, k) through lgamma, so the cost does not grow with a config's expert count.
   auto log_choose = [](double n, double k) { return std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1); };
   return ep * (1 - std::exp(log_choose(others, top_k) - log_choose(experts, top_k)));
+}
+
+double moe_ranks_step(Derivation& d, double experts, double top_k, double ep) {
+  return d.step("EP ranks per token (one copy each)", "ep × (1 − C(E − E/ep, k) ÷ C(E, k))",
+                num(ep) + " × (1 − C(" + num(experts - experts / ep) + ", " + num(top_k) + ") ÷ C(" + num(experts) +
+                    ", " + num(top_k) + "))",
+                moe_ranks_per_token(experts, top_k, ep), Unit::kNone);
 }
 
 MoeDispatcher moe_dispatcher(const std::string& name) {

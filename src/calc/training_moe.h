@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "calc/derivation.h"
+
 namespace ridge::calc::detail {
 
 // Expected number of distinct EP ranks a token's k routed experts live on, with E experts
@@ -12,6 +14,8 @@ namespace ridge::calc::detail {
 // all k fall among the other E − E/ep experts, so ranks = ep × (1 − C(E − E/ep, k) ÷ C(E, k)).
 // For a router forced to balance (the published MoE benchmarks) each k-subset is equally likely.
 double moe_ranks_per_token(double experts, double top_k, double ep);
+// The same, shown as a step of the derivation (the flex dispatcher's copies per token).
+double moe_ranks_step(Derivation& d, double experts, double top_k, double ep);
 
 // The token dispatcher (Megatron-Core --moe-token-dispatcher-type alltoall, or flex with
 // --moe-flex-dispatcher-backend deepep or hybridep).
