@@ -94,9 +94,9 @@ std::vector<ParamSpec> step_params() {
                    "host (CPU) time per local expert per MoE layer, forward and backward: the launches after the "
                    "dispatcher's device-to-host sync (fitted, see ridge validate; 0 for CUDA graphs)",
                    1, kMoeHostPerExpert),
-      choice("moe-dispatcher", {"alltoall", "deepep", "hybridep"}, "alltoall",
-             "token dispatcher: alltoall (Megatron-Core's: permute, send k copies, sort) or the flex dispatcher's "
-             "deepep or hybridep (one copy per destination rank; hybridep fuses the permutation into the send)"),
+      choice("moe-dispatcher", {"alltoall", "hybridep"}, "alltoall",
+             "token dispatcher: alltoall (Megatron-Core's: permute, send k copies, sort) or hybridep (the flex "
+             "dispatcher over HybridEP: one copy per destination rank, permuted out of the receive buffer)"),
       number("grouped-gemm-efficiency", Unit::kRatio,
              "the experts' grouped GEMM as a share of a plain GEMM of the same shape (stated; 1 = no loss)", 0, 1, "1"),
       zero_or_more("collective-latency", Unit::kSeconds,
@@ -461,7 +461,7 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
   double t_ep = 0;
   if (ep > 1) {
     // Dispatch and combine, forward and backward: four all-to-alls per MoE layer of the rank's tokens'
-    // copies (k; DeepEP and HybridEP send one per destination rank: moe_ranks_per_token).
+    // copies (k; HybridEP sends one per destination rank: moe_ranks_per_token).
     const double bytes = act_mb / (sp ? tp : 1) * ep_ranks;
     const CollectiveEstimate c = collective("alltoall", ep, tp, bytes);
     d.assume("EP all-to-all: " + c.explanation);

@@ -23,19 +23,11 @@ double moe_ranks_step(Derivation& d, double experts, double top_k, double ep) {
 }
 
 MoeDispatcher moe_dispatcher(const std::string& name) {
-  if (name == "hybridep") return MoeDispatcher::kHybridEp;
-  return name == "deepep" ? MoeDispatcher::kDeepEp : MoeDispatcher::kAllToAll;
+  return name == "hybridep" ? MoeDispatcher::kHybridEp : MoeDispatcher::kAllToAll;
 }
 
 double moe_shuffle_passes(MoeDispatcher dispatcher, double local_experts, double top_k, double ranks) {
-  switch (dispatcher) {
-    case MoeDispatcher::kHybridEp:
-      return 4 * (top_k + 1);
-    case MoeDispatcher::kDeepEp:
-      return 4 + 4 * ranks + 8 * top_k;
-    case MoeDispatcher::kAllToAll:
-      break;
-  }
+  if (dispatcher == MoeDispatcher::kHybridEp) return 4 + 6 * ranks + 6 * top_k;
   return (local_experts > 1 ? 24 : 16) * top_k;
 }
 

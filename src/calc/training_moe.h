@@ -17,10 +17,11 @@ double moe_ranks_per_token(double experts, double top_k, double ep);
 // The same, shown as a step of the derivation (the flex dispatcher's copies per token).
 double moe_ranks_step(Derivation& d, double experts, double top_k, double ep);
 
-// The token dispatcher (Megatron-Core --moe-token-dispatcher-type alltoall, or flex with
-// --moe-flex-dispatcher-backend deepep or hybridep).
-enum class MoeDispatcher { kAllToAll, kDeepEp, kHybridEp };
-// From the step parameter's value (alltoall, deepep, hybridep; the parameter is a checked choice).
+// The token dispatcher: Megatron-Core's all-to-all one (--moe-token-dispatcher-type alltoall), or
+// the flex one over HybridEP (--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend
+// hybridep, the 25.11 recipes' choice on GB200 and GB300).
+enum class MoeDispatcher { kAllToAll, kHybridEp };
+// From the step parameter's value (alltoall, hybridep; the parameter is a checked choice).
 MoeDispatcher moe_dispatcher(const std::string& name);
 
 // HBM element passes per token per MoE layer (forward and backward) for the token shuffling,
@@ -30,13 +31,14 @@ MoeDispatcher moe_dispatcher(const std::string& name);
 // expert order, sends them (the all-to-all reads the send buffer and writes the receive buffer),
 // sorts the received chunks by local expert (sort_chunks_by_idxs, when a rank holds more than
 // one expert), and undoes the three after the experts; each pass reads and writes k·h: forward
-// 2 × 3 passes × 2 = 12·k (8·k without the sort), the backward mirrors it: 24·k (16·k). kDeepEp
-// (MoEFlexTokenDispatcher over DeepEP) sends each token once per destination rank (read 1,
-// write r), then permutes the received rows into the k expert slots (read k, write k); after the
-// experts it unpermutes (read k, write k) and the combine returns one partial sum per rank (read
-// r, write 1): forward 2 + 2r + 4k, with the backward 4 + 4r + 8k. kHybridEp fuses the
-// permutation into the send, writing the k expert slots straight from the token (read 1, write
-// k), and the combine reads the k outputs and writes the weighted sum: 4(k + 1) in all.
+// 2 × 3 passes × 2 = 12·k (8·k without the sort), the backward mirrors it: 24·k (16·k).
+// kHybridEp (DeepEP's hybrid-ep branch, csrc/hybrid_ep/executor/executor.cu): the dispatch
+// kernel reads the token once and writes one copy into each destination rank's buffer (read 1,
+// write r); dispatch_postprocess permutes out of that buffer into the k expert slots (read k,
+// write k; it replaces a copy out of the buffer); combine_preprocess unpermutes the experts'
+// outputs, one weighted sum per rank, into the combine buffer (read k, write r); the combine
+// kernel reads the r partial sums and writes the token (read r, write 1): forward 2 + 3r + 3k,
+// the backward mirrors it: 4 + 6r + 6k.
 double moe_shuffle_passes(MoeDispatcher dispatcher, double local_experts, double top_k, double ranks);
 
 }  // namespace ridge::calc::detail
