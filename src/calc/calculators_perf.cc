@@ -6,6 +6,7 @@
 #include "calc/common.h"
 #include "calc/perf_common.h"
 #include "calc/training.h"
+#include "calc/training_moe.h"
 
 namespace ridge::calc {
 namespace {
@@ -32,6 +33,7 @@ constexpr const char* kGemmHalfIntensity = "0";
 // Host time per local expert per MoE layer (forward + backward), fitted on the 7 MoE "fit" runs
 // (0-2 ms by 25 us): 875 us while it hid the whole micro-batch (fit 30.3%, held-out MoE fp8 44.9%);
 // 500 us since it hides only the expert GEMMs (perf5: fit 30.0%, held-out 28.3%, worst 126.8 -> 55.3%).
+// perf6t, the HybridEP rows stating their dispatcher: still 500 us (fit 30.3%, held-out MoE fp8 23.1%).
 constexpr const char* kMoeHostPerExpert = "500us";
 
 // ---- fixed assumptions, not fitted ----
@@ -93,6 +95,9 @@ std::vector<ParamSpec> step_params() {
                    "host (CPU) time per local expert per MoE layer, forward and backward: the launches after the "
                    "dispatcher's device-to-host sync (fitted, see ridge validate; 0 for CUDA graphs)",
                    1, kMoeHostPerExpert),
+      choice("moe-dispatcher", {"alltoall", "hybridep"}, "alltoall",
+             "token dispatcher: alltoall (Megatron-Core's: permute, send k copies, sort) or hybridep (the flex "
+             "dispatcher over HybridEP: one copy per destination rank, permuted out of the receive buffer)"),
       number("grouped-gemm-efficiency", Unit::kRatio,
              "the experts' grouped GEMM as a share of a plain GEMM of the same shape (stated; 1 = no loss)", 0, 1, "1"),
       zero_or_more("collective-latency", Unit::kSeconds,
@@ -344,32 +349,28 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
                           num(eff_e) + ")",
                       expert_gpu * (1 + imbalance) / (*peak * eff_e), Unit::kSeconds);
   }
-  // The routed tokens' own memory traffic, which no GEMM efficiency covers: Megatron-Core's
-  // all-to-all token dispatcher (megatron/core/transformer/moe/token_dispatcher.py,
-  // MoEAlltoAllTokenDispatcher) permutes each token's k routed copies into expert order, sends
-  // them (the all-to-all reads the send buffer and writes the receive buffer in HBM), sorts the
-  // received chunks by local expert (sort_chunks_by_idxs, when a rank holds more than one
-  // expert), and undoes the three after the experts (unsort, all-to-all, unpermute with the
-  // routing weights). Each pass reads and writes the k·h elements of a token's copies:
-  // forward 2 × (permute + all-to-all + sort) × 2 k·h = 12 k·h elements (8 without the sort),
-  // the backward mirrors it (×2). The experts' gated activation (SwiGLU) reads 2·k·f and
-  // writes k·f forward, reads 3·k·f and writes 2·k·f backward (8 k·f). The router's logits,
-  // softmax, top-k and load-balancing loss pass over tokens × E fp32 scores about ten times
-  // forward and backward (40·E bytes). All 16-bit, at the streaming share of HBM bandwidth.
+  // The routed tokens' own memory traffic, which no GEMM efficiency covers: the dispatcher's
+  // shuffling passes (moe_shuffle_passes in training_moe.h, by dispatcher). The experts' gated
+  // activation (SwiGLU) reads 2·k·f and writes k·f forward, reads 3·k·f and writes 2·k·f backward
+  // (8 k·f). The router's logits, softmax, top-k and load-balancing loss pass over tokens × E fp32
+  // scores about ten times forward and backward (40·E bytes). All 16-bit, at HBM's streaming share.
   double t_moe_mem = 0, t_host = 0;
+  const MoeDispatcher dispatcher = moe_dispatcher(in.text("moe-dispatcher"));
+  const double ek = m.is_moe() ? static_cast<double>(m.experts_per_token) : 0, ee = static_cast<double>(m.routed_experts);
+  const double ep_ranks = dispatcher == MoeDispatcher::kAllToAll ? ek : moe_ranks_step(d, ee, ek, ep);
   const double local_experts = m.is_moe() ? static_cast<double>(m.routed_experts) / ep : 0;
   const double moe_layers_on_stage = static_cast<double>(m.moe_layers) * layers_stage / layers;
   if (m.is_moe() && moe_layers_on_stage > 0) {
     const double k = static_cast<double>(m.experts_per_token), e = static_cast<double>(m.routed_experts);
-    const double shuffles = local_experts > 1 ? 24 : 16;
-    const double bytes_token = kActivationBytes * (shuffles * k * h + 8 * k * width) + 40 * e;
+    const double shuffles = moe_shuffle_passes(dispatcher, local_experts, k, ep_ranks);
+    const double bytes_token = kActivationBytes * (shuffles * h + 8 * k * width) + 40 * e;
     const double tokens = tokens_mb / cp;
     const double bw = gpu.memory_bandwidth * kStreamEfficiency;
     t_moe_mem = d.step("MoE token shuffling, activation and router (memory-bound)",
-                       "MoE layers × tokens × (2 B × (" + num(shuffles) + "·k·h + 8·k·f) + 40·E B) ÷ (HBM × " +
+                       "MoE layers × tokens × (2 B × (" + num(shuffles) + "·h + 8·k·f) + 40·E B) ÷ (HBM × " +
                            num(kStreamEfficiency) + ")",
-                       num(moe_layers_on_stage) + " × " + num(tokens) + " × (2 × (" + num(shuffles) + " × " + num(k) +
-                           " × " + num(h) + " + 8 × " + num(k) + " × " + num(width) + ") + 40 × " + num(e) + ") ÷ " +
+                       num(moe_layers_on_stage) + " × " + num(tokens) + " × (2 × (" + num(shuffles) + " × " + num(h) +
+                           " + 8 × " + num(k) + " × " + num(width) + ") + 40 × " + num(e) + ") ÷ " +
                            q(bw, Unit::kBytesPerSecond),
                        moe_layers_on_stage * tokens * bytes_token / bw, Unit::kSeconds);
     // The host: the dispatcher copies the tokens-per-expert counts to the CPU once per MoE
@@ -460,16 +461,16 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
   }
   double t_ep = 0;
   if (ep > 1) {
-    // Dispatch and combine, forward and backward: four all-to-alls per MoE layer, each of the
-    // tokens on the rank × top-k hidden states (a rank's buffer in nccl-tests' terms).
-    const double moe_layers_stage = static_cast<double>(m.moe_layers) * layers_stage / layers;
-    const double bytes = act_mb / (sp ? tp : 1) * static_cast<double>(m.experts_per_token);
+    // Dispatch and combine, forward and backward: four all-to-alls per MoE layer of the rank's tokens'
+    // copies (k; HybridEP sends one per destination rank: moe_ranks_per_token).
+    const double bytes = act_mb / (sp ? tp : 1) * ep_ranks;
     const CollectiveEstimate c = collective("alltoall", ep, tp, bytes);
     d.assume("EP all-to-all: " + c.explanation);
-    t_ep = d.step("EP all-to-all", "4 per MoE layer × (alpha + (ep−1)/ep × tokens·top-k·h·2 B ÷ busbw) × (1 + imbalance)",
-                  "4 × " + num(moe_layers_stage) + " × (" + q(c.alpha, Unit::kSeconds) + " + " + num((ep - 1) / ep) +
+    const std::string copies = dispatcher == MoeDispatcher::kAllToAll ? "top-k" : "ranks per token";
+    t_ep = d.step("EP all-to-all", "4 per MoE layer × (alpha + (ep−1)/ep × tokens·" + copies + "·h·2 B ÷ busbw) × (1 + imbalance)",
+                  "4 × " + num(moe_layers_on_stage) + " × (" + q(c.alpha, Unit::kSeconds) + " + " + num((ep - 1) / ep) +
                       " × " + num(bytes) + " ÷ " + q(c.busbw, Unit::kBytesPerSecond) + ") × (1 + " + num(imbalance) + ")",
-                  4 * moe_layers_stage * c.seconds * (1 + imbalance), Unit::kSeconds);
+                  4 * moe_layers_on_stage * c.seconds * (1 + imbalance), Unit::kSeconds);
   }
   double t_pp = 0;
   if (pp > 1) {

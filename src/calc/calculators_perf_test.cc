@@ -276,6 +276,24 @@ TEST(Step, MoeTokenShufflingIsMemoryBound) {
   EXPECT_NEAR(step_value(run("step", g), "MoE token shuffling"), 627712.0 * 48 * 4096 / (8e12 * 0.87), 1e-5);
 }
 
+TEST(Step, HybridEpSendsOneCopyPerRank) {
+  // perf6t. HybridEP sends a token once to each rank holding one of its experts: 16 experts per
+  // rank, a rank is missed when all 8 experts fall among the other 112: C(112, 8) ÷ C(128, 8) =
+  // (112 × 111 × ... × 105) ÷ (128 × 127 × ... × 121) = 19,171,799,658,950,400 ÷
+  // 57,645,610,944,768,000 = 0.332580, so r = 8 × (1 − 0.332580) = 5.33936 ranks instead of 8
+  // copies (latency 0 here): the all-to-all's time × 0.667420.
+  Given g = qwen3_30b_on_b200();
+  const double alltoall_ep = step_value(run("step", g), "EP all-to-all");
+  g["moe-dispatcher"] = "hybridep";
+  const Derivation d = run("step", g);
+  EXPECT_NEAR(step_value(d, "EP ranks per token"), 5.33936, 1e-5);
+  EXPECT_NEAR(step_value(d, "EP all-to-all") / alltoall_ep, 0.667420, 1e-6);
+  // Its shuffling: 4 + 6r + 6k = 4 + 32.0362 + 48 = 84.0362 passes of h instead of 24·k = 192.
+  // Per token 2 × (84.0362 × 2,048 + 8 × 8 × 768) + 40 × 128 = 447,636 B; × 48 layers × 4,096
+  // tokens = 88,008,800,000 B (to 5 figures) at 8 TB/s × 0.87: 12.645 ms.
+  EXPECT_NEAR(step_value(d, "MoE token shuffling"), 0.012645, 2e-6);
+}
+
 TEST(Step, MoeHostTimeHidesOnlyTheExpertGemms) {
   // 10 ms of host time per local expert per MoE layer: 48 layers × 16 experts × 10 ms = 7.68 s,
   // far above the expert GEMMs it launches, so it replaces them; the rest of the GPU's work waits

@@ -1,0 +1,44 @@
+// The routed experts' token traffic in a training step (`step`), by token dispatcher: the
+// elements a token's copies move through HBM, and the EP ranks a token is sent to. Pure
+// functions, so the tests can hold each to a hand-derived figure.
+#pragma once
+
+#include <string>
+
+#include "calc/derivation.h"
+
+namespace ridge::calc::detail {
+
+// Expected number of distinct EP ranks a token's k routed experts live on, with E experts
+// split evenly over ep ranks (E ÷ ep each) and the k experts distinct: a rank is missed when
+// all k fall among the other E − E/ep experts, so ranks = ep × (1 − C(E − E/ep, k) ÷ C(E, k)).
+// For a router forced to balance (the published MoE benchmarks) each k-subset is equally likely.
+double moe_ranks_per_token(double experts, double top_k, double ep);
+// The same, shown as a step of the derivation (the flex dispatcher's copies per token).
+double moe_ranks_step(Derivation& d, double experts, double top_k, double ep);
+
+// The token dispatcher: Megatron-Core's all-to-all one (--moe-token-dispatcher-type alltoall), or
+// the flex one over HybridEP (--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend
+// hybridep, the 25.11 recipes' choice on GB200 and GB300).
+enum class MoeDispatcher { kAllToAll, kHybridEp };
+// From the step parameter's value (alltoall, hybridep; the parameter is a checked choice).
+MoeDispatcher moe_dispatcher(const std::string& name);
+
+// HBM element passes per token per MoE layer (forward and backward) for the token shuffling,
+// in units of h (the hidden size), with k routed experts per token landing on r ranks
+// (moe_ranks_per_token). kAllToAll is Megatron-Core's MoEAlltoAllTokenDispatcher
+// (megatron/core/transformer/moe/token_dispatcher.py): it permutes each token's k copies into
+// expert order, sends them (the all-to-all reads the send buffer and writes the receive buffer),
+// sorts the received chunks by local expert (sort_chunks_by_idxs, when a rank holds more than
+// one expert), and undoes the three after the experts; each pass reads and writes k·h: forward
+// 2 × 3 passes × 2 = 12·k (8·k without the sort), the backward mirrors it: 24·k (16·k).
+// kHybridEp (DeepEP's hybrid-ep branch, csrc/hybrid_ep/executor/executor.cu): the dispatch
+// kernel reads the token once and writes one copy into each destination rank's buffer (read 1,
+// write r); dispatch_postprocess permutes out of that buffer into the k expert slots (read k,
+// write k; it replaces a copy out of the buffer); combine_preprocess unpermutes the experts'
+// outputs, one weighted sum per rank, into the combine buffer (read k, write r); the combine
+// kernel reads the r partial sums and writes the token (read r, write 1): forward 2 + 3r + 3k,
+// the backward mirrors it: 4 + 6r + 6k.
+double moe_shuffle_passes(MoeDispatcher dispatcher, double local_experts, double top_k, double ranks);
+
+}  // namespace ridge::calc::detail

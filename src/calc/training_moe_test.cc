@@ -1,0 +1,35 @@
+// The experts' token traffic (training_moe.h): each expectation derived by hand in its comment.
+#include "calc/training_moe.h"
+
+#include <gtest/gtest.h>
+
+namespace ridge::calc::detail {
+namespace {
+
+TEST(MoeTraffic, RanksPerTokenCountsTheRanksTheTopKExpertsLandOn) {
+  // 4 experts on 2 ranks (2 each), top-2: both experts on the other rank in C(2, 2) ÷ C(4, 2) =
+  // 1/6 of the pairs, so a given rank is hit with probability 5/6: 2 × 5/6 = 5/3 ranks per token.
+  EXPECT_NEAR(moe_ranks_per_token(4, 2, 2), 5.0 / 3, 1e-12);
+  // Qwen3 30B-A3B at EP 8: 1 − C(112, 8) ÷ C(128, 8) = 1 − 0.332580 per rank, × 8 = 5.33936.
+  EXPECT_NEAR(moe_ranks_per_token(128, 8, 8), 5.33936, 1e-5);
+  // No expert parallelism: the token stays on its one rank.
+  EXPECT_DOUBLE_EQ(moe_ranks_per_token(128, 8, 1), 1);
+  // Top-3 of 4 experts on 2 ranks: the other rank holds only 2, so both ranks are always hit.
+  EXPECT_DOUBLE_EQ(moe_ranks_per_token(4, 3, 2), 2);
+  // One expert per rank (E = ep): each of the k experts is its own rank, k ranks.
+  EXPECT_NEAR(moe_ranks_per_token(8, 2, 8), 2, 1e-9);
+}
+
+TEST(MoeTraffic, ShufflePassesByDispatcher) {
+  // All-to-all dispatcher, k = 8: 24·k = 192 with the local sort (more than one local expert),
+  // 16·k = 128 without; the ranks do not enter (k copies are sent).
+  EXPECT_DOUBLE_EQ(moe_shuffle_passes(MoeDispatcher::kAllToAll, 16, 8, 5), 192);
+  EXPECT_DOUBLE_EQ(moe_shuffle_passes(MoeDispatcher::kAllToAll, 1, 8, 5), 128);
+  // HybridEP, k = 8 on r = 5 ranks: forward (1 + 5) + (8 + 8) + (8 + 5) + (5 + 1) = 41, twice: 82;
+  // on r = 2 ranks: 4 + 12 + 48 = 64, whatever the experts per rank.
+  EXPECT_DOUBLE_EQ(moe_shuffle_passes(MoeDispatcher::kHybridEp, 16, 8, 5), 82);
+  EXPECT_DOUBLE_EQ(moe_shuffle_passes(MoeDispatcher::kHybridEp, 1, 8, 2), 64);
+}
+
+}  // namespace
+}  // namespace ridge::calc::detail
