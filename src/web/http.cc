@@ -1,5 +1,10 @@
 #include "web/http.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include <algorithm>
 #include <arpa/inet.h>
 
@@ -236,4 +241,27 @@ bool valid_header_name(std::string_view name) {
   return true;
 }
 
+BodyFile::~BodyFile() {
+  if (fd >= 0) ::close(fd);
+}
+
+std::shared_ptr<const BodyFile> BodyFile::of(const std::string& body) {
+  if (body.size() < kMinBytes) return nullptr;
+  int fd = ::memfd_create("ridge-page", MFD_CLOEXEC);
+  if (fd < 0) return nullptr;  // out of descriptors: the page is served by copy
+  auto f = std::make_shared<BodyFile>();
+  f->fd = fd;
+  size_t done = 0;
+  while (done < body.size()) {
+    ssize_t n = ::write(fd, body.data() + done, body.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return nullptr;  // f closes the descriptor
+    done += static_cast<size_t>(n);
+  }
+  f->data = body.data();
+  f->size = body.size();
+  return f;
+}
+
 }  // namespace ridge::web
+

@@ -6,6 +6,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <sys/resource.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <array>
@@ -193,6 +195,54 @@ struct Server::Impl {
     co_return res;
   }
 
+  // Writes `head`, then `file`'s bytes by sendfile(2) (web/http.h BodyFile): the head with
+  // MSG_MORE so the two leave in full packets; each wait for room in the socket bounded by the
+  // read timeout, as the stream's deadline bounds the write it replaces.
+  asio::awaitable<void> send_with_file(tcp::socket& s, const std::string& head, const BodyFile& file, beast::error_code& ec) {
+    using namespace asio::experimental::awaitable_operators;
+    s.native_non_blocking(true, ec);
+    if (ec) co_return;
+    asio::steady_timer deadline(s.get_executor());
+    auto wait_for_room = [&]() -> asio::awaitable<bool> {
+      deadline.expires_after(options.read_timeout);
+      beast::error_code wait_ec, timer_ec;
+      auto which = co_await (s.async_wait(tcp::socket::wait_write, asio::redirect_error(asio::use_awaitable, wait_ec)) ||
+                             deadline.async_wait(asio::redirect_error(asio::use_awaitable, timer_ec)));
+      if (which.index() == 1) {
+        ec = beast::error::timeout;
+        co_return false;
+      }
+      ec = wait_ec;
+      co_return !wait_ec;
+    };
+    size_t sent = 0;
+    while (sent < head.size()) {
+      ssize_t n = ::send(s.native_handle(), head.data() + sent, head.size() - sent, MSG_MORE | MSG_NOSIGNAL);
+      if (n > 0) {
+        sent += static_cast<size_t>(n);
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        if (!co_await wait_for_room()) co_return;
+      } else {
+        ec = beast::error_code(errno, beast::system_category());
+        co_return;
+      }
+    }
+    off_t offset = 0;
+    while (static_cast<size_t>(offset) < file.size) {
+      ssize_t n = ::sendfile(s.native_handle(), file.fd, &offset, file.size - static_cast<size_t>(offset));
+      if (n > 0) continue;
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        if (!co_await wait_for_room()) co_return;
+        continue;
+      }
+      ec = n == 0 ? beast::error_code(asio::error::eof) : beast::error_code(errno, beast::system_category());
+      co_return;
+    }
+  }
+
   asio::awaitable<void> session(tcp::socket socket) {
     beast::error_code addr_ec;
     auto remote_endpoint = socket.remote_endpoint(addr_ec);
@@ -272,8 +322,14 @@ struct Server::Impl {
       // The read's deadline still runs and bounds the write too.
       serialize_head(res, version, keep_alive, head);
       std::string_view body = res.head_only || res.status == 304 ? std::string_view() : res.view();
-      std::array<asio::const_buffer, 2> buffers = {asio::buffer(head), asio::buffer(body.data(), body.size())};
-      co_await asio::async_write(stream, buffers, asio::redirect_error(asio::use_awaitable, ec));
+      // A large cached body goes by sendfile from its memory file, if the body is still its bytes.
+      const bool by_file = res.file != nullptr && !body.empty() && body.data() == res.file->data && body.size() == res.file->size;
+      if (by_file) {
+        co_await send_with_file(stream.socket(), head, *res.file, ec);
+      } else {
+        std::array<asio::const_buffer, 2> buffers = {asio::buffer(head), asio::buffer(body.data(), body.size())};
+        co_await asio::async_write(stream, buffers, asio::redirect_error(asio::use_awaitable, ec));
+      }
       conn.busy = false;
       if (ec || !keep_alive) break;
     }

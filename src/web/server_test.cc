@@ -322,5 +322,83 @@ TEST_F(ServerTest, Finding28_TheIdleSweepMeetingAnExpiredDeadlineDoesNotKillTheS
   EXPECT_EQ(returned.get(), 0);
 }
 
+// Reads one response per entry of `with_body` from `fd` (Content-Length framed; false: the
+// answer to a HEAD, no body): each one's head and body. With `slowly`, 2 KB at a time with
+// pauses, so the server's socket fills and it must wait.
+std::vector<std::pair<std::string, std::string>> read_responses(int fd, const std::vector<bool>& with_body, bool slowly = false) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string in;
+  char buf[16384];
+  while (out.size() < with_body.size()) {
+    size_t end = in.find("\r\n\r\n");
+    if (end != std::string::npos) {
+      size_t cl = in.find("Content-Length: ");
+      size_t length = cl != std::string::npos && cl < end ? std::stoul(in.substr(cl + 16)) : 0;
+      const size_t body = with_body[out.size()] ? length : 0;
+      if (in.size() >= end + 4 + body) {
+        out.emplace_back(in.substr(0, end + 4), in.substr(end + 4, body));
+        in.erase(0, end + 4 + body);
+        continue;
+      }
+    }
+    ssize_t n = ::recv(fd, buf, slowly ? 2048 : sizeof buf, 0);
+    if (n <= 0) break;
+    in.append(buf, static_cast<size_t>(n));
+    if (slowly) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return out;
+}
+
+// Issue 30: a large cached page (the medium-difficulty listing, about 110 KB) goes by sendfile from a
+// memory file. Over the wire it must be the page's bytes exactly, keep-alive must go on after
+// it, a HEAD must carry no body, and a reader slower than the server must still get it whole.
+TEST_F(ServerTest, ALargeCachedPageSentFromItsMemoryFileIsTheSameBytes) {
+  Request direct;
+  direct.target = "/medium";
+  ASSERT_TRUE(parse_target(direct.target, direct));
+  Response expected = app_->handle(direct);
+  ASSERT_EQ(expected.status, 200);
+  ASSERT_NE(expected.file, nullptr) << "the page (" << expected.view().size() << " bytes) has no memory file: the test proves nothing";
+  ASSERT_GE(expected.view().size(), BodyFile::kMinBytes);
+  const std::string page(expected.view());
+  unsigned short port = start();
+
+  int fd = connect_to(port, std::chrono::seconds(10));
+  ASSERT_GE(fd, 0);
+  const std::string keep = "GET /medium HTTP/1.1\r\nHost: t\r\n\r\n";
+  const std::string head = "HEAD /medium HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
+  const std::string pipelined = keep + keep + head;
+  ::send(fd, pipelined.data(), pipelined.size(), MSG_NOSIGNAL);
+  auto answers = read_responses(fd, {true, true, false});
+  ::close(fd);
+  ASSERT_EQ(answers.size(), 3u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(answers[i].first.rfind("HTTP/1.1 200", 0), 0u) << answers[i].first;
+    EXPECT_NE(answers[i].first.find("Content-Length: " + std::to_string(page.size()) + "\r\n"), std::string::npos);
+    EXPECT_TRUE(answers[i].second == page) << "response " << i << ": " << answers[i].second.size() << " bytes";
+  }
+  EXPECT_NE(answers[2].first.find("Content-Length: " + std::to_string(page.size()) + "\r\n"), std::string::npos);
+  EXPECT_TRUE(answers[2].second.empty());
+
+  // A reader with a small receive buffer, reading 2 KB a millisecond: the server's socket fills
+  // and the send waits for room (more than once), then completes.
+  int slow = ::socket(AF_INET, SOCK_STREAM, 0);
+  int small = 4096;
+  ::setsockopt(slow, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  timeval tv{10, 0};
+  ::setsockopt(slow, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(slow, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const std::string one = "GET /medium HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
+  ::send(slow, one.data(), one.size(), MSG_NOSIGNAL);
+  auto slow_answer = read_responses(slow, {true}, /*slowly=*/true);
+  ::close(slow);
+  ASSERT_EQ(slow_answer.size(), 1u);
+  EXPECT_TRUE(slow_answer[0].second == page) << slow_answer[0].second.size() << " bytes of " << page.size();
+}
+
 }  // namespace
 }  // namespace ridge::web

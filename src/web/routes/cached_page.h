@@ -15,6 +15,8 @@ struct CachedPage {
   std::string head;           // every header line of the 200 response, Content-Length included
   std::string personal_head;  // the same lines for a personal answer, for pages only served so (else empty)
   GzipVariant gzip;           // its body empty when gzip does not make the page smaller, or it is personal
+  // `body` in a memory file when it is large (BodyFile::kMinBytes), for sendfile; else null.
+  std::shared_ptr<const BodyFile> file;
 };
 // By path; a paid question's other copies under "/q/SLUG#locked" and "/q/SLUG#paywall".
 using PageCache = std::map<std::string, CachedPage, std::less<>>;

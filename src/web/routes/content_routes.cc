@@ -60,7 +60,9 @@ CachedPage make_cached_page(std::string body, bool personal) {
     gz.head = "Content-Type: text/html; charset=utf-8\r\nContent-Encoding: gzip\r\n" + vary + "ETag: " + gz.etag +
               "\r\nCache-Control: public, max-age=300\r\n" + standard + "Content-Length: " + std::to_string(gz.body.size()) + "\r\n";
   }
-  return {std::move(body), std::move(etag), std::move(head), std::move(personal_head), std::move(gz)};
+  // Large pages also in a memory file, sent with sendfile (web/http.h BodyFile).
+  std::shared_ptr<const BodyFile> file = BodyFile::of(body);
+  return {std::move(body), std::move(etag), std::move(head), std::move(personal_head), std::move(gz), std::move(file)};
 }
 
 std::optional<CachedPage> render_question_page(const Site& site, const AppOptions& options,

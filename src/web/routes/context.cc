@@ -44,6 +44,7 @@ Response page(const Context& ctx, const std::string& path) {
   r.owner = std::move(lazy);  // an eviction while the page is written does not free it
   r.set("ETag", found->etag);
   if (!found->gzip.body.empty()) r.gzip = &found->gzip;
+  r.file = found->file.get();
   return r;
 }
 

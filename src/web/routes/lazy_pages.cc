@@ -42,7 +42,7 @@ std::shared_ptr<const CachedPage> LazyPages::get(const std::string& path) const 
     std::lock_guard<std::mutex> lock(mu_);
     Slot& slot = slots_.at(path);  // only this call erases a slot that is not ready
     slot.bytes = page->body.size() + page->head.size() + page->personal_head.size() + page->etag.size() + path.size() +
-                 page->gzip.body.size() + page->gzip.head.size() + page->gzip.etag.size();
+                 page->gzip.body.size() + page->gzip.head.size() + page->gzip.etag.size() + (page->file ? page->file->size : 0);
     slot.ready = true;
     lru_.push_front(path);
     slot.lru = lru_.begin();
