@@ -119,7 +119,10 @@ Result<ServingSetup> serving_setup(const Inputs& in, const Catalog& catalog) {
   const Accelerator& gpu = *in.gpu();
   auto dtypes = serving_dtypes(in, gpu);
   if (!dtypes) return dtypes.errors();
-  const Dtype compute = dtypes->weights == Dtype::kFp8 ? Dtype::kFp8 : Dtype::kBf16;
+  // A checkpoint shipped in fp8 (quantization_config) runs fp8 GEMMs when no --weights-dtype
+  // overrides it (serve-rate's default is as shipped); MXFP4 experts on Hopper dequantize to bf16.
+  const bool shipped_fp8 = !in.has("weights-dtype") && m.shipped.method == "fp8";
+  const Dtype compute = dtypes->weights == Dtype::kFp8 || shipped_fp8 ? Dtype::kFp8 : Dtype::kBf16;
   auto peak = peak_for(gpu, compute, "weights-dtype");
   if (!peak) return peak.errors();
   const double tp = in.number("tp");
