@@ -72,6 +72,7 @@ std::vector<ParamSpec> serve_rate_params() {
              kLinkEfficiency),
       zero_or_more("allreduce-latency", Unit::kSeconds, "fixed latency of one small TP all-reduce (assumed 10 us)", 1,
                    kAllReduceLatency),
+      allreduce_param(),
       // Not the static serve's 0: a deployment today decodes with kernels that read each KV head once
       // for its whole query group (TensorRT-LLM's XQA from v0.10; vLLM's FlashAttention and FlashInfer
       // decode kernels), and every serve-rate run in the ledger is of 2024 or later.
@@ -256,10 +257,16 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
   }
 
   dc.fixed_seconds = layers * in.number("layer-overhead");
-  if (!dp_ep) {
-    dc.fixed_seconds += tp > 1 ? blocks * ar_latency : 0;
-    dc.comm_seconds_per_token = tp > 1 ? blocks * 2 * (tp - 1) / tp * h * 2 / allreduce_bw : 0;
-  } else {
+  if (!dp_ep && tp > 1) {
+    // The TP all-reduces, linear in the step's tokens: the custom kernel's latency plus the ring's
+    // bytes at the link (as serve), or NCCL from the fabric model (--allreduce nccl: its smallest
+    // message's time once, the bytes at the measured busbw of a mean prompt's message).
+    const CollectiveEstimate e = tp_allreduce(in, gpu, tp, isl * h * 2, link, ar_latency);
+    const bool nccl = in.text("allreduce") == "nccl";
+    if (nccl) d.assume("TP all-reduce by NCCL: " + e.explanation + "; per step its alpha plus the bytes at the busbw of a mean prompt's message");
+    dc.fixed_seconds += blocks * (nccl ? e.alpha : ar_latency);
+    dc.comm_seconds_per_token = blocks * 2 * (tp - 1) / tp * h * 2 / (nccl ? e.busbw : allreduce_bw);
+  } else if (dp_ep) {
     const LayoutComm c = layout_comm(m, gpu, *layout, tp, link, ar_latency, max_batch, d);
     dc.fixed_seconds += c.fixed;
     dc.comm_seconds_per_token = c.per_token;

@@ -276,5 +276,38 @@ TEST(ServeRate, GptOssAsShippedReadsMxfp4ExpertsAndBf16TheRest) {
   EXPECT_EQ(result(run("serve-rate", g), "tpot_mean_seconds"), result(shipped, "tpot_mean_seconds"));
 }
 
+TEST(Serve, NcclAllReduceIsPricedFromTheMeasuredBusbw) {
+  // perf7s: --allreduce nccl reads the catalog's measured nccl-tests all_reduce busbw (HGX H100,
+  // NVLS, 8 GPUs). Llama 2 70B, one 128-token prompt on TP 4: each of the 160 residual blocks
+  // all-reduces 128 × 8,192 × 2 B = 2,097,152 B, a measured size (busbw 81.93 GB/s), so one takes
+  // max(alpha, 2(4 − 1)/4 × 2,097,152 ÷ 81.93e9) = max(25.6 us, 38.395 us) = 38.395 us (alpha,
+  // the 1 KB message's time: 1,024 × 1.75 ÷ 0.07e9 = 25.6 us): 160 × 38.395 us = 6.1433 ms.
+  // The custom kernel: 160 × (10 us + 1.5 × 2,097,152 ÷ (900 GB/s ÷ 2 × 0.7)) = 3.1978 ms.
+  Given g = {{"model", "llama-2-70b"}, {"gpu", "h100-sxm"}, {"tp", "4"}, {"batch", "1"}, {"input-tokens", "128"},
+             {"output-tokens", "1"}, {"weights-dtype", "fp8"}, {"kv-dtype", "fp8"}};
+  EXPECT_NEAR(step_value(run("serve", g), "Prefill TP all-reduces"), 160 * (10e-6 + 1.5 * 2097152 / 315e9), 1e-9);
+  g["allreduce"] = "nccl";
+  Derivation nccl = run("serve", g);
+  EXPECT_NEAR(step_value(nccl, "Prefill TP all-reduces"), 160 * 1.5 * 2097152 / 81.93e9, 1e-9);
+  // One decode token: 16,384 B at the measured 0.95 GB/s: 1.5 × 16,384 ÷ 0.95e9 = 25.869 us each.
+  EXPECT_NEAR(step_value(nccl, "Decode TP all-reduces"), 160 * 1.5 * 16384 / 0.95e9, 1e-9);
+}
+
+TEST(ServeRate, NcclAllReduceSlowsOnlyTensorParallelSteps) {
+  // serve-rate takes the same input: NCCL's smallest-message time (25.6 us on HGX H100) in place of
+  // the custom kernel's 10 us per all-reduce makes a TP-2 step slower; on one GPU there is nothing
+  // to reduce and the figures do not move.
+  Given g = llama70b_h100_tp2();
+  g["rate"] = "0.05";
+  const double custom = result(run("serve-rate", g), "tpot_mean_seconds");
+  g["allreduce"] = "nccl";
+  EXPECT_GT(result(run("serve-rate", g), "tpot_mean_seconds"), custom + 160 * 15e-6);
+  Given one = {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm"}, {"tp", "1"}, {"rate", "0.1"},
+               {"input-tokens", "1000"}, {"output-tokens", "100"}};
+  const double alone = result(run("serve-rate", one), "tpot_mean_seconds");
+  one["allreduce"] = "nccl";
+  EXPECT_EQ(result(run("serve-rate", one), "tpot_mean_seconds"), alone);
+}
+
 }  // namespace
 }  // namespace ridge::calc

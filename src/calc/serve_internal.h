@@ -93,6 +93,20 @@ inline constexpr const char* kServePdHandoffDecodeSteps = "2";
 // custom all-reduce show for messages of a few kilobytes, not fitted.
 inline constexpr const char* kAllReduceLatency = "10us";
 
+// ---- which TP all-reduce the engine runs (perf7s, issue 31), shared by serve and serve-rate.
+// --allreduce custom: a latency-optimised one-shot/two-shot kernel over NVLink (TensorRT-LLM's
+// custom all-reduce, AllReduceStrategy AUTO in 1.0; SGLang's and vLLM's custom all-reduce, on by
+// default for TP within one NVLink node): --allreduce-latency + the ring's bytes at the link ×
+// --link-efficiency, as before. --allreduce nccl: NCCL, priced by the fabric model
+// (estimate_collective: the system's measured nccl-tests all_reduce busbw at the message size,
+// the smallest message's time as its floor; TensorRT-LLM v0.5-v0.6 unless the engine was built
+// with --use_custom_all_reduce, examples/llama/build.py: "latency-optimized algorithm for
+// all-reduce instead of NCCL", off by default).
+ParamSpec allreduce_param();
+// One TP all-reduce of `bytes` per rank on `tp` GPUs of one node, by the engine's algorithm.
+CollectiveEstimate tp_allreduce(const Inputs& in, const Accelerator& gpu, double tp, double bytes, double link,
+                                double latency);
+
 // ---- attention data parallelism and expert parallelism (issue 31, MoE serving under load),
 // shared by serve and serve-rate.
 
