@@ -94,10 +94,12 @@ inline constexpr const char* kServePdHandoffDecodeSteps = "2";
 inline constexpr const char* kAllReduceLatency = "10us";
 
 // ---- which TP all-reduce the engine runs (perf7s, issue 31), shared by serve and serve-rate.
-// --allreduce custom: a latency-optimised one-shot/two-shot kernel over NVLink (TensorRT-LLM's
-// custom all-reduce, AllReduceStrategy AUTO in 1.0; SGLang's and vLLM's custom all-reduce, on by
-// default for TP within one NVLink node): --allreduce-latency + the ring's bytes at the link ×
-// --link-efficiency, as before. --allreduce nccl: NCCL, priced by the fabric model
+// --allreduce custom: a latency-optimised one-shot/two-shot kernel over NVLink: TensorRT-LLM 1.0's
+// PyTorch backend (tensorrt_llm/llmapi/llm_args.py, allreduce_strategy default 'AUTO', which picks
+// its one-shot/two-shot kernels for the small messages of a decode step), SGLang and vLLM (their
+// custom all-reduce, on unless --disable-custom-all-reduce; server_args.py / EngineArgs
+// disable_custom_all_reduce = False): --allreduce-latency + the ring's bytes at the link ×
+// --link-efficiency, as before (both assumed, not measured here). --allreduce nccl: NCCL, priced by the fabric model
 // (estimate_collective: the system's measured nccl-tests all_reduce busbw at the message size,
 // the smallest message's time as its floor; TensorRT-LLM v0.5-v0.6 unless the engine was built
 // with --use_custom_all_reduce, examples/llama/build.py: "latency-optimized algorithm for
