@@ -36,6 +36,7 @@ std::vector<ParamSpec> serve_params() {
              kLinkEfficiency),
       zero_or_more("allreduce-latency", Unit::kSeconds,
                    "fixed latency of one small TP all-reduce on the scale-up link (assumed 10 us)", 1, kAllReduceLatency),
+      allreduce_param(),
       zero_or_more("kv-group-reuse", Unit::kRatio,
                    "share of a GQA KV head's reads its query heads share in decode (assumed 0: a decode kernel per "
                    "query head, as TensorRT-LLM before XQA; 1 = read once per group)", 1,
@@ -98,9 +99,26 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
 
   const double ar_latency = in.number("allreduce-latency");
   const double blocks = static_cast<double>(residual_blocks(m));  // 2 × L for a transformer
-  // One TP all-reduce of `tokens` hidden states: its latency plus the ring's 2(t−1)/t bytes.
+  // One TP all-reduce of `tokens` hidden states per residual block: the custom kernel's latency
+  // plus the ring's 2(t−1)/t bytes, or NCCL from the fabric model (--allreduce; serve_internal.h).
+  const bool nccl = in.text("allreduce") == "nccl";
   auto allreduces = [&](double tokens) {
-    return tp > 1 ? blocks * (ar_latency + 2 * (tp - 1) / tp * tokens * h * 2 / allreduce_bw) : 0.0;
+    return tp > 1 ? blocks * tp_allreduce(in, gpu, tp, tokens * h * 2, link, ar_latency).seconds : 0.0;
+  };
+  // The derivation's line for one phase's all-reduces.
+  auto allreduce_step = [&](const std::string& label, const std::string& what, double tokens) {
+    if (!nccl) {
+      return d.step(label, "residual blocks (2 × L) × (latency + 2(t−1)/t × " + what + "·h·2 B ÷ link)",
+                    num(blocks) + " × (" + q(ar_latency, Unit::kSeconds) + " + " + num(2 * (tp - 1) / tp) + " × " +
+                        num(tokens * h * 2) + " ÷ " + q(allreduce_bw, Unit::kBytesPerSecond) + ")",
+                    allreduces(tokens), Unit::kSeconds);
+    }
+    const CollectiveEstimate e = tp_allreduce(in, gpu, tp, tokens * h * 2, link, ar_latency);
+    return d.step(label, "residual blocks (2 × L) × max(alpha, 2(t−1)/t × " + what + "·h·2 B ÷ NCCL busbw)  (" +
+                             e.explanation + ")",
+                  num(blocks) + " × max(" + q(e.alpha, Unit::kSeconds) + ", " + num(2 * (tp - 1) / tp) + " × " +
+                      num(tokens * h * 2) + " ÷ " + q(e.busbw, Unit::kBytesPerSecond) + ")",
+                  allreduces(tokens), Unit::kSeconds);
   };
 
   // Prefill: the GEMMs at the roofline, attention on top (a separate kernel), the TP all-reduces
@@ -128,10 +146,7 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
                      q(exchange.fixed, Unit::kSeconds) + " + " + q(exchange.per_token, Unit::kSeconds) + " × " + num(pf_tokens),
                      exchange.fixed + exchange.per_token * pf_tokens, Unit::kSeconds);
   } else if (tp > 1) {
-    pf_comm = d.step("Prefill TP all-reduces", "residual blocks (2 × L) × (latency + 2(t−1)/t × batch·input·h·2 B ÷ link)",
-                     num(blocks) + " × (" + q(ar_latency, Unit::kSeconds) + " + " + num(2 * (tp - 1) / tp) +
-                         " × " + num(pf_tokens * h * 2) + " ÷ " + q(allreduce_bw, Unit::kBytesPerSecond) + ")",
-                     allreduces(pf_tokens), Unit::kSeconds);
+    pf_comm = allreduce_step("Prefill TP all-reduces", "batch·input", pf_tokens);
   }
   double ttft = d.step("Time to first token", "GEMMs + attention + exchanges (TP all-reduces, or the attention-DP / EP ones) + L × per-layer overhead",
                        q(pf_gemm, Unit::kSeconds) + " + " + q(pf_attn, Unit::kSeconds) + " + " + q(pf_comm, Unit::kSeconds) +
@@ -171,10 +186,7 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
                       q(exchange.fixed, Unit::kSeconds) + " + " + q(exchange.per_token, Unit::kSeconds) + " × " + num(batch),
                       exchange.fixed + exchange.per_token * batch, Unit::kSeconds);
   } else if (tp > 1) {
-    dec_comm = d.step("Decode TP all-reduces", "residual blocks (2 × L) × (latency + 2(t−1)/t × batch·h·2 B ÷ link)",
-                      num(blocks) + " × (" + q(ar_latency, Unit::kSeconds) + " + " + num(2 * (tp - 1) / tp) +
-                          " × " + num(batch * h * 2) + " ÷ " + q(allreduce_bw, Unit::kBytesPerSecond) + ")",
-                      allreduces(batch), Unit::kSeconds);
+    dec_comm = allreduce_step("Decode TP all-reduces", "batch", batch);
   }
   double tpot = d.step("Time per output token", "GEMMs + attention + exchanges (TP all-reduces, or the attention-DP / EP ones) + L × per-layer overhead",
                        q(dec_gemm, Unit::kSeconds) + " + " + q(dec_attn, Unit::kSeconds) + " + " +

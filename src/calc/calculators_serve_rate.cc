@@ -57,7 +57,10 @@ std::vector<ParamSpec> serve_rate_params() {
       number("memory-utilization", Unit::kRatio,
              "share of HBM the server may fill with weights and cache (vLLM's gpu_memory_utilization default)", 0, 1,
              "0.9"),
-      dtype_param("weights-dtype", "weight storage (fp8 weights also compute in fp8)", "bf16"),
+      dtype_param("weights-dtype",
+                  "storage of every weight (fp8 weights also compute in fp8; default: as the checkpoint ships them, "
+                  "its quantization_config, each tensor class at its own width, else bf16)",
+                  ""),
       dtype_param("kv-dtype", "KV-cache storage (default: as the weights)", ""),
       number("bandwidth-efficiency", Unit::kRatio, "share of HBM bandwidth a decode step reaches (fitted, as serve)", 0,
              1, kServeBandwidthEfficiency),
@@ -69,6 +72,7 @@ std::vector<ParamSpec> serve_rate_params() {
              kLinkEfficiency),
       zero_or_more("allreduce-latency", Unit::kSeconds, "fixed latency of one small TP all-reduce (assumed 10 us)", 1,
                    kAllReduceLatency),
+      allreduce_param(),
       // Not the static serve's 0: a deployment today decodes with kernels that read each KV head once
       // for its whole query group (TensorRT-LLM's XQA from v0.10; vLLM's FlashAttention and FlashInfer
       // decode kernels), and every serve-rate run in the ledger is of 2024 or later.
@@ -121,7 +125,9 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
   Derivation d("serve-rate", "Serving " + m.id + " at a request rate");
   describe_model(d, m, in.has("config") ? "config" : "model");
   describe_gpu(d, gpu);
-  describe_inputs(d, in, serve_rate_params());
+  auto storage = weight_storage(m, in);
+  if (!storage) return storage.errors();
+  describe_inputs(d, in, serve_rate_params(), implied_weights(*storage));
   d.assume("Poisson arrivals; continuous (iteration-level) batching: a sequence joins the running batch at the next "
            "step and leaves after its last token (Yu et al., Orca, OSDI 2022; vLLM)");
   d.assume(disagg ? "disaggregated prefill and decode pools (DistServe, Zhong et al. OSDI 2024; Splitwise, Patel et al. "
@@ -137,7 +143,23 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
 
   const ParamCount pc = count_params(m);
   const double layers = static_cast<double>(m.layers), h = static_cast<double>(m.hidden);
-  const double wbytes = dtype_bytes(dtypes.weights), kvbytes = dtype_bytes(dtypes.kv);
+  const double kvbytes = dtype_bytes(dtypes.kv);
+  // perf7s (issue 31): bytes per weight by tensor class. One --weights-dtype sizes every weight
+  // alike; a checkpoint read as shipped (quantization_config, model.h WeightFormat) keeps its own
+  // layout: gpt-oss-120b's MXFP4 holds only the routed experts, at 4 bits plus one 8-bit E8M0
+  // scale per 32 weights (0.5 + 1/32 = 0.53125 B), while attention, router, embedding and head stay
+  // in bf16 (config.json modules_to_not_convert). So the routed experts are priced at
+  // expert_wbytes and everything else at its own bytes: the storage's total less the experts'.
+  const double expert_wbytes = storage->expert_bytes;
+  const double non_expert_bytes = storage->bytes - pc.experts_total * expert_wbytes;
+  const bool mixed = storage->format.quantized();
+  if (mixed) {
+    d.assume("weights as " + storage->name +
+             (storage->as_shipped ? " (the checkpoint's quantization_config; --weights-dtype sizes every weight at one "
+                                    "dtype instead)"
+                                  : "") +
+             ": each step reads each tensor class at its own width");
+  }
   const double matmul_params = pc.active - (m.tied_embeddings ? 0 : pc.embedding);
   const double bw = gpu.memory_bandwidth * in.number("bandwidth-efficiency");
   const double rate_gpu = peak * in.number("prefill-efficiency");
@@ -163,11 +185,10 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
   serving::DecodeCost dc;
   dc.bandwidth = bw;
   // Which kernel reads the experts depends on how they are stored (serve_internal.h).
-  const std::string ebw_name = wbytes < 1 ? "expert-bandwidth-efficiency-4bit" : "expert-bandwidth-efficiency";
+  const std::string ebw_name = expert_wbytes < 1 ? "expert-bandwidth-efficiency-4bit" : "expert-bandwidth-efficiency";
   dc.expert_bandwidth = gpu.memory_bandwidth * in.number(ebw_name);
   dc.flop_rate = rate_gpu;
   dc.imbalance = imbalance;
-  const double non_expert = pc.total - pc.experts_total;
   if (m.is_moe()) {
     const double routed = static_cast<double>(m.routed_experts);
     dc.experts = routed;
@@ -178,22 +199,26 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
     dc.expert_bytes = d.step("One routed expert's weights per GPU, all MoE layers",
                              dp_ep ? "routed experts' params ÷ E × bytes ÷ tp  (E ÷ ep experts per rank, each over tp ÷ ep GPUs)"
                                    : "routed experts' params ÷ E × bytes ÷ tp",
-                             num(pc.experts_total) + " ÷ " + num(routed) + " × " + num(wbytes) + " ÷ " + num(tp),
-                             pc.experts_total / routed * wbytes / tp, Unit::kBytes);
+                             num(pc.experts_total) + " ÷ " + num(routed) + " × " + num(expert_wbytes) + " ÷ " + num(tp),
+                             pc.experts_total / routed * expert_wbytes / tp, Unit::kBytes);
     dc.expert_flops_per_token = 2 * dc.top_k * pc.experts_total / routed / tp;
-    dc.dense_weight_bytes = d.step("Weights every step reads per GPU",
-                                   dp_ep ? "(params − routed experts) × bytes ÷ (tp ÷ attention-dp)"
-                                         : "(params − routed experts) × bytes ÷ tp",
-                                   "(" + num(pc.total) + " − " + num(pc.experts_total) + ") × " + num(wbytes) + " ÷ " +
-                                       num(attn_tp),
-                                   non_expert * wbytes / attn_tp, Unit::kBytes);
+    const std::string per_gpu = dp_ep ? " ÷ (tp ÷ attention-dp)" : " ÷ tp";
+    dc.dense_weight_bytes =
+        mixed ? d.step("Weights every step reads per GPU", "(weights' bytes − routed experts' bytes)" + per_gpu,
+                       "(" + q(storage->bytes, Unit::kBytes) + " − " + num(pc.experts_total) + " × " + num(expert_wbytes) +
+                           ") ÷ " + num(attn_tp),
+                       non_expert_bytes / attn_tp, Unit::kBytes)
+              : d.step("Weights every step reads per GPU", "(params − routed experts) × bytes" + per_gpu,
+                       "(" + num(pc.total) + " − " + num(pc.experts_total) + ") × " + num(expert_wbytes) + " ÷ " +
+                           num(attn_tp),
+                       non_expert_bytes / attn_tp, Unit::kBytes);
     d.assume("MoE decode reads only the experts its tokens touch: E × (1 − (1 − k/E)^tokens) per layer under uniform "
              "routing (a skewed router touches fewer), at the grouped GEMMs' share of HBM bandwidth (" +
              num(in.number(ebw_name)) + ", " + ebw_name + ": a few tokens per expert)");
   } else {
-    dc.dense_weight_bytes = d.step("Weights a step reads per GPU", dp_ep ? "params × bytes ÷ (tp ÷ attention-dp)" : "params × bytes ÷ tp",
-                                   num(pc.total) + " × " + num(wbytes) + " ÷ " + num(attn_tp), pc.total * wbytes / attn_tp,
-                                   Unit::kBytes);
+    dc.dense_weight_bytes =
+        d.step("Weights a step reads per GPU", "(" + storage->formula + (dp_ep ? ") ÷ (tp ÷ attention-dp)" : ") ÷ tp"),
+               "(" + storage->substituted + ") ÷ " + num(attn_tp), storage->bytes / attn_tp, Unit::kBytes);
   }
   const double ctx = isl + osl / 2;
   dc.flops_per_token = d.step("Decode FLOPs per token per GPU", "(2 × active matmul params + attention at input + output/2) ÷ tp",
@@ -211,7 +236,7 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
   // The batch the KV cache holds: what the weights leave of the replica's usable HBM, over the
   // cache of one sequence at its full length. Attention DP keeps N copies of the non-expert weights.
   const double usable = tp * gpu.memory_bytes * in.number("memory-utilization");
-  const double weights_all = (non_expert * adp + pc.experts_total) * wbytes;
+  const double weights_all = non_expert_bytes * adp + pc.experts_total * expert_wbytes;
   const double cache_full = kv_elements_per_sequence(m, isl + osl) * kvbytes * kv_copies + state_seq;
   if (weights_all >= usable) {
     return FieldError{"tp", num(tp), "leaves no room for a KV cache: the weights (" + q(weights_all, Unit::kBytes) +
@@ -232,10 +257,16 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
   }
 
   dc.fixed_seconds = layers * in.number("layer-overhead");
-  if (!dp_ep) {
-    dc.fixed_seconds += tp > 1 ? blocks * ar_latency : 0;
-    dc.comm_seconds_per_token = tp > 1 ? blocks * 2 * (tp - 1) / tp * h * 2 / allreduce_bw : 0;
-  } else {
+  if (!dp_ep && tp > 1) {
+    // The TP all-reduces, linear in the step's tokens: the custom kernel's latency plus the ring's
+    // bytes at the link (as serve), or NCCL from the fabric model (--allreduce nccl: its smallest
+    // message's time once, the bytes at the measured busbw of a mean prompt's message).
+    const CollectiveEstimate e = tp_allreduce(in, gpu, tp, isl * h * 2, link, ar_latency);
+    const bool nccl = in.text("allreduce") == "nccl";
+    if (nccl) d.assume("TP all-reduce by NCCL: " + e.explanation + "; per step its alpha plus the bytes at the busbw of a mean prompt's message");
+    dc.fixed_seconds += blocks * (nccl ? e.alpha : ar_latency);
+    dc.comm_seconds_per_token = blocks * 2 * (tp - 1) / tp * h * 2 / (nccl ? e.busbw : allreduce_bw);
+  } else if (dp_ep) {
     const LayoutComm c = layout_comm(m, gpu, *layout, tp, link, ar_latency, max_batch, d);
     dc.fixed_seconds += c.fixed;
     dc.comm_seconds_per_token = c.per_token;

@@ -11,6 +11,26 @@ namespace ridge::calc::serve_detail {
 // ---- attention data parallelism and expert parallelism (issue 31, MoE serving under load),
 // shared by serve and serve-rate.
 
+ParamSpec allreduce_param() {
+  return choice("allreduce", {"custom", "nccl"}, "custom",
+                "the engine's TP all-reduce: custom (a one-shot/two-shot kernel over NVLink: TensorRT-LLM since its "
+                "custom all-reduce became the default, SGLang, vLLM; --allreduce-latency + bytes at the link), nccl "
+                "(NCCL, from the system's measured nccl-tests busbw at the message size: TensorRT-LLM v0.5-v0.6 "
+                "engines built without --use_custom_all_reduce)");
+}
+
+CollectiveEstimate tp_allreduce(const Inputs& in, const Accelerator& gpu, double tp, double bytes, double link,
+                                double latency) {
+  if (in.text("allreduce") == "nccl") return estimate_collective(gpu, "all_reduce", tp, tp, bytes, link, latency);
+  // The custom kernel: one latency and the ring's 2(t − 1)/t of the bytes at the link's share.
+  CollectiveEstimate e;
+  e.alpha = latency;
+  e.busbw = gpu.scale_up_bandwidth / 2 * link;
+  e.seconds = tp > 1 ? latency + 2 * (tp - 1) / tp * bytes / e.busbw : 0;
+  e.explanation = "custom all-reduce over NVLink";
+  return e;
+}
+
 std::vector<ParamSpec> parallel_params() {
   return {
       // MoE serving under load (issue 31): attention data parallelism and expert parallelism, as
@@ -119,7 +139,10 @@ Result<ServingSetup> serving_setup(const Inputs& in, const Catalog& catalog) {
   const Accelerator& gpu = *in.gpu();
   auto dtypes = serving_dtypes(in, gpu);
   if (!dtypes) return dtypes.errors();
-  const Dtype compute = dtypes->weights == Dtype::kFp8 ? Dtype::kFp8 : Dtype::kBf16;
+  // A checkpoint shipped in fp8 (quantization_config) runs fp8 GEMMs when no --weights-dtype
+  // overrides it (serve-rate's default is as shipped); MXFP4 experts on Hopper dequantize to bf16.
+  const bool shipped_fp8 = !in.has("weights-dtype") && m.shipped.method == "fp8";
+  const Dtype compute = dtypes->weights == Dtype::kFp8 || shipped_fp8 ? Dtype::kFp8 : Dtype::kBf16;
   auto peak = peak_for(gpu, compute, "weights-dtype");
   if (!peak) return peak.errors();
   const double tp = in.number("tp");

@@ -248,5 +248,66 @@ TEST(Serve, AttentionDataParallelismReadsTheWholeDenseModelPerGpu) {
   EXPECT_NEAR(result(run("serve", g), "tpot_seconds") - tp_only, 0.0100921268, 1e-9);
 }
 
+TEST(ServeRate, GptOssAsShippedReadsMxfp4ExpertsAndBf16TheRest) {
+  // perf7s: serve-rate reads a checkpoint as its quantization_config ships it. gpt-oss-120b
+  // (hidden 2,880, 36 layers, 64 query and 8 KV heads of 64, vocabulary 201,088, untied, biases on
+  // the attention's projections and one sink logit per head):
+  //   attention per layer: q 2,880 × 4,096 + o 4,096 × 2,880 = 23,592,960; k and v 2 × 2,880 × 512
+  //   = 2,949,120; biases 4,096 + 512 + 512 + 2,880 = 8,000; sinks 64: 26,550,144
+  //   router 2,880 × 128 + 128 = 368,768; norms 2 × 2,880 = 5,760: 26,924,672 per layer, × 36 =
+  //   969,288,192; embedding and head 2 × 201,088 × 2,880 = 1,158,266,880; final norm 2,880.
+  //   Non-expert params: 2,127,557,952, in bf16 (modules_to_not_convert) at 2 B, over tp 2:
+  //   2,127,557,952 B per GPU per step (at 4 bits, as before: 531,889,488 B).
+  // Routed experts: 36 × 128 × 24,891,840 = 114,701,598,720 (weight_storage_test.cc); one expert
+  // over all layers 896,106,240 at 0.5 B + 1 B ÷ 32 = 0.53125 B = 476,056,440 B, over tp 2:
+  // 238,028,220 B (at 4 bits: 224,026,560 B).
+  Given g = {{"model", "gpt-oss-120b"}, {"gpu", "h200"}, {"tp", "2"}, {"rate", "0.1"},
+             {"input-tokens", "1000"}, {"output-tokens", "1000"}};
+  Derivation shipped = run("serve-rate", g);
+  EXPECT_DOUBLE_EQ(step_value(shipped, "Weights every step reads per GPU"), 2127557952.0);
+  EXPECT_DOUBLE_EQ(step_value(shipped, "One routed expert's weights per GPU, all MoE layers"), 238028220.0);
+  g["weights-dtype"] = "int4";  // one dtype for every weight, as --weights-dtype asks
+  Derivation int4 = run("serve-rate", g);
+  EXPECT_DOUBLE_EQ(step_value(int4, "Weights every step reads per GPU"), 531889488.0);
+  EXPECT_DOUBLE_EQ(step_value(int4, "One routed expert's weights per GPU, all MoE layers"), 224026560.0);
+  // MXFP4's experts (0.53125 B) are read at the 4-bit experts' share: the 8-bit share does not move them.
+  g.erase("weights-dtype");
+  g["expert-bandwidth-efficiency"] = "0.9";
+  EXPECT_EQ(result(run("serve-rate", g), "tpot_mean_seconds"), result(shipped, "tpot_mean_seconds"));
+}
+
+TEST(Serve, NcclAllReduceIsPricedFromTheMeasuredBusbw) {
+  // perf7s: --allreduce nccl reads the catalog's measured nccl-tests all_reduce busbw (HGX H100,
+  // NVLS, 8 GPUs). Llama 2 70B, one 128-token prompt on TP 4: each of the 160 residual blocks
+  // all-reduces 128 × 8,192 × 2 B = 2,097,152 B, a measured size (busbw 81.93 GB/s), so one takes
+  // max(alpha, 2(4 − 1)/4 × 2,097,152 ÷ 81.93e9) = max(25.6 us, 38.395 us) = 38.395 us (alpha,
+  // the 1 KB message's time: 1,024 × 1.75 ÷ 0.07e9 = 25.6 us): 160 × 38.395 us = 6.1433 ms.
+  // The custom kernel: 160 × (10 us + 1.5 × 2,097,152 ÷ (900 GB/s ÷ 2 × 0.7)) = 3.1978 ms.
+  Given g = {{"model", "llama-2-70b"}, {"gpu", "h100-sxm"}, {"tp", "4"}, {"batch", "1"}, {"input-tokens", "128"},
+             {"output-tokens", "1"}, {"weights-dtype", "fp8"}, {"kv-dtype", "fp8"}};
+  EXPECT_NEAR(step_value(run("serve", g), "Prefill TP all-reduces"), 160 * (10e-6 + 1.5 * 2097152 / 315e9), 1e-9);
+  g["allreduce"] = "nccl";
+  Derivation nccl = run("serve", g);
+  EXPECT_NEAR(step_value(nccl, "Prefill TP all-reduces"), 160 * 1.5 * 2097152 / 81.93e9, 1e-9);
+  // One decode token: 16,384 B at the measured 0.95 GB/s: 1.5 × 16,384 ÷ 0.95e9 = 25.869 us each.
+  EXPECT_NEAR(step_value(nccl, "Decode TP all-reduces"), 160 * 1.5 * 16384 / 0.95e9, 1e-9);
+}
+
+TEST(ServeRate, NcclAllReduceSlowsOnlyTensorParallelSteps) {
+  // serve-rate takes the same input: NCCL's smallest-message time (25.6 us on HGX H100) in place of
+  // the custom kernel's 10 us per all-reduce makes a TP-2 step slower; on one GPU there is nothing
+  // to reduce and the figures do not move.
+  Given g = llama70b_h100_tp2();
+  g["rate"] = "0.05";
+  const double custom = result(run("serve-rate", g), "tpot_mean_seconds");
+  g["allreduce"] = "nccl";
+  EXPECT_GT(result(run("serve-rate", g), "tpot_mean_seconds"), custom + 160 * 15e-6);
+  Given one = {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm"}, {"tp", "1"}, {"rate", "0.1"},
+               {"input-tokens", "1000"}, {"output-tokens", "100"}};
+  const double alone = result(run("serve-rate", one), "tpot_mean_seconds");
+  one["allreduce"] = "nccl";
+  EXPECT_EQ(result(run("serve-rate", one), "tpot_mean_seconds"), alone);
+}
+
 }  // namespace
 }  // namespace ridge::calc

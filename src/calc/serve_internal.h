@@ -63,7 +63,11 @@ inline constexpr const char* kServeExpertBandwidthEfficiency = "0.30";
 // rows (0.575, serial 0.6: fit 14.2%) moved the held-out TensorRT-LLM FP8 rows from 10.1% to 18.7%.
 // Fitted on the fit half's nine TPOT rows of that deployment only (`ridge validate --fit`, grid
 // 0.20 to 0.90 by 0.025; 2026-12-07), the 8-bit share above unchanged.
-inline constexpr const char* kServeExpertBandwidthEfficiency4bit = "0.575";
+// perf7s (2026-12-07): refitted on the same nine rows once serve-rate read gpt-oss as it ships
+// (quantization_config: MXFP4 experts at 4.25 bits, attention, router, embedding and head in bf16)
+// instead of every weight at 4 bits: 0.575 -> 0.650, fit-half TPOT mean 13.2% (0.575 was fitted
+// with the non-expert weights 4x too light and the experts' scale bytes left out).
+inline constexpr const char* kServeExpertBandwidthEfficiency4bit = "0.650";
 
 // perf6s (issue 31, the prefill-to-decode handoff of a disaggregated deployment, serving_model.h
 // Disaggregation): the fixed part of the handoff, what is not a decode step (the router's hops,
@@ -88,6 +92,22 @@ inline constexpr const char* kServePdHandoffDecodeSteps = "2";
 // synchronisation between the ranks); an assumption of the order nccl-tests and TensorRT-LLM's
 // custom all-reduce show for messages of a few kilobytes, not fitted.
 inline constexpr const char* kAllReduceLatency = "10us";
+
+// ---- which TP all-reduce the engine runs (perf7s, issue 31), shared by serve and serve-rate.
+// --allreduce custom: a latency-optimised one-shot/two-shot kernel over NVLink: TensorRT-LLM 1.0's
+// PyTorch backend (tensorrt_llm/llmapi/llm_args.py, allreduce_strategy default 'AUTO', which picks
+// its one-shot/two-shot kernels for the small messages of a decode step), SGLang and vLLM (their
+// custom all-reduce, on unless --disable-custom-all-reduce; server_args.py / EngineArgs
+// disable_custom_all_reduce = False): --allreduce-latency + the ring's bytes at the link ×
+// --link-efficiency, as before (both assumed, not measured here). --allreduce nccl: NCCL, priced by the fabric model
+// (estimate_collective: the system's measured nccl-tests all_reduce busbw at the message size,
+// the smallest message's time as its floor; TensorRT-LLM v0.5-v0.6 unless the engine was built
+// with --use_custom_all_reduce, examples/llama/build.py: "latency-optimized algorithm for
+// all-reduce instead of NCCL", off by default).
+ParamSpec allreduce_param();
+// One TP all-reduce of `bytes` per rank on `tp` GPUs of one node, by the engine's algorithm.
+CollectiveEstimate tp_allreduce(const Inputs& in, const Accelerator& gpu, double tp, double bytes, double link,
+                                double latency);
 
 // ---- attention data parallelism and expert parallelism (issue 31, MoE serving under load),
 // shared by serve and serve-rate.
