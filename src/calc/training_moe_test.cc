@@ -31,5 +31,18 @@ TEST(MoeTraffic, ShufflePassesByDispatcher) {
   EXPECT_DOUBLE_EQ(moe_shuffle_passes(MoeDispatcher::kHybridEp, 1, 8, 2), 64);
 }
 
+TEST(MoeLaunches, PerLocalExpertByRecipe) {
+  // Transformer Engine 2.9's GroupedLinear, fc1 and fc2: a GEMM per expert for the forward, the
+  // data gradient and the weight gradient, 6 in all. Casts per expert of 4 tensors (the two inputs,
+  // the two output gradients): current scaling 4 kernels each (zero amax, amax, scale, cast), 16;
+  // MXFP8 and block scaling 1 each, 4; delayed scaling one fused kernel for all experts, 0.
+  EXPECT_DOUBLE_EQ(moe_launches_per_expert(false, "delayed"), 6);
+  EXPECT_DOUBLE_EQ(moe_launches_per_expert(false, "current"), 6);  // bf16: the recipe does not apply
+  EXPECT_DOUBLE_EQ(moe_launches_per_expert(true, "delayed"), 6);
+  EXPECT_DOUBLE_EQ(moe_launches_per_expert(true, "current"), 22);
+  EXPECT_DOUBLE_EQ(moe_launches_per_expert(true, "mxfp8"), 10);
+  EXPECT_DOUBLE_EQ(moe_launches_per_expert(true, "block"), 10);
+}
+
 }  // namespace
 }  // namespace ridge::calc::detail
