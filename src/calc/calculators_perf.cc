@@ -34,6 +34,8 @@ constexpr const char* kGemmHalfIntensity = "0";
 // (0-2 ms by 25 us): 875 us while it hid the whole micro-batch (fit 30.3%, held-out MoE fp8 44.9%);
 // 500 us since it hides only the expert GEMMs (perf5: fit 30.0%, held-out 28.3%, worst 126.8 -> 55.3%).
 // perf6t, the HybridEP rows stating their dispatcher: still 500 us (fit 30.3%, held-out MoE fp8 23.1%).
+// perf7t: launches per expert by recipe (training_moe.h) × 50 us per launch fits the fit half at
+// 30.5% (held-out MoE fp8 10.8%, worst 21.2%): not at least as good, so not applied (step's default 0).
 constexpr const char* kMoeHostPerExpert = "500us";
 
 // ---- fixed assumptions, not fitted ----
