@@ -34,8 +34,8 @@ constexpr const char* kGemmHalfIntensity = "0";
 // (0-2 ms by 25 us): 875 us while it hid the whole micro-batch (fit 30.3%, held-out MoE fp8 44.9%);
 // 500 us since it hides only the expert GEMMs (perf5: fit 30.0%, held-out 28.3%, worst 126.8 -> 55.3%).
 // perf6t, the HybridEP rows stating their dispatcher: still 500 us (fit 30.3%, held-out MoE fp8 23.1%).
-// perf7t: launches per expert by recipe (training_moe.h) × 50 us per launch fits the fit half at
-// 30.5% (held-out MoE fp8 10.8%, worst 21.2%): not at least as good, so not applied (step's default 0).
+// perf7t: launches per expert by recipe (training_moe.h) × a time per launch: fit half best at
+// 142.5 us, 28.6% (held-out MoE fp8 56.1%); not applied (it fails the MoE fp8 gate). See bench/README.
 constexpr const char* kMoeHostPerExpert = "500us";
 
 // ---- fixed assumptions, not fitted ----
@@ -99,7 +99,7 @@ std::vector<ParamSpec> step_params() {
                    1, kMoeHostPerExpert),
       zero_or_more("moe-host-per-launch", Unit::kSeconds,
                    "CPU time per launch of a local expert's GEMMs and casts (training_moe.h counts them by recipe); "
-                   "above 0 it replaces moe-host-per-expert (perf7t: 50us fits the fit half, not adopted)",
+                   "above 0 it replaces moe-host-per-expert (perf7t, not applied: bench/README.md)",
                    1, "0"),
       choice("moe-dispatcher", {"alltoall", "hybridep"}, "alltoall",
              "token dispatcher: alltoall (Megatron-Core's: permute, send k copies, sort) or hybridep (the flex "
@@ -383,7 +383,7 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
     // expert GEMMs it launches, not the rest.
     t_host = moe_host_step(d, moe_layers_on_stage, local_experts, in.number("moe-host-per-expert"),
                            in.number("moe-host-per-launch"),
-                           moe_launches_per_expert(dt == Dtype::kFp8, in.text("fp8-recipe")));
+                           moe_launches_per_expert(dt == Dtype::kFp8, in.text("fp8-recipe"), m.mlp_bias));
   }
   double t_scores = 0;
   if (in.text("attention-kernel") == "unfused") {

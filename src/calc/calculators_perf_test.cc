@@ -331,6 +331,16 @@ TEST(Step, MoeHostPerLaunchCountsTheRecipesLaunches) {
   EXPECT_NEAR(step_value(run("step", g), "MoE host time per micro-batch"), 7.68, 1e-9);
 }
 
+TEST(Step, MoeHostPerLaunchCountsTheExpertBiasOps) {
+  // gpt-oss 120B has expert biases (mlp_bias): 6 GEMMs + 8 bias launches = 14 per local expert.
+  // 128 experts at EP 8: 16 local; 36 MoE layers, one stage; at 10 us: 36 × 16 × 14 × 10 us =
+  // 80.64 ms.
+  Given g = qwen3_30b_on_b200();
+  g["model"] = "gpt-oss-120b";
+  g["moe-host-per-launch"] = "10us";
+  EXPECT_NEAR(step_value(run("step", g), "MoE host time per micro-batch"), 0.08064, 1e-9);
+}
+
 TEST(Step, ExpertGradientsReduceOverTheExpertDataParallelGroup) {
   // 16 GPUs (two DGX B200), EP 8: the experts' DP group is 2 ranks, one per node, so its ring
   // has one 400 Gb/s NIC per GPU: 50 GB/s × 0.7 = 35 GB/s. Its bytes: one expert is 3 × 2,048 ×

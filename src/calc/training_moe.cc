@@ -31,12 +31,13 @@ double moe_shuffle_passes(MoeDispatcher dispatcher, double local_experts, double
   return (local_experts > 1 ? 24 : 16) * top_k;
 }
 
-double moe_launches_per_expert(bool fp8, const std::string& fp8_recipe) {
+double moe_launches_per_expert(bool fp8, const std::string& fp8_recipe, bool expert_bias) {
   constexpr double kGemms = 6;  // fc1 and fc2: forward, data gradient, weight gradient
   constexpr double kCastTensors = 4;  // fc1 and fc2 inputs, fc2 and fc1 output gradients
-  if (!fp8 || fp8_recipe == "delayed") return kGemms;
-  if (fp8_recipe == "current") return kGemms + 4 * kCastTensors;
-  return kGemms + kCastTensors;  // mxfp8, block: one quantize kernel per tensor
+  const double bias = expert_bias ? 8 : 0;  // fc2's bias added in PyTorch, two main_grad adds
+  if (!fp8 || fp8_recipe == "delayed") return kGemms + bias;
+  if (fp8_recipe == "current") return kGemms + 4 * kCastTensors + bias;
+  return kGemms + kCastTensors + bias;  // mxfp8, block: one quantize kernel per tensor
 }
 
 double moe_host_step(Derivation& d, double moe_layers, double local_experts, double per_expert, double per_launch,

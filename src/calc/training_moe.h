@@ -52,7 +52,13 @@ double moe_shuffle_passes(MoeDispatcher dispatcher, double local_experts, double
 // reduction, the scale from it, the cast; common/recipe/current_scaling.cu): 4 × 4 + 6 = 22.
 // MXFP8 and block scaling cast each tensor in one kernel: 4 + 6 = 10. bf16 and delayed: 6. The
 // weights' casts are cached after a step's first micro-batch (is_first_microbatch) and not counted.
-double moe_launches_per_expert(bool fp8, const std::string& fp8_recipe);
+// With expert biases (gpt-oss: add_bias_linear) Megatron-Core's TEGroupedMLP adds fc2's bias per
+// expert in PyTorch (megatron/core/transformer/moe/experts.py, _apply_bias, core 0.15: t + b·p over
+// torch.split by expert): forward a product and a sum, backward two products and two reductions
+// (the gradients of b and p), and the DDP hook adds each expert's two bias gradients to main_grad
+// (distributed_data_parallel.py, the weights' are fused into the GEMM): 8 more. Dtype casts, which
+// depend on the probabilities' dtype, are not counted.
+double moe_launches_per_expert(bool fp8, const std::string& fp8_recipe, bool expert_bias);
 
 // The MoE host time per micro-batch: the dispatcher copies the tokens-per-expert counts to the
 // CPU once per MoE layer (the all-to-all's split sizes and the grouped GEMM's m_splits are host
