@@ -34,6 +34,8 @@ constexpr const char* kGemmHalfIntensity = "0";
 // (0-2 ms by 25 us): 875 us while it hid the whole micro-batch (fit 30.3%, held-out MoE fp8 44.9%);
 // 500 us since it hides only the expert GEMMs (perf5: fit 30.0%, held-out 28.3%, worst 126.8 -> 55.3%).
 // perf6t, the HybridEP rows stating their dispatcher: still 500 us (fit 30.3%, held-out MoE fp8 23.1%).
+// perf7t: launches per expert by recipe (training_moe.h) × a time per launch: fit half best at
+// 142.5 us, 28.6% (held-out MoE fp8 56.1%); not applied (it fails the MoE fp8 gate). See bench/README.
 constexpr const char* kMoeHostPerExpert = "500us";
 
 // ---- fixed assumptions, not fitted ----
@@ -95,6 +97,10 @@ std::vector<ParamSpec> step_params() {
                    "host (CPU) time per local expert per MoE layer, forward and backward: the launches after the "
                    "dispatcher's device-to-host sync (fitted, see ridge validate; 0 for CUDA graphs)",
                    1, kMoeHostPerExpert),
+      zero_or_more("moe-host-per-launch", Unit::kSeconds,
+                   "CPU time per launch of a local expert's GEMMs and casts (training_moe.h counts them by recipe); "
+                   "above 0 it replaces moe-host-per-expert (perf7t, not applied: bench/README.md)",
+                   1, "0"),
       choice("moe-dispatcher", {"alltoall", "hybridep"}, "alltoall",
              "token dispatcher: alltoall (Megatron-Core's: permute, send k copies, sort) or hybridep (the flex "
              "dispatcher over HybridEP: one copy per destination rank, permuted out of the receive buffer)"),
@@ -373,19 +379,11 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
                            " + 8 × " + num(k) + " × " + num(width) + ") + 40 × " + num(e) + ") ÷ " +
                            q(bw, Unit::kBytesPerSecond),
                        moe_layers_on_stage * tokens * bytes_token / bw, Unit::kSeconds);
-    // The host: the dispatcher copies the tokens-per-expert counts to the CPU once per MoE
-    // layer (the all-to-all's split sizes and the grouped GEMM's m_splits are host lists),
-    // which drains the launch queue, so a layer takes at least the CPU time to launch its
-    // kernels; Transformer Engine's GroupedLinear launches each local expert's GEMMs, casts
-    // and transposes one by one (forward, data and weight gradients). The Megatron-Core MoE
-    // guide names this host overhead and its cures (CUDA graphs, --moe-pad-expert-input-to-
-    // capacity). Counted per local expert per MoE layer (fitted on the fit half). The sync also
-    // stops the host running ahead, so it hides only the expert GEMMs it launches, not the rest.
-    const double per_expert = in.number("moe-host-per-expert");
-    t_host = d.step("MoE host time per micro-batch (launch-bound after each sync)",
-                    "MoE layers on the stage × local experts (E ÷ ep) × host time per expert",
-                    num(moe_layers_on_stage) + " × " + num(local_experts) + " × " + q(per_expert, Unit::kSeconds),
-                    moe_layers_on_stage * local_experts * per_expert, Unit::kSeconds);
+    // The host (training_moe.h): it also stops the host running ahead, so it hides only the
+    // expert GEMMs it launches, not the rest.
+    t_host = moe_host_step(d, moe_layers_on_stage, local_experts, in.number("moe-host-per-expert"),
+                           in.number("moe-host-per-launch"),
+                           moe_launches_per_expert(dt == Dtype::kFp8, in.text("fp8-recipe"), m.mlp_bias));
   }
   double t_scores = 0;
   if (in.text("attention-kernel") == "unfused") {

@@ -310,6 +310,37 @@ TEST(Step, MoeHostTimeHidesOnlyTheExpertGemms) {
   EXPECT_LT(step_value(run("step", g), "Per micro-batch on the stage"), 1.0);
 }
 
+TEST(Step, MoeHostPerLaunchCountsTheRecipesLaunches) {
+  // perf7t. 10 us per launch, Qwen3 30B-A3B at EP 8 (16 local experts, 48 MoE layers, one stage).
+  // bf16: 6 GEMM launches per expert (fc1 and fc2: forward, data and weight gradients):
+  // 48 × 16 × 6 × 10 us = 46.08 ms. FP8 current scaling adds 4 casts × 4 kernels per expert (zero
+  // the amax, amax, scale, cast): 22 launches, 48 × 16 × 22 × 10 us = 168.96 ms. MXFP8: 4 casts of
+  // one kernel, 10 launches: 76.8 ms. Above 0 it replaces the per-expert constant (set to 10 ms
+  // here, which would give 7.68 s).
+  Given g = qwen3_30b_on_b200();
+  g["moe-host-per-launch"] = "10us";
+  g["moe-host-per-expert"] = "10ms";
+  EXPECT_NEAR(step_value(run("step", g), "MoE host time per micro-batch"), 0.04608, 1e-9);
+  g["dtype"] = "fp8";
+  g["fp8-recipe"] = "current";
+  EXPECT_NEAR(step_value(run("step", g), "MoE host time per micro-batch"), 0.16896, 1e-9);
+  g["fp8-recipe"] = "mxfp8";
+  EXPECT_NEAR(step_value(run("step", g), "MoE host time per micro-batch"), 0.0768, 1e-9);
+  // At 0 the per-expert constant applies: 48 × 16 × 10 ms.
+  g["moe-host-per-launch"] = "0";
+  EXPECT_NEAR(step_value(run("step", g), "MoE host time per micro-batch"), 7.68, 1e-9);
+}
+
+TEST(Step, MoeHostPerLaunchCountsTheExpertBiasOps) {
+  // gpt-oss 120B has expert biases (mlp_bias): 6 GEMMs + 8 bias launches = 14 per local expert.
+  // 128 experts at EP 8: 16 local; 36 MoE layers, one stage; at 10 us: 36 × 16 × 14 × 10 us =
+  // 80.64 ms.
+  Given g = qwen3_30b_on_b200();
+  g["model"] = "gpt-oss-120b";
+  g["moe-host-per-launch"] = "10us";
+  EXPECT_NEAR(step_value(run("step", g), "MoE host time per micro-batch"), 0.08064, 1e-9);
+}
+
 TEST(Step, ExpertGradientsReduceOverTheExpertDataParallelGroup) {
   // 16 GPUs (two DGX B200), EP 8: the experts' DP group is 2 ranks, one per node, so its ring
   // has one 400 Gb/s NIC per GPU: 50 GB/s × 0.7 = 35 GB/s. Its bytes: one expert is 3 × 2,048 ×

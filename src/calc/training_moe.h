@@ -41,4 +41,32 @@ MoeDispatcher moe_dispatcher(const std::string& name);
 // the backward mirrors it: 4 + 6r + 6k.
 double moe_shuffle_passes(MoeDispatcher dispatcher, double local_experts, double top_k, double ranks);
 
+// Kernel launches per local expert per MoE layer, forward and backward, read from Transformer
+// Engine 2.9 (perf7t): TEGroupedMLP runs fc1 and fc2 as GroupedLinear; each launches one cuBLAS
+// GEMM per expert for the forward, the data gradient and the weight gradient
+// (general_grouped_gemm -> multi_stream_cublas_gemm, a loop over the experts): 6. Under FP8,
+// split_quantize casts the fc1 and fc2 inputs (forward) and the two output gradients (backward)
+// per expert unless every quantizer is delayed scaling, which has one fused multi_cast_transpose
+// for all experts (csrc/extensions/cast.cpp, multi_tensor_quantize_impl). Current scaling takes 4
+// kernels per tensor (Float8CurrentScalingQuantizer::quantize_impl: zero the amax, the amax
+// reduction, the scale from it, the cast; common/recipe/current_scaling.cu): 4 × 4 + 6 = 22.
+// MXFP8 and block scaling cast each tensor in one kernel: 4 + 6 = 10. bf16 and delayed: 6. The
+// weights' casts are cached after a step's first micro-batch (is_first_microbatch) and not counted.
+// With expert biases (gpt-oss: add_bias_linear) Megatron-Core's TEGroupedMLP adds fc2's bias per
+// expert in PyTorch (megatron/core/transformer/moe/experts.py, _apply_bias, core 0.15: t + b·p over
+// torch.split by expert): forward a product and a sum, backward two products and two reductions
+// (the gradients of b and p), and the DDP hook adds each expert's two bias gradients to main_grad
+// (distributed_data_parallel.py, the weights' are fused into the GEMM): 8 more. Dtype casts, which
+// depend on the probabilities' dtype, are not counted.
+double moe_launches_per_expert(bool fp8, const std::string& fp8_recipe, bool expert_bias);
+
+// The MoE host time per micro-batch: the dispatcher copies the tokens-per-expert counts to the
+// CPU once per MoE layer (the all-to-all's split sizes and the grouped GEMM's m_splits are host
+// lists), which drains the launch queue, so a layer takes at least the CPU time to launch its
+// experts' work (the Megatron-Core MoE guide names this overhead and its cures: CUDA graphs,
+// --moe-pad-expert-input-to-capacity). With per_launch > 0: MoE layers × local experts × launches
+// per expert × per_launch; otherwise the fitted time per local expert (calculators_perf.cc).
+double moe_host_step(Derivation& d, double moe_layers, double local_experts, double per_expert, double per_launch,
+                     double launches_per_expert);
+
 }  // namespace ridge::calc::detail

@@ -31,5 +31,22 @@ TEST(MoeTraffic, ShufflePassesByDispatcher) {
   EXPECT_DOUBLE_EQ(moe_shuffle_passes(MoeDispatcher::kHybridEp, 1, 8, 2), 64);
 }
 
+TEST(MoeLaunches, PerLocalExpertByRecipe) {
+  // Transformer Engine 2.9's GroupedLinear, fc1 and fc2: a GEMM per expert for the forward, the
+  // data gradient and the weight gradient, 6 in all. Casts per expert of 4 tensors (the two inputs,
+  // the two output gradients): current scaling 4 kernels each (zero amax, amax, scale, cast), 16;
+  // MXFP8 and block scaling 1 each, 4; delayed scaling one fused kernel for all experts, 0.
+  EXPECT_DOUBLE_EQ(moe_launches_per_expert(false, "delayed", false), 6);
+  EXPECT_DOUBLE_EQ(moe_launches_per_expert(false, "current", false), 6);  // bf16: no recipe
+  EXPECT_DOUBLE_EQ(moe_launches_per_expert(true, "delayed", false), 6);
+  EXPECT_DOUBLE_EQ(moe_launches_per_expert(true, "current", false), 22);
+  EXPECT_DOUBLE_EQ(moe_launches_per_expert(true, "mxfp8", false), 10);
+  EXPECT_DOUBLE_EQ(moe_launches_per_expert(true, "block", false), 10);
+  // Expert biases: fc2's bias added in PyTorch per expert (forward b·p and the sum; backward two
+  // products and two reductions) and two main_grad additions: 8 more, 6 + 8 = 14 in bf16, 22 + 8 = 30.
+  EXPECT_DOUBLE_EQ(moe_launches_per_expert(false, "delayed", true), 14);
+  EXPECT_DOUBLE_EQ(moe_launches_per_expert(true, "current", true), 30);
+}
+
 }  // namespace
 }  // namespace ridge::calc::detail
