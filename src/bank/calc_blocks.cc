@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "calc/expr.h"
 #include "calc/params.h"
@@ -294,7 +295,8 @@ void evaluate_call_block(const Block& b, const Results& results, const calc::Reg
 
 // Stage 3: every calc block in order (a later block may use an earlier one's result).
 Results evaluate_calcs(const std::vector<Block>& blocks, const calc::Registry& registry, const calc::Catalog& catalog,
-                       const LoadOptions& options, const std::string& file, Question& q, std::vector<Diagnostic>& diags) {
+                       const LoadOptions& options, const std::string& file, Question& q, std::vector<Diagnostic>& diags,
+                       const std::set<std::string, std::less<>>* only) {
   Results results;
   q.calcs.reserve(blocks.size());
   for (size_t index = 0; index < blocks.size(); ++index) {
@@ -305,6 +307,11 @@ Results evaluate_calcs(const std::vector<Block>& blocks, const calc::Registry& r
     if (!read_calc_header(b, cb, file, diags)) continue;
     if (results.count(cb.id)) {
       diags.push_back({file, cb.line, "calc block id '" + cb.id + "' is used twice"});
+      continue;
+    }
+    if (only != nullptr && only->count(cb.id) == 0) {  // not quoted at start-up: on first request
+      q.calcs.push_back(std::move(cb));
+      results[q.calcs.back().id] = nullptr;
       continue;
     }
     if (calc::is_expr_block(b.text)) {
@@ -321,6 +328,40 @@ Results evaluate_calcs(const std::vector<Block>& blocks, const calc::Registry& r
     results[q.calcs.back().id] = q.calcs.back().derivation ? &*q.calcs.back().derivation : nullptr;
   }
   return results;
+}
+
+namespace {
+
+bool id_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
+
+// Every word of `text` followed by a '.' and not preceded by a word character: "{{kv.bytes}}"
+// and "kv.bytes * 2" give "kv". A superset of the block ids the text refers to (a number such
+// as "1.5" gives "1", which names no block).
+void add_dotted_words(std::string_view text, std::set<std::string, std::less<>>& out) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (!id_char(text[i]) || (i > 0 && id_char(text[i - 1]))) continue;
+    size_t end = i;
+    while (end < text.size() && id_char(text[end])) ++end;
+    if (end < text.size() && text[end] == '.') out.emplace(text.substr(i, end - i));
+    i = end;
+  }
+}
+
+}  // namespace
+
+std::set<std::string, std::less<>> blocks_quoted(const std::vector<Block>& blocks, std::string_view tldr, bool with_prose) {
+  std::set<std::string, std::less<>> needed;
+  add_dotted_words(tldr, needed);
+  if (with_prose) {
+    for (const Block& b : blocks) {
+      if (!b.fenced) add_dotted_words(b.text, needed);
+    }
+  }
+  // A block refers only to earlier blocks: walking back once closes the set.
+  for (size_t i = blocks.size(); i-- > 0;) {
+    if (is_calc_block(blocks[i]) && needed.count(block_id(blocks[i]))) add_dotted_words(blocks[i].text, needed);
+  }
+  return needed;
 }
 
 }  // namespace ridge::bank::stages
