@@ -334,16 +334,23 @@ namespace {
 
 bool id_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
 
-// Every word of `text` followed by a '.' and not preceded by a word character: "{{kv.bytes}}"
-// and "kv.bytes * 2" give "kv". A superset of the block ids the text refers to (a number such
-// as "1.5" gives "1", which names no block).
-void add_dotted_words(std::string_view text, std::set<std::string, std::less<>>& out) {
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (!id_char(text[i]) || (i > 0 && id_char(text[i - 1]))) continue;
-    size_t end = i;
-    while (end < text.size() && id_char(text[end])) ++end;
-    if (end < text.size() && text[end] == '.') out.emplace(text.substr(i, end - i));
-    i = end;
+// Whether `text` names block `id` as a block is named in another's text: "{{id.key}}" in a
+// call, "id.key" in an expression or a what-if. A superset is harmless (a block evaluated
+// that need not be); a miss is not (the evaluation would fail, and then every block is).
+bool names_block(std::string_view text, std::string_view id) {
+  for (size_t pos = text.find(id); pos != std::string_view::npos; pos = text.find(id, pos + 1)) {
+    size_t end = pos + id.size();
+    if ((pos == 0 || !id_char(text[pos - 1])) && end < text.size() && text[end] == '.') return true;
+  }
+  return false;
+}
+
+// The ids the {{id.key}} references of `text` name.
+void add_references(std::string_view text, std::set<std::string, std::less<>>& out) {
+  for (size_t pos = text.find("{{"); pos != std::string_view::npos; pos = text.find("{{", pos + 2)) {
+    size_t end = text.find_first_of(".}", pos + 2);
+    if (end == std::string_view::npos) return;
+    out.emplace(text.substr(pos + 2, end - pos - 2));
   }
 }
 
@@ -351,15 +358,23 @@ void add_dotted_words(std::string_view text, std::set<std::string, std::less<>>&
 
 std::set<std::string, std::less<>> blocks_quoted(const std::vector<Block>& blocks, std::string_view tldr, bool with_prose) {
   std::set<std::string, std::less<>> needed;
-  add_dotted_words(tldr, needed);
+  std::vector<std::pair<size_t, std::string>> ids;  // each calc block's index and id, in order
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (is_calc_block(blocks[i])) ids.emplace_back(i, block_id(blocks[i]));
+  }
+  if (ids.empty()) return needed;
+  add_references(tldr, needed);
   if (with_prose) {
     for (const Block& b : blocks) {
-      if (!b.fenced) add_dotted_words(b.text, needed);
+      if (!b.fenced) add_references(b.text, needed);
     }
   }
-  // A block refers only to earlier blocks: walking back once closes the set.
-  for (size_t i = blocks.size(); i-- > 0;) {
-    if (is_calc_block(blocks[i]) && needed.count(block_id(blocks[i]))) add_dotted_words(blocks[i].text, needed);
+  // A block names only earlier blocks: walking back once closes the set.
+  for (size_t k = ids.size(); k-- > 0;) {
+    if (!needed.count(ids[k].second)) continue;
+    for (size_t j = 0; j < k; ++j) {
+      if (!ids[j].second.empty() && names_block(blocks[ids[k].first].text, ids[j].second)) needed.insert(ids[j].second);
+    }
   }
   return needed;
 }
