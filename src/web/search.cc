@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "calc/derivation.h"
+#include "web/log.h"
 
 namespace ridge::web {
 
@@ -115,9 +116,11 @@ SearchIndex::SearchIndex(const bank::Bank& bank, Background, std::function<void(
   builder_ = std::thread([this, &bank, built = std::move(built)] {
     try {
       build(bank);
-    } catch (const std::exception&) {
-      // No index (SQLite could not open or serialize one): every search answers nothing, as
-      // acquire() does when a copy cannot be made; never an exception out of a thread.
+    } catch (const std::exception& e) {
+      // No index (SQLite could not open or serialize one; before, the server did not start):
+      // said in the error log, and every search answers nothing, as acquire() does when a
+      // copy cannot be made; never an exception out of a thread.
+      log::error(std::string(e.what()) + "; every search answers nothing until a restart");
     }
     if (built) built();
     {
