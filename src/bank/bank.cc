@@ -1,6 +1,8 @@
 #include "bank/bank.h"
 
 #include <algorithm>
+#include <tuple>
+#include <vector>
 
 namespace ridge::bank {
 
@@ -61,11 +63,22 @@ void Bank::build_indexes() {
     }
     return topics.size();
   };
-  std::stable_sort(questions.begin(), questions.end(), [&](const Question& a, const Question& b) {
-    auto ka = std::make_tuple(topic_rank(a.topic), static_cast<int>(a.difficulty), a.title);
-    auto kb = std::make_tuple(topic_rank(b.topic), static_cast<int>(b.difficulty), b.title);
-    return ka < kb;
+  // The order: topic (as topics.toml lists them), difficulty, title. Sorted as indexes with
+  // each key computed once, then moved into place once: sorting the questions themselves
+  // copied two titles and moved two questions per comparison (issue 30: start-up at 10,000).
+  std::vector<size_t> rank(questions.size()), order(questions.size());
+  for (size_t i = 0; i < questions.size(); ++i) {
+    rank[i] = topic_rank(questions[i].topic);
+    order[i] = i;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::forward_as_tuple(rank[a], static_cast<int>(questions[a].difficulty), questions[a].title) <
+           std::forward_as_tuple(rank[b], static_cast<int>(questions[b].difficulty), questions[b].title);
   });
+  std::vector<Question> sorted;
+  sorted.reserve(questions.size());
+  for (size_t i : order) sorted.push_back(std::move(questions[i]));
+  questions = std::move(sorted);
   slug_index_.clear();
   topic_index_.clear();
   track_index_.clear();

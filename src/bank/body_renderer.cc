@@ -140,8 +140,11 @@ void BodyRenderer::prose(const Block& b) {
     lint_prose(b.text, b.line, file_, diags_);
     lint_arithmetic(b.text, b.line, file_, diags_);
   }
+  // Without HTML (`ridge serve`), a paid answer's text is not kept: search indexes a free one's
+  // only. Its references are not substituted then either (its blocks are evaluated on first
+  // request, issue 30): a broken one is found by that request, `ridge check` and --strict-bank.
+  if (!html_on_ && !q_.free) return;
   std::string text = substitute_references(b.text, results_, b.line, file_, diags_);
-  // Without HTML (`ridge serve`), a paid answer's text is not kept: search indexes a free one's only.
   if (html_on_ || q_.free) q_.plain_text += text;
   if (html_on_) html_ += markdown_to_html(mark_citations(text));
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "calc/expr.h"
 #include "calc/params.h"
@@ -294,7 +295,8 @@ void evaluate_call_block(const Block& b, const Results& results, const calc::Reg
 
 // Stage 3: every calc block in order (a later block may use an earlier one's result).
 Results evaluate_calcs(const std::vector<Block>& blocks, const calc::Registry& registry, const calc::Catalog& catalog,
-                       const LoadOptions& options, const std::string& file, Question& q, std::vector<Diagnostic>& diags) {
+                       const LoadOptions& options, const std::string& file, Question& q, std::vector<Diagnostic>& diags,
+                       const std::set<std::string, std::less<>>* only) {
   Results results;
   q.calcs.reserve(blocks.size());
   for (size_t index = 0; index < blocks.size(); ++index) {
@@ -305,6 +307,11 @@ Results evaluate_calcs(const std::vector<Block>& blocks, const calc::Registry& r
     if (!read_calc_header(b, cb, file, diags)) continue;
     if (results.count(cb.id)) {
       diags.push_back({file, cb.line, "calc block id '" + cb.id + "' is used twice"});
+      continue;
+    }
+    if (only != nullptr && only->count(cb.id) == 0) {  // not quoted at start-up: on first request
+      q.calcs.push_back(std::move(cb));
+      results[q.calcs.back().id] = nullptr;
       continue;
     }
     if (calc::is_expr_block(b.text)) {
@@ -321,6 +328,55 @@ Results evaluate_calcs(const std::vector<Block>& blocks, const calc::Registry& r
     results[q.calcs.back().id] = q.calcs.back().derivation ? &*q.calcs.back().derivation : nullptr;
   }
   return results;
+}
+
+namespace {
+
+bool id_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
+
+// Whether `text` names block `id` as a block is named in another's text: "{{id.key}}" in a
+// call, "id.key" in an expression or a what-if. A superset is harmless (a block evaluated
+// that need not be); a miss is not (the evaluation would fail, and then every block is).
+bool names_block(std::string_view text, std::string_view id) {
+  for (size_t pos = text.find(id); pos != std::string_view::npos; pos = text.find(id, pos + 1)) {
+    size_t end = pos + id.size();
+    if ((pos == 0 || !id_char(text[pos - 1])) && end < text.size() && text[end] == '.') return true;
+  }
+  return false;
+}
+
+// The ids the {{id.key}} references of `text` name.
+void add_references(std::string_view text, std::set<std::string, std::less<>>& out) {
+  for (size_t pos = text.find("{{"); pos != std::string_view::npos; pos = text.find("{{", pos + 2)) {
+    size_t end = text.find_first_of(".}", pos + 2);
+    if (end == std::string_view::npos) return;
+    out.emplace(text.substr(pos + 2, end - pos - 2));
+  }
+}
+
+}  // namespace
+
+std::set<std::string, std::less<>> blocks_quoted(const std::vector<Block>& blocks, std::string_view tldr, bool with_prose) {
+  std::set<std::string, std::less<>> needed;
+  std::vector<std::pair<size_t, std::string>> ids;  // each calc block's index and id, in order
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (is_calc_block(blocks[i])) ids.emplace_back(i, block_id(blocks[i]));
+  }
+  if (ids.empty()) return needed;
+  add_references(tldr, needed);
+  if (with_prose) {
+    for (const Block& b : blocks) {
+      if (!b.fenced) add_references(b.text, needed);
+    }
+  }
+  // A block names only earlier blocks: walking back once closes the set.
+  for (size_t k = ids.size(); k-- > 0;) {
+    if (!needed.count(ids[k].second)) continue;
+    for (size_t j = 0; j < k; ++j) {
+      if (!ids[j].second.empty() && names_block(blocks[ids[k].first].text, ids[j].second)) needed.insert(ids[j].second);
+    }
+  }
+  return needed;
 }
 
 }  // namespace ridge::bank::stages

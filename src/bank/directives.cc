@@ -32,7 +32,9 @@ void BodyRenderer::diagram_block(const Block& b, const std::string& kind, std::i
       if (from == nullptr) syntax_ok = false;  // that block's own error is reported
     }
   }
-  if (syntax_ok) {
+  // Without HTML (`ridge serve`) the diagram is drawn with its page, on first request (the
+  // block it is drawn from may not be evaluated yet, issue 30); its parameters are kept.
+  if (syntax_ok && html_on_) {
     calc::Given given(d.params.begin(), d.params.end());
     diagram::Options opts;
     opts.id = q_.slug + "-d" + std::to_string(q_.diagrams.size() + 1);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <set>
@@ -168,7 +169,22 @@ bool parse_document(std::string_view text, const std::string& file, const KnownI
   const bool lazy = !options.render_bodies && !is_concept;
   const size_t body_from = diags.size();
   std::vector<Block> blocks = split_blocks(q.body_markdown, split->body_line, file, diags);
-  Results results = evaluate_calcs(blocks, registry, catalog, options, file, q, diags);
+  Results results;
+  if (lazy) {
+    // Issue 30: only the blocks the TL;DR (and a free answer's searched prose) quote, and what
+    // they use; the others on first request (evaluated_calcs, answer_html). Should any of
+    // those fail, every block is evaluated, so the load reports what an eager load would.
+    const auto quoted = blocks_quoted(blocks, tldr_raw, q.free);
+    const size_t mark = diags.size();
+    results = evaluate_calcs(blocks, registry, catalog, options, file, q, diags, &quoted);
+    if (diags.size() != mark) {
+      diags.resize(mark);
+      q.calcs.clear();
+      results = evaluate_calcs(blocks, registry, catalog, options, file, q, diags);
+    }
+  } else {
+    results = evaluate_calcs(blocks, registry, catalog, options, file, q, diags);
+  }
 
   q.tldr = substitute_references(tldr_raw, results, tldr_line, file, diags);
   if (options.lint) {
@@ -204,30 +220,53 @@ bool parse_document(std::string_view text, const std::string& file, const KnownI
     // Only search reads the prose, and it indexes a free answer's only (what a payment buys
     // is not searchable): a paid question's is not kept for the server's life.
     if (!q.free) std::string().swap(q.plain_text);
+    // The derivations (most of what a question kept) are read again only by its first
+    // request, which evaluates the blocks anew (evaluated_calcs): none is kept.
+    for (auto& c : q.calcs) c.derivation.reset();
+    q.calcs_deferred = true;
     q.body_errors.assign(std::make_move_iterator(diags.begin() + static_cast<long>(body_from)), std::make_move_iterator(diags.end()));
     diags.resize(body_from);
   }
   return diags.size() == before || !q.title.empty();
 }
 
-std::string answer_html(const Question& q, const calc::Registry& registry, const calc::Catalog& catalog) {
-  if (!q.body_errors.empty()) throw BrokenBody(q.body_errors.front().to_string());
-  if (!q.html.empty()) return q.html;
-  // Stage 4 again, as the load ran it, on a scratch question: the renderer collects into the
-  // question it is given, and `q` is shared by every request. The calc blocks are the load's
-  // (evaluated once), so the derivations and the references are the same numbers.
+std::vector<CalcBlock> evaluated_calcs(const Question& q, const calc::Registry& registry, const calc::Catalog& catalog) {
+  if (!q.calcs_deferred) return q.calcs;
   Question scratch;
-  scratch.slug = q.slug;
-  scratch.file = q.file;
-  scratch.calcs = q.calcs;
-  Results results;
-  for (const auto& c : scratch.calcs) results[c.id] = c.derivation ? &*c.derivation : nullptr;
-  std::vector<Diagnostic> ignored;  // the load found them (and kept the question only without)
+  std::vector<Diagnostic> ignored;  // a block that fails has no derivation, as at load
   std::vector<Block> blocks = split_blocks(q.body_markdown, q.body_line, q.file, ignored);
   LoadOptions options;
   options.lint = false;
-  BodyRenderer renderer(registry, catalog, options, results, /*is_concept=*/false, q.file, scratch, ignored);
-  return link_citations(renderer.render(blocks), scratch.sources);
+  evaluate_calcs(blocks, registry, catalog, options, q.file, scratch, ignored);
+  return std::move(scratch.calcs);
+}
+
+std::string answer_html(const Question& q, const calc::Registry& registry, const calc::Catalog& catalog) {
+  if (!q.body_errors.empty()) throw BrokenBody(q.body_errors.front().to_string());
+  if (!q.html.empty()) return q.html;
+  // Stages 3 and 4 again, as the load runs them, on a scratch question: the renderer collects
+  // into the question it is given, and `q` is shared by every request. What the load left to
+  // this request (its calc blocks but those the TL;DR and search quote, the references of a
+  // paid answer's prose, the diagrams) is checked here: a problem refuses the body.
+  Question scratch;
+  scratch.slug = q.slug;
+  scratch.file = q.file;
+  scratch.free = q.free;
+  std::vector<Diagnostic> found;
+  std::vector<Block> blocks = split_blocks(q.body_markdown, q.body_line, q.file, found);
+  LoadOptions options;
+  options.lint = false;
+  Results results;
+  if (q.calcs_deferred) {
+    results = evaluate_calcs(blocks, registry, catalog, options, q.file, scratch, found);
+  } else {
+    scratch.calcs = q.calcs;
+    for (const auto& c : scratch.calcs) results[c.id] = c.derivation ? &*c.derivation : nullptr;
+  }
+  BodyRenderer renderer(registry, catalog, options, results, /*is_concept=*/false, q.file, scratch, found);
+  std::string html = link_citations(renderer.render(blocks), scratch.sources);
+  if (!found.empty()) throw BrokenBody(found.front().to_string());
+  return html;
 }
 
 LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const calc::Catalog& catalog,
@@ -281,28 +320,92 @@ LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const
     bank.companies.emplace(id, std::move(c));
   }
 
+  // The concept pages parse on a thread of their own while the questions parse on the others
+  // (a question needs only their ids, known above): 150 pages rendered in full were a fixed
+  // cost on one core before the questions started (issue 30). Their diagnostics join the
+  // load's in the same place as before.
   std::map<std::string, Question> concept_docs;
-  for (const auto& path : concept_files) {
-    std::string id = path.stem().string();
-    Question doc;
-    Concept c{id, id};
-    c.file = rel(path);
-    // The server (no lint) serves what is written and shows a stub as "being written"; the
-    // checker holds every concept to the bar.
-    std::vector<Diagnostic> local;
-    parse_document(read_file(path), c.file, known, registry, catalog, options, DocKind::kConcept, doc, local);
-    if (options.lint) diags.insert(diags.end(), local.begin(), local.end());
-    if (!doc.title.empty()) c.title = doc.title;
-    c.summary = doc.summary;
-    c.topic = doc.topic;
-    c.updated = doc.updated;
-    c.prerequisites = doc.concepts;
-    c.calculators = doc.tracks;
-    c.html = doc.html;
-    c.stub = doc.word_count < 120;
-    bank.concepts.emplace(id, std::move(c));
-    concept_docs.emplace(id, std::move(doc));
+  std::vector<Diagnostic> concept_diags;
+  std::vector<std::string> concept_names;
+  for (const auto& path : concept_files) concept_names.push_back(rel(path));
+  std::exception_ptr concept_failure;
+  std::thread concept_thread([&] {
+    for (size_t k = 0; k < concept_files.size(); ++k) {
+      const fs::path& path = concept_files[k];
+      std::string id = path.stem().string();
+      Question doc;
+      Concept c{id, id};
+      c.file = concept_names[k];
+      // The server (no lint) serves what is written and shows a stub as "being written"; the
+      // checker holds every concept to the bar.
+      std::vector<Diagnostic> local;
+      try {
+        parse_document(read_file(path), c.file, known, registry, catalog, options, DocKind::kConcept, doc, local);
+      } catch (...) {  // rethrown by the loading thread, as when concepts were parsed on it
+        concept_failure = std::current_exception();
+        return;
+      }
+      if (options.lint) concept_diags.insert(concept_diags.end(), local.begin(), local.end());
+      if (!doc.title.empty()) c.title = doc.title;
+      c.summary = doc.summary;
+      c.topic = doc.topic;
+      c.updated = doc.updated;
+      c.prerequisites = doc.concepts;
+      c.calculators = doc.tracks;
+      c.html = doc.html;
+      c.stub = doc.word_count < 120;
+      bank.concepts.emplace(id, std::move(c));
+      concept_docs.emplace(id, std::move(doc));
+    }
+  });
+  std::vector<fs::path> files;
+  for (auto it = fs::recursive_directory_iterator(root / "questions", ec); it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->path().extension() == ".md") files.push_back(it->path());
   }
+  std::sort(files.begin(), files.end());
+  bank.questions.reserve(files.size());
+  // Each file parses on its own (the registry and the catalog are read-only: the server reads
+  // them from every thread), so the files are parsed on every core and then merged in file
+  // order: the bank and its diagnostics are what a one-thread load made (issue 30: this is
+  // most of what start-up has left to do once pages render on first request).
+  struct Parsed {
+    Question q;
+    std::vector<Diagnostic> diags;
+    bool ok = false;
+  };
+  std::vector<Parsed> parsed(files.size());
+  // Made here: `rel` writes its error code, shared by all calls. `rel` resolves the whole path
+  // (readlink on each part: 5% of start-up at 5,000 questions, on one core), so the questions
+  // folder is resolved once and each file's path below it joined on lexically.
+  std::vector<std::string> names;
+  names.reserve(files.size());
+  const fs::path questions_dir = root / "questions";
+  const fs::path questions_rel = rel(questions_dir);
+  for (const auto& path : files) names.push_back((questions_rel / path.lexically_relative(questions_dir)).string());
+  {
+    // A thread per core, fewer for a small bank (about 64 files a thread is worth starting).
+    size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 16);
+    threads = std::min(threads, files.size() / 64 + 1);
+    std::atomic<size_t> next{0};
+    auto parse_some = [&] {
+      for (size_t i = next++; i < files.size(); i = next++) {
+        Parsed& p = parsed[i];
+        try {
+          p.ok = parse_question(read_file(files[i]), names[i], known, registry, catalog, options, p.q, p.diags);
+        } catch (const std::exception& e) {  // never out of a thread (that would end the process)
+          p.diags.push_back({names[i], 1, std::string("could not be loaded: ") + e.what()});
+        }
+      }
+    };
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(parse_some);
+    parse_some();
+    for (auto& t : pool) t.join();
+  }
+  concept_thread.join();
+  if (concept_failure) std::rethrow_exception(concept_failure);
+  diags.insert(diags.end(), std::make_move_iterator(concept_diags.begin()), std::make_move_iterator(concept_diags.end()));
   // Prerequisites form no cycle (a depth-first walk that meets a concept on its own path).
   {
     std::map<std::string, int> state;  // 0 unseen, 1 on the path, 2 done
@@ -330,45 +433,6 @@ LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const
     }
   }
 
-  std::vector<fs::path> files;
-  for (auto it = fs::recursive_directory_iterator(root / "questions", ec); it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (it->path().extension() == ".md") files.push_back(it->path());
-  }
-  std::sort(files.begin(), files.end());
-  bank.questions.reserve(files.size());
-  // Each file parses on its own (the registry and the catalog are read-only: the server reads
-  // them from every thread), so the files are parsed on every core and then merged in file
-  // order: the bank and its diagnostics are what a one-thread load made (issue 30: this is
-  // most of what start-up has left to do once pages render on first request).
-  struct Parsed {
-    Question q;
-    std::vector<Diagnostic> diags;
-    bool ok = false;
-  };
-  std::vector<Parsed> parsed(files.size());
-  std::vector<std::string> names;  // made here: `rel` writes its error code, shared by all calls
-  for (const auto& path : files) names.push_back(rel(path));
-  {
-    // A thread per core, fewer for a small bank (about 64 files a thread is worth starting).
-    size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 16);
-    threads = std::min(threads, files.size() / 64 + 1);
-    std::atomic<size_t> next{0};
-    auto parse_some = [&] {
-      for (size_t i = next++; i < files.size(); i = next++) {
-        Parsed& p = parsed[i];
-        try {
-          p.ok = parse_question(read_file(files[i]), names[i], known, registry, catalog, options, p.q, p.diags);
-        } catch (const std::exception& e) {  // never out of a thread (that would end the process)
-          p.diags.push_back({names[i], 1, std::string("could not be loaded: ") + e.what()});
-        }
-      }
-    };
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(parse_some);
-    parse_some();
-    for (auto& t : pool) t.join();
-  }
   std::map<std::string, std::string> slugs;
   for (size_t i = 0; i < files.size(); ++i) {
     const fs::path& path = files[i];

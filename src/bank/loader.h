@@ -23,9 +23,10 @@ struct LoadOptions {
   // Drill template ids a course may name (ridge check passes practice's); empty: not checked.
   std::vector<std::string> drill_templates;
   // Off (`ridge serve` without --strict-bank): a question's body is not rendered into HTML at
-  // load (its calc blocks are still evaluated: 409 of 420 TL;DRs and the search text quote
-  // their numbers), and what its body's stages find goes to Question::body_errors instead
-  // of the load's errors. bank::answer_html renders the body on its first request.
+  // load, only the calc blocks its TL;DR (and a free answer's searched prose) quote are
+  // evaluated and no derivation is kept, and what its body's stages find goes to
+  // Question::body_errors instead of the load's errors. bank::answer_html renders the body
+  // (and finds what the load left unchecked) on its first request.
   bool render_bodies = true;
 };
 
@@ -72,9 +73,14 @@ struct BrokenBody : std::runtime_error {
 };
 
 // The question's answer as HTML: `q.html` when the load rendered it, else rendered now from
-// `q.body_markdown` and the calc blocks the load evaluated (the same stage, so the same
-// bytes). Throws BrokenBody when the load recorded body_errors. Thread-safe (reads `q` only).
+// `q.body_markdown`, its calc blocks evaluated now (the same stages, so the same bytes).
+// Throws BrokenBody when the load recorded body_errors, or when what the load left to the
+// first request (Question::calcs_deferred) finds a problem. Thread-safe (reads `q` only).
 std::string answer_html(const Question& q, const calc::Registry& registry, const calc::Catalog& catalog);
+
+// The question's calc blocks with their derivations: `q.calcs` when the load kept them, else
+// evaluated now from its body (render_bodies off keeps none). A block that fails has none.
+std::vector<CalcBlock> evaluated_calcs(const Question& q, const calc::Registry& registry, const calc::Catalog& catalog);
 
 // Reads topics.toml (topics, tracks).
 void parse_topics(std::string_view text, const std::string& file, Bank& bank, std::vector<Diagnostic>& diags);

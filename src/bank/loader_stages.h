@@ -51,9 +51,17 @@ std::string read_front_matter(const toml::table& fm, const std::string& file, co
 // The ids of the lab's builds: each `lab_build(ID` call in lab/CMakeLists.txt.
 std::set<std::string, std::less<>> lab_build_ids(const std::filesystem::path& cmake_file);
 
-// Stage 3: every calc block in order (a later block may use an earlier one's result).
+// Stage 3: every calc block in order (a later block may use an earlier one's result). With
+// `only`, a block whose id is not in it is recorded (id, line, hidden) but not evaluated: its
+// result is null and it has no derivation.
 Results evaluate_calcs(const std::vector<Block>& blocks, const calc::Registry& registry, const calc::Catalog& catalog,
-                       const LoadOptions& options, const std::string& file, Question& q, std::vector<Diagnostic>& diags);
+                       const LoadOptions& options, const std::string& file, Question& q, std::vector<Diagnostic>& diags,
+                       const std::set<std::string, std::less<>>* only = nullptr);
+// Issue 30 (start-up): the ids of the calc blocks `tldr` quotes ({{id.key}}), and with
+// `with_prose` those the body's prose quotes, then every earlier block those blocks name in
+// their own text (a {{id.key}} reference, an expression's id.key, a what-if's id.flag), and so
+// on back to the first block. What start-up must evaluate; the rest waits for first request.
+std::set<std::string, std::less<>> blocks_quoted(const std::vector<Block>& blocks, std::string_view tldr, bool with_prose);
 
 // Stage 4: the body into HTML, collecting sections, sources, links and follow-ups on the way.
 class BodyRenderer {

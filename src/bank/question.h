@@ -148,6 +148,9 @@ struct Question {
   std::string plain_text;     // prose with references substituted, for search and lint
   std::vector<std::string> sections;  // level-2 headings in order
   std::vector<CalcBlock> calcs;
+  // Loaded with render_bodies off: `calcs` hold each block's id, line and hidden flag but no
+  // derivation (bank::evaluated_calcs evaluates them; issue 30).
+  bool calcs_deferred = false;
   std::vector<DiagramBlock> diagrams;
   std::vector<Snippet> snippets;
   std::vector<SourceEntry> sources;

@@ -78,7 +78,12 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
     work_ = std::make_unique<services::WorkService>(bank_, registry_, catalog_, *options_.store, clock, *options_.random, *reviews_,
                                                     *work_signer_);
   }
-  search_ = std::make_unique<SearchIndex>(bank_);
+  // Issue 30 (start-up): the search index builds on a thread of its own while the rest
+  // starts; a search waits for it. Once built, the prose it indexed is read by nothing else in
+  // the server (the lint and the seed check are `ridge check`'s), so it is let go.
+  search_ = std::make_unique<SearchIndex>(bank_, SearchIndex::Background{}, [this] {
+    for (auto& q : bank_.questions) std::string().swap(q.plain_text);
+  });
   for (const auto& t : options_.trusted_proxies) {
     if (auto c = parse_cidr(t)) trusted_.push_back(*c);
   }

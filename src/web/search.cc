@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "calc/derivation.h"
+#include "web/log.h"
 
 namespace ridge::web {
 
@@ -107,6 +108,35 @@ std::string fts_query(const std::string& query) {
 }
 
 SearchIndex::SearchIndex(const bank::Bank& bank) {
+  build(bank);
+  ready_ = true;
+}
+
+SearchIndex::SearchIndex(const bank::Bank& bank, Background, std::function<void()> built) {
+  builder_ = std::thread([this, &bank, built = std::move(built)] {
+    try {
+      build(bank);
+    } catch (const std::exception& e) {
+      // No index (SQLite could not open or serialize one; before, the server did not start):
+      // said in the error log, and every search answers nothing, as acquire() does when a
+      // copy cannot be made; never an exception out of a thread.
+      log::error(std::string(e.what()) + "; every search answers nothing until a restart");
+    }
+    if (built) built();
+    {
+      std::lock_guard<std::mutex> lock(ready_mutex_);
+      ready_ = true;
+    }
+    ready_cv_.notify_all();
+  });
+}
+
+bool SearchIndex::ready() const {
+  std::lock_guard<std::mutex> lock(ready_mutex_);
+  return ready_;
+}
+
+void SearchIndex::build(const bank::Bank& bank) {
   sqlite3* db = nullptr;
   if (sqlite3_open(":memory:", &db) != SQLITE_OK) throw std::runtime_error("search index: cannot open SQLite");
   exec(db, "CREATE VIRTUAL TABLE docs USING fts5(kind UNINDEXED, id UNINDEXED, topic UNINDEXED, "
@@ -148,10 +178,19 @@ SearchIndex::SearchIndex(const bank::Bank& bank) {
 }
 
 SearchIndex::~SearchIndex() {
+  if (builder_.joinable()) builder_.join();
   for (sqlite3* db : free_) sqlite3_close(db);
 }
 
-sqlite3* SearchIndex::acquire() const {
+sqlite3* SearchIndex::acquire(bool* waited_out) const {
+  {
+    std::unique_lock<std::mutex> lock(ready_mutex_);
+    if (!ready_cv_.wait_for(lock, std::chrono::milliseconds(kReadyWaitMs), [this] { return ready_; })) {
+      if (waited_out) *waited_out = true;
+      return nullptr;
+    }
+  }
+  if (image_.empty()) return nullptr;  // the build failed
   {
     std::lock_guard<std::mutex> lock(pool_mutex_);
     if (!free_.empty()) {
@@ -215,8 +254,12 @@ std::vector<SearchHit> SearchIndex::search_page(const std::string& query, const 
   if (total) *total = 0;
   std::string match = fts_query(query);
   if (match.empty()) return hits;
-  sqlite3* db = acquire();
-  if (db == nullptr) return hits;
+  bool waited_out = false;
+  sqlite3* db = acquire(&waited_out);
+  if (db == nullptr) {
+    if (timed_out) *timed_out = waited_out;
+    return hits;
+  }
   // The budget (kBudgetCpuMs of this thread's CPU time, kBudgetWallMs of wall time): SQLite calls
   // back every 1,000 virtual-machine steps, on the thread running the statement; a non-zero
   // answer interrupts it.

@@ -2,8 +2,13 @@
 // true counts.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <future>
 #include <string>
 #include <vector>
+
+#include "calc/source_dir.h"
+#include "calc/test_catalog.h"
 
 #include "web/app_test_util.h"
 #include "web/metered_store.h"
@@ -81,6 +86,71 @@ TEST(Search, PagesAndTheTrueCount) {
   // Snippets carry no footnote markup and no raw URL.
   EXPECT_EQ(first_body.find("[^"), std::string::npos);
   EXPECT_EQ(first_body.find("<span class=\"muted\">https://"), std::string::npos);
+}
+
+// Issue 30 (start-up): the index builds on a thread of its own. A search that comes before
+// the build is done waits for it and gets the full result, never a partial or empty one.
+TEST(Search, ASearchBeforeTheBackgroundBuildIsDoneWaitsAndGetsTheFullResult) {
+  bank::LoadOptions options{/*lint=*/false};
+  options.render_bodies = false;  // as `ridge serve` loads it
+  auto loaded = bank::load_bank(std::string(ridge::source_dir()) + "/content", calc::testing::registry(),
+                                calc::testing::real_catalog(), options);
+  ASSERT_TRUE(loaded.errors.empty());
+  const SearchIndex now(loaded.bank);  // built on this thread: the reference
+  int expected_total = 0;
+  auto expected = now.search_page("kv cache", "", "", 50, 0, &expected_total);
+  ASSERT_GT(expected_total, 20);  // the real bank: "kv cache" is in dozens of answers
+
+  std::promise<void> gate;
+  std::shared_future<void> open = gate.get_future().share();
+  const SearchIndex later(loaded.bank, SearchIndex::Background{}, [open] { open.wait(); });
+  EXPECT_FALSE(later.ready());  // the builder waits on the gate before it says it is done
+  auto pending = std::async(std::launch::async, [&later] {
+    int total = 0;
+    bool timed_out = true;
+    auto hits = later.search_page("kv cache", "", "", 50, 0, &total, &timed_out);
+    return std::make_tuple(hits, total, timed_out);
+  });
+  // Not answered while the build is not done (it would be answered within microseconds).
+  EXPECT_EQ(pending.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  gate.set_value();
+  auto [hits, total, timed_out] = pending.get();
+  EXPECT_TRUE(later.ready());
+  EXPECT_FALSE(timed_out);
+  EXPECT_EQ(total, expected_total);
+  ASSERT_EQ(hits.size(), expected.size());
+  for (size_t i = 0; i < hits.size(); ++i) {
+    EXPECT_EQ(hits[i].id, expected[i].id);
+    EXPECT_EQ(hits[i].snippet_html, expected[i].snippet_html);
+  }
+}
+
+// The server's App: a search right after start-up (the index may still be building) finds
+// what an index built before listening found.
+TEST(Search, ASearchRightAfterStartUpGetsTheFullResult) {
+  bank::LoadOptions options{/*lint=*/false};
+  options.render_bodies = false;
+  auto load = [&] {
+    return bank::load_bank(std::string(ridge::source_dir()) + "/content", calc::testing::registry(),
+                           calc::testing::real_catalog(), options);
+  };
+  auto reference = load();
+  const SearchIndex now(reference.bank);
+  int expected_total = 0;
+  auto expected = now.search_page("tensor parallel", "", "", 20, 0, &expected_total);
+  ASSERT_GT(expected_total, 5);
+  App app(load().bank, calc::testing::real_catalog(), calc::make_builtin_registry(),
+          Assets(std::string(ridge::source_dir()) + "/web/static"));
+  Request req;
+  req.method = "GET";
+  req.target = "/api/search?q=tensor+parallel&limit=20";
+  ASSERT_TRUE(parse_target(req.target, req));
+  Response r = app.handle(req);
+  ASSERT_EQ(r.status, 200);
+  std::string body(r.view());
+  EXPECT_NE(body.find("\"total\":" + std::to_string(expected_total) + ","), std::string::npos) << body.substr(0, 200);
+  EXPECT_NE(body.find("\"timed_out\":false"), std::string::npos);
+  for (const auto& hit : expected) EXPECT_NE(body.find("\"" + hit.id + "\""), std::string::npos) << hit.id;
 }
 
 }  // namespace

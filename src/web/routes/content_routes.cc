@@ -230,7 +230,7 @@ Response api_question(const Request& req, const Params& p, const Context& ctx) {
   }
   ordered_json j = question_summary(*q, true);
   ordered_json calcs = ordered_json::object();
-  for (const auto& c : q->calcs) {
+  for (const auto& c : bank::evaluated_calcs(*q, ctx.registry, ctx.catalog)) {
     if (!c.derivation) continue;
     ordered_json results = ordered_json::object();
     for (const auto& r : c.derivation->results()) results[r.key] = r.value;

@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -68,6 +69,20 @@ TEST(LazyBodies, EveryAnswerOfTheRealBankIsTheEagerLoadsBytes) {
     EXPECT_EQ(l.snippets.size(), e.snippets.size()) << l.slug;
     EXPECT_EQ(l.diagrams.size(), e.diagrams.size()) << l.slug;
     EXPECT_EQ(l.calcs.size(), e.calcs.size()) << l.slug;
+    // Issue 30: no derivation is kept; evaluated now, the blocks are the eager load's.
+    EXPECT_TRUE(l.calcs_deferred) << l.slug;
+    EXPECT_TRUE(std::none_of(l.calcs.begin(), l.calcs.end(), [](const bank::CalcBlock& c) { return c.derivation.has_value(); }))
+        << l.slug;
+    std::vector<bank::CalcBlock> now = bank::evaluated_calcs(l, calc::testing::registry(), calc::testing::real_catalog());
+    ASSERT_EQ(now.size(), e.calcs.size()) << l.slug;
+    for (size_t k = 0; k < now.size(); ++k) {
+      EXPECT_EQ(now[k].id, e.calcs[k].id) << l.slug;
+      EXPECT_EQ(now[k].call, e.calcs[k].call) << l.slug;
+      ASSERT_EQ(now[k].derivation.has_value(), e.calcs[k].derivation.has_value()) << l.slug << " " << now[k].id;
+      if (now[k].derivation) {
+        EXPECT_EQ(calc::render_text(*now[k].derivation), calc::render_text(*e.calcs[k].derivation));
+      }
+    }
   }
 }
 
@@ -86,12 +101,15 @@ class BrokenBody : public ::testing::Test {
     std::ofstream(root_ / "concepts" / "kv-cache.md") << "+++\ntitle = \"The KV cache\"\n+++\n";
     std::ofstream(root_ / "questions" / "napkin-math" / "fine.md") << question("fine", "");
     std::ofstream(root_ / "questions" / "napkin-math" / "broken.md") << question("broken", " warp_factor=9");
+    // The same broken block, quoted by the TL;DR: start-up evaluates it (issue 30).
+    std::ofstream(root_ / "questions" / "napkin-math" / "quoted.md")
+        << question("quoted", " warp_factor=9", "Fits {{more.max_sequences}}.");
   }
   void TearDown() override { fs::remove_all(root_.parent_path()); }
 
-  static std::string question(const std::string& title, const std::string& extra) {
+  static std::string question(const std::string& title, const std::string& extra, const std::string& tldr = "Fits.") {
     return "+++\ntitle = \"" + title + "\"\ntopic = \"napkin-math\"\ndifficulty = \"medium\"\ntracks = [\"serving\"]\n"
-           "concepts = [\"kv-cache\"]\nfree = true\ntldr = \"Fits.\"\nupdated = 2026-11-30\n+++\n\n## Answer\n\n"
+           "concepts = [\"kv-cache\"]\nfree = true\ntldr = \"" + tldr + "\"\nupdated = 2026-11-30\n+++\n\n## Answer\n\n"
            "```calc id=kv\nfit model=llama-3.1-70b gpu=h100-sxm gpus=8 context=32768\n```\n\n"
            "```calc id=more\nfit model=llama-3.1-70b gpu=h100-sxm gpus=4 context=8192" + extra + "\n```\n\n"
            "It holds {{kv.max_sequences}} sequences.\n\n## Signals\n\nMemory.\n\n## Follow-ups\n\n### One?\n\nYes.\n\n"
@@ -106,29 +124,39 @@ TEST_F(BrokenBody, TheLoadSucceedsAndTheBodyIsRefusedOnFirstRequestNamingTheFile
   std::string all;
   for (const auto& d : lazy.errors) all += d.to_string() + "\n";
   ASSERT_TRUE(lazy.errors.empty()) << all;  // what `ridge serve` checks before listening
-  ASSERT_EQ(lazy.bank.questions.size(), 2u);
+  ASSERT_EQ(lazy.bank.questions.size(), 3u);
   const bank::Question* broken = lazy.bank.find("broken");
   const bank::Question* fine = lazy.bank.find("fine");
+  const bank::Question* quoted = lazy.bank.find("quoted");
   ASSERT_NE(broken, nullptr);
   ASSERT_NE(fine, nullptr);
+  ASSERT_NE(quoted, nullptr);
   EXPECT_TRUE(fine->body_errors.empty());
-  ASSERT_FALSE(broken->body_errors.empty());
+  // Nothing start-up reads quotes the broken block (the TL;DR quotes nothing, the prose only
+  // `kv`), so start-up does not evaluate it (issue 30): its first request does.
+  EXPECT_TRUE(broken->body_errors.empty());
+  // Quoted by the TL;DR, it is evaluated at start-up and the body is refused from then on.
+  ASSERT_FALSE(quoted->body_errors.empty());
   // The second block's call is on line 19: front matter lines 1 to 10, a blank, ## Answer, a
   // blank, the first block on 14 to 16, a blank, the second block's fence on 18.
-  EXPECT_EQ(broken->body_errors.front().file, "content/questions/napkin-math/broken.md");  // from the root's parent
-  EXPECT_EQ(broken->body_errors.front().line, 19);
-  EXPECT_NE(broken->body_errors.front().message.find("--warp-factor"), std::string::npos) << broken->body_errors.front().message;
+  EXPECT_EQ(quoted->body_errors.front().file, "content/questions/napkin-math/quoted.md");  // from the root's parent
+  EXPECT_EQ(quoted->body_errors.front().line, 19);
+  EXPECT_NE(quoted->body_errors.front().message.find("--warp-factor"), std::string::npos) << quoted->body_errors.front().message;
+  EXPECT_THROW(bank::answer_html(*quoted, calc::testing::registry(), calc::testing::real_catalog()), bank::BrokenBody);
+  std::string refused;
   try {
     bank::answer_html(*broken, calc::testing::registry(), calc::testing::real_catalog());
     ADD_FAILURE() << "a broken body rendered";
   } catch (const bank::BrokenBody& e) {
-    EXPECT_NE(std::string(e.what()).find("content/questions/napkin-math/broken.md:19: calc more"), std::string::npos) << e.what();
+    refused = e.what();
   }
-  // The eager load, as `ridge serve --strict-bank` and `ridge check` run it, refuses it.
+  EXPECT_NE(refused.find("content/questions/napkin-math/broken.md:19: calc more"), std::string::npos) << refused;
+  // The eager load, as `ridge serve --strict-bank` and `ridge check` run it, refuses both,
+  // with the words the first request used.
   bank::LoadResult eager = load(root_, true);
-  ASSERT_FALSE(eager.errors.empty());
-  EXPECT_EQ(eager.errors.front().file, "content/questions/napkin-math/broken.md");
-  EXPECT_EQ(eager.errors.front().to_string(), broken->body_errors.front().to_string());
+  ASSERT_EQ(eager.errors.size(), 2u);
+  EXPECT_EQ(eager.errors[0].to_string(), refused);
+  EXPECT_EQ(eager.errors[1].to_string(), quoted->body_errors.front().to_string());
 }
 
 TEST_F(BrokenBody, ThePageAnswers500NamingNoInternalsAndTheLogNamesTheFile) {
