@@ -1,8 +1,10 @@
 #include "web/http.h"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 
 #include <algorithm>
@@ -241,14 +243,44 @@ bool valid_header_name(std::string_view name) {
   return true;
 }
 
-BodyFile::~BodyFile() {
-  if (fd >= 0) ::close(fd);
+namespace {
+
+std::atomic<size_t>& body_files() {
+  static std::atomic<size_t> n{0};
+  return n;
 }
+
+size_t body_file_cap() {
+  static const size_t cap = [] {
+    rlimit lim{};
+    if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return size_t{4096};
+    return static_cast<size_t>(lim.rlim_cur) / BodyFile::kShareOfDescriptors;
+  }();
+  return cap;
+}
+
+}  // namespace
+
+BodyFile::~BodyFile() {
+  if (fd >= 0) {
+    ::close(fd);
+    body_files().fetch_sub(1);
+  }
+}
+
+size_t BodyFile::live() { return body_files().load(); }
 
 std::shared_ptr<const BodyFile> BodyFile::of(const std::string& body) {
   if (body.size() < kMinBytes) return nullptr;
+  if (body_files().fetch_add(1) >= body_file_cap()) {
+    body_files().fetch_sub(1);
+    return nullptr;
+  }
   int fd = ::memfd_create("ridge-page", MFD_CLOEXEC);
-  if (fd < 0) return nullptr;  // out of descriptors: the page is served by copy
+  if (fd < 0) {
+    body_files().fetch_sub(1);
+    return nullptr;  // out of descriptors: the page is served by copy
+  }
   auto f = std::make_shared<BodyFile>();
   f->fd = fd;
   size_t done = 0;

@@ -41,7 +41,10 @@ struct GzipVariant {
 // are when moved); the server uses the file only while the response's body is still those very
 // bytes, so a handler that replaces the body can never send the file's.
 struct BodyFile {
-  static constexpr size_t kMinBytes = 32 * 1024;
+  static constexpr size_t kMinBytes = 16 * 1024;
+  // At most this share of the process's descriptor limit is held by memory files, so a large
+  // page cache never takes the descriptors new connections need; past it pages go by copy.
+  static constexpr size_t kShareOfDescriptors = 4;
   int fd = -1;
   const char* data = nullptr;
   size_t size = 0;
@@ -49,8 +52,11 @@ struct BodyFile {
   BodyFile(const BodyFile&) = delete;
   BodyFile& operator=(const BodyFile&) = delete;
   ~BodyFile();
-  // Null for a body under kMinBytes, or when no memory file can be made (the copy path serves).
+  // Null for a body under kMinBytes, past the descriptor share, or when no memory file can be
+  // made (the copy path serves).
   static std::shared_ptr<const BodyFile> of(const std::string& body);
+  // Memory files held now.
+  static size_t live();
 };
 
 struct Response {
