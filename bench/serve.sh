@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Serving benchmark, every figure a ratio to a reference measured in the same run, with wrk
 # at 64 connections on loopback (wrk, nginx and ridge share the machine's cores):
-#   - pages of three sizes (a 2.6 KB question page, a 24.5 KB question page and the 63 KB
+#   - pages of three sizes (a 2.6 KB question page, a 24.5 KB question page and the 97 KB
 #     calculator index), with wrk -t1 and -t2, against nginx serving their bytes as files;
 #   - the calculator API (/api/calc/fit?...) against nginx serving the same JSON bytes;
 #   - search (/search?q=kv+cache) against nginx serving the same page;
@@ -134,7 +134,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 cases=()
 for c in "question page 2.6 KB|1|$page|18100|18101" "question page 2.6 KB|2|$page|18100|18101" \
          "question page 24.5 KB|1|$page24|18100|18101" "question page 24.5 KB|2|$page24|18100|18101" \
-         "calculator index 63 KB|1|$page63|18100|18101" "calculator index 63 KB|2|$page63|18100|18101" \
+         "calculator index 97 KB|1|$page63|18100|18101" "calculator index 97 KB|2|$page63|18100|18101" \
          "calculator API|2|$calc|18100|18101" "search|2|$search|18100|18101" \
          "question page 24.5 KB, access logs on|2|$page24|18102|18103"; do
   [[ "${c%%|*}" =~ ${ONLY:-.} ]] && cases+=("$c")
