@@ -35,27 +35,25 @@ void fit(const std::vector<Run>& runs, const calc::Registry& registry, const cal
   out << "training, dense (fit half): gemm-efficiency-max " << best_t["gemm-efficiency-max"] << ", gemm-half-intensity "
       << best_t["gemm-half-intensity"] << ", mean |error| " << fmt("%.1f%%", best * 100) << ", worst "
       << fmt("%.1f%%", best_worst * 100) << "\n";
-  double best_moe = 1e9;
-  std::string best_host;
-  for (double us = 0; us <= 2000.1; us += 25) {
-    calc::Given g = best_t;
-    g["moe-host-per-expert"] = fmt("%.0fus", us);
-    const double e = mean_abs(evaluate(runs, registry, catalog, g, "training", "fit", "MoE"));
-    if (e < best_moe) best_moe = e, best_host = g["moe-host-per-expert"];
-  }
+  // One MoE host constant over a grid of microseconds, the GEMM constants above fixed: the value
+  // with the least mean |error| on the fit half's MoE runs.
+  auto fit_moe_host = [&](const std::string& key, double from, double to, double step, const char* format) {
+    std::pair<double, std::string> best_here{1e9, ""};
+    for (double us = from; us <= to + step / 100; us += step) {
+      calc::Given g = best_t;
+      g[key] = fmt(format, us);
+      const double e = mean_abs(evaluate(runs, registry, catalog, g, "training", "fit", "MoE"));
+      if (e < best_here.first) best_here = {e, g[key]};
+    }
+    return best_here;
+  };
+  const auto [best_moe, best_host] = fit_moe_host("moe-host-per-expert", 0, 2000, 25, "%.0fus");
   out << "training, MoE (fit half, GEMM constants as above): moe-host-per-expert " << best_host << ", mean |error| "
       << fmt("%.1f%%", best_moe * 100) << "\n";
   // perf7t: the alternative host term, launches per local expert by recipe (training_moe.h) × a
   // CPU time per launch (2.5-200 us by 2.5 us); printed beside the per-expert fit, not applied
   // (its fit-half optimum fails the held-out MoE fp8 gate: bench/README.md, perf7t).
-  double best_launch_moe = 1e9;
-  std::string best_launch;
-  for (double us = 2.5; us <= 200.01; us += 2.5) {
-    calc::Given g = best_t;
-    g["moe-host-per-launch"] = fmt("%.1fus", us);
-    const double e = mean_abs(evaluate(runs, registry, catalog, g, "training", "fit", "MoE"));
-    if (e < best_launch_moe) best_launch_moe = e, best_launch = g["moe-host-per-launch"];
-  }
+  const auto [best_launch_moe, best_launch] = fit_moe_host("moe-host-per-launch", 2.5, 200, 2.5, "%.1fus");
   out << "training, MoE (fit half), launches × time per launch: moe-host-per-launch " << best_launch
       << ", mean |error| " << fmt("%.1f%%", best_launch_moe * 100) << "\n";
   // Serving, on the static-batch rows (`serve`) of the fit half only: the rows the three constants

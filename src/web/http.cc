@@ -268,8 +268,6 @@ BodyFile::~BodyFile() {
   }
 }
 
-size_t BodyFile::live() { return body_files().load(); }
-
 std::shared_ptr<const BodyFile> BodyFile::of(const std::string& body) {
   if (body.size() < kMinBytes) return nullptr;
   if (body_files().fetch_add(1) >= body_file_cap()) {

@@ -55,8 +55,6 @@ struct BodyFile {
   // Null for a body under kMinBytes, past the descriptor share, or when no memory file can be
   // made (the copy path serves).
   static std::shared_ptr<const BodyFile> of(const std::string& body);
-  // Memory files held now.
-  static size_t live();
 };
 
 struct Response {
