@@ -105,6 +105,13 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
       answer.body = bank::answer_html(*q, registry_, catalog_);
       return std::optional<routes::CachedPage>(std::move(answer));
     }
+    if (path.rfind(routes::kApiQuestionKey, 0) == 0) {  // /api/questions/SLUG's JSON: who may read it is checked per request
+      const bank::Question* q = bank_.find(path.substr(routes::kApiQuestionKey.size()));
+      if (q == nullptr) return std::optional<routes::CachedPage>();
+      routes::CachedPage api;
+      api.body = routes::api_question_body(*context_, *q);
+      return std::optional<routes::CachedPage>(std::move(api));
+    }
     return routes::render_listing_page(site, path);
   });
   context_.reset(new routes::Context{bank_, catalog_, registry_, assets_, options_, pages_, *question_pages_, *search_, *calc_cache_, *search_cache_,

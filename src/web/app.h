@@ -49,6 +49,7 @@ class App {
   const routes::LazyPages& question_pages() const { return *question_pages_; }
   const ResponseCache& calc_cache() const { return *calc_cache_; }
   const ResponseCache& search_cache() const { return *search_cache_; }
+  const SearchIndex& search_index() const { return *search_; }
 
  private:
   void add_routes();

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <stdexcept>
 
 #include "calc/derivation.h"
@@ -118,9 +119,9 @@ SearchIndex::SearchIndex(const bank::Bank& bank, Background, std::function<void(
       build(bank);
     } catch (const std::exception& e) {
       // No index (SQLite could not open or serialize one; before, the server did not start):
-      // said in the error log, and every search answers nothing, as acquire() does when a
-      // copy cannot be made; never an exception out of a thread.
-      log::error(std::string(e.what()) + "; every search answers nothing until a restart");
+      // said in the error log, and available() turns false so the search pages answer 503;
+      // never an exception out of a thread.
+      log::error(std::string(e.what()) + "; search answers 503 (unavailable) until a restart");
     }
     if (built) built();
     {
@@ -136,24 +137,41 @@ bool SearchIndex::ready() const {
   return ready_;
 }
 
+bool SearchIndex::available() const {
+  std::lock_guard<std::mutex> lock(ready_mutex_);
+  return !ready_ || !image_.empty();  // image_ is set before ready_, under this mutex's release
+}
+
 void SearchIndex::build(const bank::Bank& bank) {
+  // Every step is checked: an insert that fails (SQLite out of memory, say) fails the build, so
+  // the index is whole or absent, never a partial one that answers some searches wrongly.
+  std::unique_ptr<sqlite3, decltype(&sqlite3_close)> owner(nullptr, sqlite3_close);
   sqlite3* db = nullptr;
-  if (sqlite3_open(":memory:", &db) != SQLITE_OK) throw std::runtime_error("search index: cannot open SQLite");
+  int opened = sqlite3_open(":memory:", &db);
+  owner.reset(db);
+  if (opened != SQLITE_OK) throw std::runtime_error("search index: cannot open SQLite");
   exec(db, "CREATE VIRTUAL TABLE docs USING fts5(kind UNINDEXED, id UNINDEXED, topic UNINDEXED, "
             "difficulty UNINDEXED, title, summary, body, tokenize = 'porter unicode61')");
-  sqlite3_stmt* insert = nullptr;
-  sqlite3_prepare_v2(db, "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?)", -1, &insert, nullptr);
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?)", -1, &raw, nullptr) != SQLITE_OK) {
+    throw std::runtime_error(std::string("search index: ") + sqlite3_errmsg(db));
+  }
+  std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)> insert(raw, sqlite3_finalize);
   auto add = [&](const char* kind, const std::string& id, const std::string& topic, const std::string& difficulty,
                  const std::string& title, const std::string& summary, const std::string& body) {
-    sqlite3_bind_text(insert, 1, kind, -1, SQLITE_STATIC);
-    sqlite3_bind_text(insert, 2, id.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(insert, 3, topic.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(insert, 4, difficulty.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(insert, 5, title.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(insert, 6, summary.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(insert, 7, body.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_step(insert);
-    sqlite3_reset(insert);
+    sqlite3_stmt* st = insert.get();
+    sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, id.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, topic.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, difficulty.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 5, title.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 6, summary.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 7, body.c_str(), -1, SQLITE_TRANSIENT);
+    int stepped = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (stepped != SQLITE_DONE) {
+      throw std::runtime_error("search index: cannot add " + std::string(kind) + " '" + id + "': " + sqlite3_errstr(stepped));
+    }
   };
   exec(db, "BEGIN");
   for (const auto& q : bank.questions) {
@@ -165,16 +183,13 @@ void SearchIndex::build(const bank::Bank& bank) {
   // Concept pages are free teaching pages: their text is searched too.
   for (const auto& [id, c] : bank.concepts) add("concept", id, c.topic, "", c.title, bank::markdown_plain(c.summary), plain(bank::html_to_text(c.html)));
   exec(db, "COMMIT");
-  sqlite3_finalize(insert);
+  insert.reset();
   sqlite3_int64 size = 0;
   unsigned char* bytes = sqlite3_serialize(db, "main", &size, 0);
-  if (bytes == nullptr) {
-    sqlite3_close(db);
-    throw std::runtime_error("search index: cannot serialize");
-  }
+  if (bytes == nullptr) throw std::runtime_error("search index: cannot serialize");
   image_.assign(bytes, bytes + size);
   sqlite3_free(bytes);
-  free_.push_back(db);  // the builder becomes the first reader
+  free_.push_back(owner.release());  // the builder becomes the first reader
 }
 
 SearchIndex::~SearchIndex() {

@@ -61,6 +61,10 @@ class SearchIndex {
 
   // Whether the index is built (a background build may still be running).
   bool ready() const;
+  // False once a build has ended without an index (SQLite could not build or serialize it):
+  // every search then finds nothing, and the search pages answer 503 instead of "no results",
+  // so a user and a load balancer can tell a broken index from an empty answer.
+  bool available() const;
 
   // Words of `query` are all required (the last one as a prefix). Empty or word-less
   // queries return nothing. Filters are exact ids; empty means any. `timed_out`, when

@@ -4,8 +4,11 @@
 
 #include <chrono>
 #include <future>
+#include <thread>
 #include <string>
 #include <vector>
+
+#include <sqlite3.h>
 
 #include "calc/source_dir.h"
 #include "calc/test_catalog.h"
@@ -151,6 +154,43 @@ TEST(Search, ASearchRightAfterStartUpGetsTheFullResult) {
   EXPECT_NE(body.find("\"total\":" + std::to_string(expected_total) + ","), std::string::npos) << body.substr(0, 200);
   EXPECT_NE(body.find("\"timed_out\":false"), std::string::npos);
   for (const auto& hit : expected) EXPECT_NE(body.find("\"" + hit.id + "\""), std::string::npos) << hit.id;
+}
+
+// Issue 30: when the background build cannot make the index (here SQLite runs out of the memory
+// it may use), search says it is unavailable (503, the field named in the API) instead of
+// answering "no results", and the index is absent rather than partial.
+TEST(Search, AnIndexThatCouldNotBeBuiltAnswers503NotNothing) {
+  ASSERT_EQ(get("/search?q=kv+cache").status, 200);  // the shared app's own index is built: the limit below spares it
+  bank::LoadOptions options{/*lint=*/false};
+  options.render_bodies = false;
+  auto loaded = bank::load_bank(std::string(ridge::source_dir()) + "/content", calc::testing::registry(),
+                                calc::testing::real_catalog(), options);
+  ASSERT_TRUE(loaded.errors.empty());
+  // The real bank's index takes megabytes; 256 KB above what SQLite holds now fails its inserts.
+  const sqlite3_int64 previous = sqlite3_hard_heap_limit64(-1);
+  sqlite3_hard_heap_limit64(sqlite3_memory_used() + 256 * 1024);
+  App broken(std::move(loaded.bank), calc::testing::real_catalog(), calc::make_builtin_registry(),
+             Assets(std::string(ridge::source_dir()) + "/web/static"));
+  while (!broken.search_index().ready()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  sqlite3_hard_heap_limit64(previous);
+  EXPECT_FALSE(broken.search_index().available());
+  auto ask = [&broken](const std::string& target) {
+    Request req;
+    req.method = "GET";
+    req.target = target;
+    EXPECT_TRUE(parse_target(req.target, req));
+    return broken.handle(req);
+  };
+  Response page = ask("/search?q=kv+cache");
+  EXPECT_EQ(page.status, 503);
+  EXPECT_NE(std::string(page.view()).find("Search is unavailable"), std::string::npos);
+  Response api = ask("/api/search?q=kv+cache");
+  EXPECT_EQ(api.status, 503);
+  EXPECT_NE(std::string(api.view()).find("\"field\": \"q\""), std::string::npos) << api.view();
+  EXPECT_EQ(broken.search_cache().size(), 0u);  // nothing kept: a restart with memory answers again
+  // The same bank indexed with memory to spare answers as before.
+  EXPECT_TRUE(app().search_index().available());
+  EXPECT_EQ(get("/api/search?q=kv+cache").status, 200);
 }
 
 }  // namespace

@@ -228,19 +228,30 @@ Response api_question(const Request& req, const Params& p, const Context& ctx) {
     if (*until <= ctx.now()) return payment_required(*q, ctx);
     personal = true;
   }
-  ordered_json j = question_summary(*q, true);
+  auto kept = ctx.question_pages.get(std::string(kApiQuestionKey) + q->slug);
+  Response r;
+  r.content_type = "application/json";
+  if (kept) {
+    r.held_body = std::shared_ptr<const std::string>(kept, &kept->body);
+  } else {
+    r.body = api_question_body(ctx, *q);
+  }
+  r.personal = personal;
+  return r;
+}
+
+std::string api_question_body(const Context& ctx, const bank::Question& q) {
+  ordered_json j = question_summary(q, true);
   ordered_json calcs = ordered_json::object();
-  for (const auto& c : bank::evaluated_calcs(*q, ctx.registry, ctx.catalog)) {
+  for (const auto& c : bank::evaluated_calcs(q, ctx.registry, ctx.catalog)) {
     if (!c.derivation) continue;
     ordered_json results = ordered_json::object();
     for (const auto& r : c.derivation->results()) results[r.key] = r.value;
     calcs[c.id] = {{"call", c.call}, {"results", results}};
   }
   j["calcs"] = calcs;
-  j["html"] = answer_html(ctx, *q);
-  Response r = json_text(200, j.dump(2) + "\n");
-  r.personal = personal;
-  return r;
+  j["html"] = answer_html(ctx, q);
+  return j.dump(2) + "\n";
 }
 
 Response static_file(const Request& req, const Context& ctx) {

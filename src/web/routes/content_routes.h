@@ -48,6 +48,9 @@ Response api_questions(const Request& req, const Context& ctx);
 // GET /api/questions/{slug}: a question with its results and HTML (a paid one: 401 without a
 // session, 402 naming the price without access).
 Response api_question(const Request& req, const Params& p, const Context& ctx);
+// /api/questions/SLUG's body for a reader entitled to it; kept in the page cache under
+// kApiQuestionKey (the App's renderer calls this on the first request).
+std::string api_question_body(const Context& ctx, const bank::Question& q);
 // GET /static/{file}: an asset with its ETag, kept a year (the name changes with the bytes).
 Response static_file(const Request& req, const Context& ctx);
 

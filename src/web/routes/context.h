@@ -103,6 +103,11 @@ Response page(const Context& ctx, const std::string& path);
 // API, a rehearsal and a course's print page do not render the Markdown again on each request.
 // Throws bank::BrokenBody as bank::answer_html does.
 inline constexpr std::string_view kAnswerKey = "answer:";
+// A question's /api/questions/SLUG body (its summary, every calc block's results and the answer),
+// kept likewise under "api-question:SLUG": it is the same for everyone entitled to read it (who
+// may read it is decided per request, before the cache), and evaluating its calc blocks on every
+// request cost what rendering the page once did (issue 30).
+inline constexpr std::string_view kApiQuestionKey = "api-question:";
 std::string answer_html(const Context& ctx, const bank::Question& q);
 // An error in the shape the path asks for: the JSON error shape under /api/, else the error page.
 Response error(const Request& req, const Context& ctx, int status, const std::string& message);

@@ -23,6 +23,7 @@
 #include "web/app.h"
 #include "web/http.h"
 #include "web/log.h"
+#include "web/routes/context.h"
 
 namespace ridge::web {
 namespace {
@@ -256,6 +257,18 @@ TEST(LazyBodies, AnAnswerOutsideItsPageIsRenderedOnceAndKept) {
   EXPECT_GE(rendered, 1u);
   EXPECT_EQ(get(app, path).view(), first.view());
   EXPECT_EQ(app.question_pages().renders(), rendered);  // the second request rendered nothing
+  // The API's whole body is kept too (issue 30): a second request evaluates no calc block.
+  EXPECT_NE(app.question_pages().peek(std::string(routes::kApiQuestionKey) + free_q->slug), nullptr);
+  // Its calc results are the eager load's derivations'.
+  nlohmann::json calcs = nlohmann::json::parse(first.view())["calcs"];
+  size_t evaluated = 0;
+  for (const auto& c : free_q->calcs) {
+    if (!c.derivation) continue;
+    ++evaluated;
+    ASSERT_TRUE(calcs.contains(c.id)) << c.id;
+    for (const auto& r : c.derivation->results()) EXPECT_EQ(calcs[c.id]["results"][r.key], r.value) << c.id << "." << r.key;
+  }
+  EXPECT_EQ(calcs.size(), evaluated);
 }
 
 // The web Anki export reads each answer through the same cache: a second export of the deck

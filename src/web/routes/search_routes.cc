@@ -27,6 +27,15 @@ std::optional<std::string> search_key(const Request& req) {
   return cache_key("search", {{"q", q}, {"topic", topic}, {"difficulty", difficulty}, {"page", page_number}});
 }
 
+// A search when the index could not be built (SearchIndex::available): 503, not an empty result
+// a user would read as "nothing matches". No Retry-After: only a restart builds it again.
+Response search_unavailable(const Request& req, const Context& ctx) {
+  if (req.path.rfind("/api/", 0) == 0) {
+    return json_error(503, {"q", "", "cannot be searched: the search index could not be built (the server's error log says why)", ""});
+  }
+  return error(req, ctx, 503, "Search is unavailable: its index could not be built. The rest of the site works.");
+}
+
 }  // namespace
 
 std::shared_ptr<const std::string> cached_search_answer(const Request& req, const Context& ctx) {
@@ -65,6 +74,7 @@ Response search(const Request& req, const Context& ctx) {
   int total = 0;
   bool timed_out = false;
   auto hits = ctx.search.search_page(q, topic, difficulty, kPerPage, (page - 1) * kPerPage, &total, &timed_out);
+  if (!ctx.search.available()) return search_unavailable(req, ctx);
   std::string body = search_page(ctx.site(), q, topic, difficulty, hits, SearchPaging{page, kPerPage, total, timed_out});
   // A search cut short by its time limit is a partial answer: served, never kept.
   if (key && !timed_out) {
@@ -96,6 +106,7 @@ Response api_search(const Request& req, const Context& ctx) {
   int total = 0;
   bool timed_out = false;
   auto hits = ctx.search.search_page(q, "", "", limit, 0, &total, &timed_out);
+  if (!ctx.search.available()) return search_unavailable(req, ctx);
   ordered_json results = ordered_json::array();
   for (const auto& h : hits) {
     results.push_back({{"kind", h.kind}, {"id", h.id}, {"title", h.title},
