@@ -82,5 +82,24 @@ TEST(GemmWaves, ServePricesTheShortPrefillByWaves) {
   EXPECT_NEAR(with - without, 3.8753e-3 - 2.2350e-3, 2e-6);
 }
 
+TEST(GemmWaves, ServeRateWavesOnlyDenseModels) {
+  // serve-rate prices a dense model's prompt GEMMs by waves: Llama 3.3 70B fp8 at TP 2, a 500-token
+  // prompt (M = 500: 4 row tiles of 128, the last 116 rows empty), is at least as slow with tiles as
+  // with the FLOP count, never faster: each GEMM's waves hold at least its FLOPs ÷ the rate, and the
+  // weight read is the same. A MoE model (Qwen3 235B, routed experts) keeps its FLOP count, so the
+  // tile changes nothing there.
+  Given dense{{"model", "llama-3.3-70b"}, {"gpu", "h100-sxm"}, {"tp", "2"}, {"rate", "0.5"},
+              {"input-tokens", "500"}, {"output-tokens", "100"}, {"weights-dtype", "fp8"}, {"kv-dtype", "fp8"}};
+  const double with = result(run("serve-rate", dense), "ttft_mean_seconds");
+  dense["gemm-tile-m"] = "0";
+  const double without = result(run("serve-rate", dense), "ttft_mean_seconds");
+  EXPECT_GT(with, without);
+  Given moe{{"model", "qwen3-235b-a22b"}, {"gpu", "h200"}, {"tp", "8"}, {"rate", "0.5"},
+            {"input-tokens", "500"}, {"output-tokens", "100"}, {"weights-dtype", "fp8"}, {"kv-dtype", "fp8"}};
+  const double moe_with = result(run("serve-rate", moe), "ttft_mean_seconds");
+  moe["gemm-tile-m"] = "0";
+  EXPECT_EQ(result(run("serve-rate", moe), "ttft_mean_seconds"), moe_with);
+}
+
 }  // namespace
 }  // namespace ridge::calc
