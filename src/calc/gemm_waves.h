@@ -27,14 +27,14 @@
 namespace ridge::calc::waves {
 
 // The output tile of one thread block. Hopper FP8 and BF16 wgmma kernels tile 64-256 rows by
-// 128-256 columns (CUTLASS's examples/54_hopper_fp8_warp_specialized_gemm: TileShape 64 × 128 × 128;
-// cuBLASLt's sm90 kernels 128 × 128 and 128 × 256); the default is set in serve_internal.h.
+// 128-256 columns (CUTLASS's examples/54_hopper_fp8_warp_specialized_gemm: TileShape 64 × 128 × 128);
+// the default, and why, is in serve_internal.h.
 struct Tile {
   double m = 128, n = 128;
 };
 
 // One GEMM of a forward pass on one GPU: N output columns, depth K, `count` times a pass (once per
-// layer), its weights at `weight_bytes` per element.
+// layer); price() takes the bytes per weight.
 struct Gemm {
   std::string name;
   double n = 0, k = 0, count = 1;

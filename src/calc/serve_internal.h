@@ -88,12 +88,12 @@ inline constexpr const char* kServePdHandoffLatency = "105ms";
 inline constexpr const char* kServePdHandoffDecodeSteps = "2";
 
 // perf8s (issue 31, short prefills' GEMM shapes, gemm_waves.h): the output tile of one thread
-// block of the prefill's GEMMs, rows × columns. 128 × 128: cuBLASLt's Hopper FP8 kernels (sm90
-// xmma/gmma kernels tile 128 × 128 and 128 × 256) and NVIDIA's Matrix Multiplication Background
-// User's Guide (cuBLAS tiles 256 × 128, 128 × 128, 64 × 128 and smaller, the largest that fills
-// the GPU preferred). The tile is an assumption per library, not a measured figure: see
-// bench/README.md (perf8s) for 64 × 128 (CUTLASS's Hopper FP8 example) and 128 × 256 tried on the
-// fit half.
+// block of the prefill's GEMMs, rows × columns. 128 × 128, one of the tiles cuBLAS chooses among
+// by heuristics (NVIDIA's Matrix Multiplication Background User's Guide lists 256 × 128 down to
+// 64 × 64; larger tiles reuse more data, smaller ones give a small GEMM more blocks) and the
+// square tile of cuBLASLt's Hopper FP8 kernels. An assumption per library, not a measured figure
+// and not fitted: bench/README.md (perf8s) gives the fit half with 64 × 128 (CUTLASS's Hopper FP8
+// example), 128 × 256, 64 × 256 and 256 × 128.
 inline constexpr const char* kServeGemmTileM = "128";
 inline constexpr const char* kServeGemmTileN = "128";
 // The two parameters (serve and serve-rate) and what a pass's GEMMs cost with them: the dense
