@@ -372,16 +372,28 @@ TEST(Serve, Llama7BBatchOneIsWeightBound) {
   // Llama 2 7B: N = 2 × 32,000 × 4,096 + 32 × (4·4,096² + 3·4,096·11,008 + 2·4,096) + 4,096
   //   = 6,738,415,616; matmul params (no input embedding) 6,607,343,616.
   // Prefill GEMMs of 128 tokens: 2 × 6,607,343,616 × 128 = 1.69148e12 FLOP = 0.8548 ms at
-  //   1,978.9 TFLOP/s (fp8), below reading 6,738,415,616 B at 3.35 TB/s = 2.011467 ms; attention
-  //   2 × 32 × 128² × 4,096 = 4.295e9 FLOP = 0.002170 ms on top: TTFT 2.013638 ms.
+  //   1,978.9 TFLOP/s (fp8), below reading 6,738,415,616 B at 3.35 TB/s = 2.011467 ms as one
+  //   roofline. perf8s prices each GEMM by 128 × 128 tiles in waves over 132 SMs (gemm_waves.h),
+  //   14.992 TFLOP/s per SM, a tile's K-loop 32,768 × K FLOP, each GEMM max(waves × tile, its read):
+  //   QKV (N 12,288, K 4,096) 96 tiles, 1 wave 8.953 us < read 15.024 us, × 32 = 480.780 us;
+  //   O (4,096, 4,096) 32 tiles, 1 wave 8.953 us > read 5.008 us, × 32 = 286.490 us;
+  //   gate/up (22,016, 4,096) 172 tiles, 2 waves 17.906 us < read 26.919 us, × 32 = 861.397 us;
+  //   down (4,096, 11,008) 32 tiles, 1 wave 24.061 us > read 13.459 us, × 32 = 769.943 us;
+  //   LM head (32,000, 4,096) 250 tiles, 2 waves 17.906 us < read 39.126 us.
+  //   GEMMs 2.437736 ms; attention 2 × 32 × 128² × 4,096 = 4.295e9 FLOP = 0.002170 ms on top:
+  //   TTFT 2.439906 ms (2.013638 ms with the FLOP count alone, gemm-tile-m 0).
   Derivation d = run("serve", llama7b_h100("1", "128", "1"));
-  EXPECT_NEAR(result(d, "ttft_seconds"), 2.013638e-3, 1e-8);
+  EXPECT_NEAR(result(d, "ttft_seconds"), 2.439906e-3, 1e-8);
   // Decode at context 128 + 1/2: KV 2 × 32 × 32 × 128 × 1 B = 262,144 B/token × 128.5 = 33,685,504 B
   //   = 0.010055 ms after the 2.011467 ms weight read: 2.021523 ms per token.
   EXPECT_NEAR(result(d, "tpot_seconds"), 2.021523e-3, 1e-8);
   EXPECT_NEAR(result(d, "output_tokens_per_second"), 1 / 2.021523e-3, 0.1);
-  // One output token comes out of the prefill: the request is TTFT + 0 × TPOT, 496.6 requests/s.
-  EXPECT_NEAR(result(d, "requests_per_second"), 1 / 2.013638e-3, 0.1);
+  // One output token comes out of the prefill: the request is TTFT + 0 × TPOT, 409.85 requests/s.
+  EXPECT_NEAR(result(d, "requests_per_second"), 1 / 2.439906e-3, 0.1);
+  // Without tiles the old roofline: 2.011467 + 0.002170 = 2.013637 ms.
+  Given flat = llama7b_h100("1", "128", "1");
+  flat["gemm-tile-m"] = "0";
+  EXPECT_NEAR(result(run("serve", flat), "ttft_seconds"), 2.013638e-3, 1e-8);
 }
 
 TEST(Serve, LargeBatchDecodeAddsAttentionToComputeBoundGemms) {

@@ -43,6 +43,7 @@ std::vector<ParamSpec> serve_params() {
                    kServeKvGroupReuse),
   };
   for (auto& p : parallel_params()) out.push_back(std::move(p));
+  for (auto& p : gemm_tile_params()) out.push_back(std::move(p));
   return out;
 }
 
@@ -124,14 +125,20 @@ Result<Derivation> serve(const Inputs& in, const Catalog& catalog) {
   // Prefill: the GEMMs at the roofline, attention on top (a separate kernel), the TP all-reduces
   // and a fixed cost per layer.
   const double pf_tokens = batch * isl;
-  double pf_gemm_flops = d.step("Prefill GEMM FLOPs", "2 × N × batch × input",
+  const double pf_gemm_flops = d.step("Prefill GEMM FLOPs", "2 × N × batch × input",
                                 "2 × " + num(matmul_params) + " × " + num(batch) + " × " + num(isl),
                                 2 * matmul_params * pf_tokens, Unit::kFlop);
-  double pf_gemm = d.step("Prefill GEMMs", "max(FLOPs ÷ (tp × peak × e_mm), weights per GPU ÷ (HBM × e_bw))",
-                          "max(" + num(pf_gemm_flops) + " ÷ (" + num(tp) + " × " + q(peak, Unit::kFlopPerSecond) +
-                              " × " + num(e_pf) + "), " + q(weights_gpu, Unit::kBytes) + " ÷ " +
-                              q(bw, Unit::kBytesPerSecond) + ")",
-                          std::max(pf_gemm_flops / rate, weights_gpu / bw), Unit::kSeconds);
+  // perf8s: a dense model's GEMMs by tiles and waves on the chip's SMs (gemm_waves.h): a short
+  // prefill's few rows leave SMs idle, which the FLOP count at a share of peak does not see.
+  const WavePricing wave = dp_ep ? WavePricing{}
+                                 : price_pass_gemms(in, m, gpu, tp, pf_tokens, peak * e_pf, dtype_bytes(dtypes.weights), bw);
+  double pf_gemm = wave.on ? d.step("Prefill GEMMs (tiles and waves)", wave.formula, wave.substituted, wave.seconds,
+                                    Unit::kSeconds)
+                           : d.step("Prefill GEMMs", "max(FLOPs ÷ (tp × peak × e_mm), weights per GPU ÷ (HBM × e_bw))",
+                                    "max(" + num(pf_gemm_flops) + " ÷ (" + num(tp) + " × " + q(peak, Unit::kFlopPerSecond) +
+                                        " × " + num(e_pf) + "), " + q(weights_gpu, Unit::kBytes) + " ÷ " +
+                                        q(bw, Unit::kBytesPerSecond) + ")",
+                                    std::max(pf_gemm_flops / rate, weights_gpu / bw), Unit::kSeconds);
   const double pf_attn_seq = attention_flops_per_sequence(m, isl);
   double pf_attn_flops = d.step("Prefill attention FLOPs", "batch × attention per sequence  (causal; 2 × L × input² × heads·d for full attention)",
                                 num(batch) + " × " + num(pf_attn_seq), batch * pf_attn_seq, Unit::kFlop);

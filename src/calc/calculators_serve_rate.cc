@@ -95,6 +95,7 @@ std::vector<ParamSpec> serve_rate_params() {
              1, kServeAttentionDpSerial),
   };
   for (auto& p : parallel_params()) out.push_back(std::move(p));
+  for (auto& p : gemm_tile_params()) out.push_back(std::move(p));
   return out;
 }
 
@@ -289,7 +290,12 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
   const double pooled_gemm = 2 * matmul_params / tp / rate_gpu;
   const double serial_gemm = (2 * (matmul_params - expert_active) / attn_tp + 2 * expert_active * imbalance / tp) / rate_gpu;
   const double attn_pooled = attention_flops_per_sequence(m, isl) / isl / tp / rate_gpu;
-  const double gemm_token = serial > 0 ? d.step("Prefill GEMM time per prompt token (attention DP)",
+  // perf8s: a dense model's prompt GEMMs by tiles and waves on the chip's SMs (gemm_waves.h), as a
+  // cost per prompt token exact at the mean prompt (M = the prompt's tokens, one prompt a pass).
+  const WavePricing wave = dp_ep ? WavePricing{}
+                                 : price_pass_gemms(in, m, gpu, tp, isl, rate_gpu, storage->bytes / pc.total, bw);
+  if (wave.on) d.step("Prefill GEMMs of a mean prompt (tiles and waves)", wave.formula, wave.substituted, wave.seconds, Unit::kSeconds);
+  const double gemm_token = wave.on ? wave.seconds / isl : serial > 0 ? d.step("Prefill GEMM time per prompt token (attention DP)",
                                                 "s × (2 × (active matmul − routed active) ÷ a + 2 × routed active × (1 + imbalance) ÷ tp) ÷ rate "
                                                 "+ (1 − s) × 2 × active matmul ÷ tp ÷ rate",
                                                 num(serial) + " × (2 × " + num(matmul_params - expert_active) + " ÷ " + num(attn_tp) +

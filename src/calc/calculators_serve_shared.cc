@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "calc/gemm_waves.h"
 #include "calc/serve_internal.h"
 
 namespace ridge::calc::serve_detail {
@@ -29,6 +30,41 @@ CollectiveEstimate tp_allreduce(const Inputs& in, const Accelerator& gpu, double
   e.seconds = tp > 1 ? latency + 2 * (tp - 1) / tp * bytes / e.busbw : 0;
   e.explanation = "custom all-reduce over NVLink";
   return e;
+}
+
+// ---- the prefill's GEMMs by tiles and waves (perf8s, issue 31; gemm_waves.h)
+
+std::vector<ParamSpec> gemm_tile_params() {
+  return {
+      zero_or_more("gemm-tile-m", Unit::kCount,
+                   "rows of one thread block's output tile in the prefill's GEMMs: the GEMMs run in waves of tiles "
+                   "over the chip's SMs (0: priced by their FLOPs, no tiles)",
+                   1024, kServeGemmTileM),
+      zero_or_more("gemm-tile-n", Unit::kCount, "columns of that tile (0: priced by their FLOPs, no tiles)", 1024,
+                   kServeGemmTileN),
+  };
+}
+
+WavePricing price_pass_gemms(const Inputs& in, const ModelArch& m, const Accelerator& gpu, double tp, double rows,
+                             double gemm_rate, double weight_bytes, double bandwidth) {
+  WavePricing w;
+  const waves::Tile tile{in.number("gemm-tile-m"), in.number("gemm-tile-n")};
+  const std::vector<waves::Gemm> gemms = waves::dense_transformer_gemms(m, tp);
+  if (gemms.empty() || gpu.sm_count <= 0 || tile.m <= 0 || tile.n <= 0 || rows <= 0) return w;
+  w.on = true;
+  const double sms = gpu.sm_count, sm_rate = gemm_rate / sms;
+  w.formula = "Σ over the GEMMs of count × max(waves × 2 × tm × tn × K ÷ (rate ÷ SMs), N × K × bytes ÷ bandwidth), "
+              "waves = ⌈⌈M ÷ tm⌉ × ⌈N ÷ tn⌉ ÷ SMs⌉, M = " + num(rows) + " rows, tile " + num(tile.m) + " × " +
+              num(tile.n) + ", " + num(sms) + " SMs";
+  for (const waves::Gemm& g : gemms) {
+    const waves::Priced p = waves::price(rows, g, tile, sms, sm_rate, weight_bytes, bandwidth);
+    w.seconds += p.seconds;
+    if (!w.substituted.empty()) w.substituted += " + ";
+    w.substituted += g.name + " (N " + num(g.n) + ", K " + num(g.k) + ": " + num(p.tiles) + " tiles, " + num(p.waves) +
+                     (p.waves == 1 ? " wave" : " waves") + (g.count > 1 ? ", × " + num(g.count) : "") + ") " +
+                     q(p.seconds, Unit::kSeconds);
+  }
+  return w;
 }
 
 std::vector<ParamSpec> parallel_params() {

@@ -279,7 +279,7 @@ Result<HardwareCatalog> HardwareCatalog::parse(std::string_view toml_text, std::
     Reader r{*t, id, errors, line};
     r.only({"name", "vendor", "generation", "form_factor", "memory_type", "memory_bytes", "memory_bandwidth",
             "scale_up", "scale_up_bandwidth", "scale_up_note", "power_watts", "source", "source_url", "as_of",
-            "notes", "peak_flops", "system", "host_link_bandwidth"});
+            "notes", "peak_flops", "system", "host_link_bandwidth", "sm_count"});
     Accelerator a;
     a.id = id;
     a.name = r.text("name");
@@ -291,6 +291,7 @@ Result<HardwareCatalog> HardwareCatalog::parse(std::string_view toml_text, std::
     a.scale_up = r.text("scale_up", false);
     if (t->contains("scale_up_bandwidth")) a.scale_up_bandwidth = r.number("scale_up_bandwidth");
     if (t->contains("host_link_bandwidth")) a.host_link_bandwidth = r.number("host_link_bandwidth");
+    if (t->contains("sm_count")) a.sm_count = r.number("sm_count");
     // Some vendors (Google, AWS) publish no per-chip power: 0 means "not published".
     if (t->contains("power_watts")) a.power_watts = r.number("power_watts");
     a.source = r.text("source");

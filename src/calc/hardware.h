@@ -63,6 +63,9 @@ struct Accelerator {
   double scale_up_bandwidth = 0;   // B/s per accelerator as the vendor states it
   double host_link_bandwidth = 0;  // B/s to the host (PCIe), one direction; 0: not in the catalog
   double power_watts = 0;          // 0 when the vendor publishes none
+  // Streaming multiprocessors (perf8s, issue 31): the SMs a GEMM's tiles run on in waves
+  // (gemm_waves.h); 0: not in the catalog, and the GEMMs keep their FLOP count.
+  double sm_count = 0;
   std::map<Dtype, double> peak_flops;  // dense FLOP/s; absent dtype = not supported
   std::string source;
   std::string source_url;

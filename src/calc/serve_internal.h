@@ -87,6 +87,27 @@ inline constexpr const char* kServePdHandoffLatency = "105ms";
 // scheduler processes its result, which streams the first token, while the next step runs.
 inline constexpr const char* kServePdHandoffDecodeSteps = "2";
 
+// perf8s (issue 31, short prefills' GEMM shapes, gemm_waves.h): the output tile of one thread
+// block of the prefill's GEMMs, rows × columns. 128 × 128, one of the tiles cuBLAS chooses among
+// by heuristics (NVIDIA's Matrix Multiplication Background User's Guide lists 256 × 128 down to
+// 64 × 64; larger tiles reuse more data, smaller ones give a small GEMM more blocks) and the
+// square tile of cuBLASLt's Hopper FP8 kernels. An assumption per library, not a measured figure
+// and not fitted: bench/README.md (perf8s) gives the fit half with 64 × 128 (CUTLASS's Hopper FP8
+// example), 128 × 256, 64 × 256 and 256 × 128.
+inline constexpr const char* kServeGemmTileM = "128";
+inline constexpr const char* kServeGemmTileN = "128";
+// The two parameters (serve and serve-rate) and what a pass's GEMMs cost with them: the dense
+// transformer's GEMMs by tiles and waves on the catalog's SMs, or 0 when the model or the chip
+// has no such figure (the caller keeps the FLOP count).
+std::vector<ParamSpec> gemm_tile_params();
+struct WavePricing {
+  bool on = false;
+  double seconds = 0;     // every GEMM of the pass: Σ count × max(waves × tile time, weights ÷ bandwidth)
+  std::string formula, substituted;  // for the derivation
+};
+WavePricing price_pass_gemms(const Inputs& in, const ModelArch& m, const Accelerator& gpu, double tp, double rows,
+                             double gemm_rate, double weight_bytes, double bandwidth);
+
 // ---- fixed assumptions, not fitted ----
 // One small all-reduce on NVLink costs about this much before its bytes (launch, the
 // synchronisation between the ranks); an assumption of the order nccl-tests and TensorRT-LLM's
