@@ -13,38 +13,10 @@ namespace {
 
 using namespace detail;
 
-// ---- fitted constants (`ridge validate --fit` reproduces them) ----
-// The only numbers chosen to match measurements: fitted on the "fit" half of the runs only (no
-// run ever moves) by the grid search in src/cli/validate_command.cc. Refit of issue 31's second
-// pass (43 training, 16 serving runs); each refit's effect on the HELD-OUT mean |error| shows:
-// GEMM efficiency = e_max · I / (I + I_half), where I = 1 / (1/M + 1/K + 1/N) is the per-GPU
-// MLP-up GEMM's intensity in FLOP per element moved (M = tokens of a micro-batch on the GPU,
-// K = hidden size, N = MLP width / tp). Fitted on the 12 dense "fit" training runs (e_max in
-// steps of 0.005, I_half over 0-500): the lowest mean absolute error among the constants whose
-// worst error there is within the issue's 20%. Was 0.62 and 25 (fitted on 11 runs, before
-// uneven stages and the fabric model). Refit 1 (after the MoE terms): 0.605 and 0, held-out
-// dense bf16 10.8% -> 11.1%, fp8 6.3% -> 6.6% (it helped the fitted half only). Refit 2, after
-// the 2021-22 runs got their unfused attention (the scores through HBM, a stated input from
-// each source's date): 0.650 and 0 (fit half: mean 7.9%, worst 19.3%; the shape term drops
-// out), held-out dense bf16 10.8% -> 7.3% (worst 31.7% -> 16.4%: Narayanan 1.7B +31.7% ->
-// +3.9%), dense fp8 6.6% -> 4.4%.
-constexpr const char* kGemmEfficiencyMax = "0.65";
-constexpr const char* kGemmHalfIntensity = "0";
-// Host time per local expert per MoE layer (forward + backward), fitted on the 7 MoE "fit" runs
-// (0-2 ms by 25 us): 875 us while it hid the whole micro-batch (fit 30.3%, held-out MoE fp8 44.9%);
-// 500 us since it hides only the expert GEMMs (perf5: fit 30.0%, held-out 28.3%, worst 126.8 -> 55.3%).
-// perf6t, the HybridEP rows stating their dispatcher: still 500 us (fit 30.3%, held-out MoE fp8 23.1%).
-// perf7t: launches per expert by recipe (training_moe.h) × a time per launch: fit half best at
-// 142.5 us, 28.6% (held-out MoE fp8 56.1%); not applied (it fails the MoE fp8 gate). See bench/README.
-constexpr const char* kMoeHostPerExpert = "500us";
-
 // ---- fixed assumptions, not fitted ----
 // Bytes the optimizer step moves per parameter on its GPU: mixed-precision Adam reads and writes
 // the fp32 master weight, two fp32 moments and the fp32 gradient, and the 16-bit copy (about 32 B).
 constexpr double kOptimizerBytesPerParam = 32;
-// Latency alpha of a collective with no measured figure (NCCL's launch and ring sync; the catalog's
-// measured 1 KB all-reduces take 15-26 us); assumed, not fitted.
-constexpr const char* kCollectiveLatency = "20us";
 // The share of HBM bandwidth a streaming kernel (a cast, a copy) reaches, taken for every chip: the
 // STREAM copy Azure measured on ND H100 v5, 2.90 of 3.35 TB/s (AI Benchmarking Guide).
 constexpr double kStreamEfficiency = 0.87;
@@ -52,86 +24,6 @@ constexpr double kActivationBytes = 2;  // 16-bit activations between ranks
 
 // One InfiniBand HCA per GPU: 200 Gb/s HDR in DGX A100 (Selene, Narayanan et al. 2021 §5), 400 Gb/s NDR after.
 double default_scale_out(const Accelerator& gpu) { return gpu.generation == "Ampere" ? 25e9 : 50e9; }
-
-std::vector<ParamSpec> step_params() {
-  return {
-      model_param(), config_param(), gpu_param(),
-      count("gpus", Unit::kCount, "GPUs in the run", 1, 1e7, "", true, "3072"),
-      count("tp", Unit::kCount, "tensor-parallel size", 1, 1024, "1"),
-      count("pp", Unit::kCount, "pipeline-parallel stages", 1, 1024, "1"),
-      count("cp", Unit::kCount, "context-parallel size", 1, 1024, "1"),
-      count("ep", Unit::kCount, "expert-parallel size (MoE)", 1, 4096, "1"),
-      count("vp", Unit::kCount, "virtual stages per GPU (interleaved 1F1B)", 1, 256, "1"),
-      choice("account-for-embedding", {"off", "on"}, "off",
-             "the embedding takes one layer's slot on the first pipeline stage (Megatron-LM "
-             "--account-for-embedding-in-pipeline-split)"),
-      choice("account-for-loss", {"off", "on"}, "off",
-             "the output layer and loss take one layer's slot on the last pipeline stage (Megatron-LM "
-             "--account-for-loss-in-pipeline-split)"),
-      count("first-stage-layers", Unit::kCount,
-            "transformer layers on the first pipeline stage; 0 splits evenly (Megatron-LM "
-            "--decoder-first-pipeline-num-layers)",
-            0, 1e6, "0"),
-      count("last-stage-layers", Unit::kCount,
-            "transformer layers on the last pipeline stage; 0 splits evenly (Megatron-LM "
-            "--decoder-last-pipeline-num-layers)",
-            0, 1e6, "0"),
-      count("seq", Unit::kTokens, "sequence length", 1, 1e8, "", true, "2048"),
-      count("micro-batch", Unit::kCount, "sequences per micro-batch", 1, 1e6, "1"),
-      count("global-batch", Unit::kCount, "sequences per iteration", 1, 1e9, "", true, "1536"),
-      choice("recompute", {"none", "selective", "full"}, "selective",
-             "activation recomputation: none, selective (attention core, Korthikanti et al. 2022) or full"),
-      choice("sequence-parallel", {"on", "off"}, "on", "sequence parallelism with TP (Korthikanti et al. 2022)"),
-      dtype_param("dtype", "GEMM dtype (bf16 or fp8)", "bf16"),
-      choice("fp8-recipe", {"delayed", "current", "block", "mxfp8"}, "delayed",
-             "FP8 scaling recipe (Transformer Engine): delayed (amax history), current (per-tensor amax of this "
-             "tensor: one more read), block (1×128 / 128×128 blocks) or mxfp8 (Blackwell's 32-element blocks)"),
-      zero_or_more("moe-imbalance", Unit::kRatio,
-                   "load imbalance of the routed experts: the busiest expert rank's tokens ÷ the mean − 1 (stated; "
-                   "0 = perfectly balanced)",
-                   10, "0"),
-      choice("attention-kernel", {"flash", "unfused"}, "flash",
-             "attention kernel: flash (FlashAttention: the s × s scores stay on chip) or unfused (the scores written to "
-             "HBM, then softmax and dropout kernels over them: Megatron-LM and DeepSpeed before FlashAttention, 2022)"),
-      zero_or_more("moe-host-per-expert", Unit::kSeconds,
-                   "host (CPU) time per local expert per MoE layer, forward and backward: the launches after the "
-                   "dispatcher's device-to-host sync (fitted, see ridge validate; 0 for CUDA graphs)",
-                   1, kMoeHostPerExpert),
-      zero_or_more("moe-host-per-launch", Unit::kSeconds,
-                   "CPU time per launch of a local expert's GEMMs and casts (training_moe.h counts them by recipe); "
-                   "above 0 it replaces moe-host-per-expert (perf7t, not applied: bench/README.md)",
-                   1, "0"),
-      choice("moe-dispatcher", {"alltoall", "hybridep"}, "alltoall",
-             "token dispatcher: alltoall (Megatron-Core's: permute, send k copies, sort) or hybridep (the flex "
-             "dispatcher over HybridEP: one copy per destination rank, permuted out of the receive buffer)"),
-      number("grouped-gemm-efficiency", Unit::kRatio,
-             "the experts' grouped GEMM as a share of a plain GEMM of the same shape (stated; 1 = no loss)", 0, 1, "1"),
-      zero_or_more("collective-latency", Unit::kSeconds,
-                   "latency alpha of a collective without a measured figure in the catalog (assumed 20 us)", 1,
-                   kCollectiveLatency),
-      number("scale-out-bandwidth", Unit::kBytesPerSecond,
-             "per-GPU network bandwidth, one direction (default 25 GB/s on Ampere: one 200 Gb/s HDR HCA per GPU as "
-             "in DGX A100; 50 GB/s otherwise: 400 Gb/s NDR)",
-             0, 1e15, "", false, "25GB/s"),
-      count("gpus-per-node", Unit::kCount,
-            "GPUs sharing the scale-up (NVLink) domain (default: the catalog system's domain, 8 without one)", 1, 1e5,
-            "", false, "8"),
-      number("gemm-efficiency-max", Unit::kRatio, "e_max of the GEMM efficiency law (fitted, see ridge validate)", 0, 1,
-             kGemmEfficiencyMax),
-      zero_or_more("gemm-half-intensity", Unit::kNone, "I_half of the GEMM efficiency law, FLOP per element (fitted)",
-                   1e9, kGemmHalfIntensity),
-      number("link-efficiency", Unit::kRatio, "collective bus bandwidth as a share of the link (assumed 0.7, nccl-tests)",
-             0, 1, kLinkEfficiency),
-      optional_zero("dp-overlap", Unit::kRatio,
-                    "share of the DP gradient collectives hidden behind backward (default 0: Megatron-LM's "
-                    "--overlap-grad-reduce is off by default, and the published runs of 2021-22 did not overlap, "
-                    "Korthikanti et al. 2022 §6.3)",
-                    1),
-      choice("grad-reduce-dtype", {"auto", "fp32", "bf16", "fp16"}, "auto",
-             "dtype of the DP gradient reduction (auto: Megatron-LM's default, fp32 main grads for bf16 and fp8 "
-             "training unless --grad-reduce-in-bf16, the parameter dtype for fp16)"),
-  };
-}
 
 FieldError layout_error(const std::string& field, double value, const std::string& why, const std::string& accepted) {
   return FieldError{field, num(value), why, accepted};
@@ -151,6 +43,9 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
 
   const double gpus = in.number("gpus"), tp = in.number("tp"), pp = in.number("pp"), cp = in.number("cp");
   const double ep = in.number("ep"), vp = in.number("vp"), s = in.number("seq"), b = in.number("micro-batch");
+  // The experts' own TP (Megatron-Core's expert grid: expert-tp × ep × expert-DP = tp × dp × cp
+  // ranks per stage, parallel_state.initialize_model_parallel); below tp, EP takes TP ranks too.
+  const double etp = in.number("expert-tp") > 0 ? in.number("expert-tp") : tp;
   const double gb = in.number("global-batch");
   const std::string recompute = in.text("recompute");
   const bool sp = in.text("sequence-parallel") == "on";
@@ -191,10 +86,14 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
   }
   if (ep > 1 && !m.is_moe()) {
     errors.push_back(layout_error("ep", ep, "needs a mixture-of-experts model", "1 for a dense model"));
-  } else if (ep > 1 && (m.routed_experts % static_cast<int64_t>(ep) != 0 || std::fmod(dp * cp, ep) != 0)) {
+  } else if (ep > 1 && (m.routed_experts % static_cast<int64_t>(ep) != 0 || std::fmod(dp * cp * tp / etp, ep) != 0)) {
     errors.push_back(layout_error("ep", ep, "must divide the routed experts (" + num(m.routed_experts) +
-                                                ") and DP × CP (" + num(dp * cp) + ")",
-                                  "a common divisor of the experts and DP × CP"));
+                                                ") and DP × CP × TP ÷ expert-tp (" + num(dp * cp * tp / etp) + ")",
+                                  "a common divisor of the experts and DP × CP × TP ÷ expert-tp (--expert-tp 1 folds "
+                                  "EP into the TP ranks, Megatron-Core's --expert-tensor-parallel-size 1)"));
+  }
+  if (etp > tp || std::fmod(tp, etp) != 0) {
+    errors.push_back(layout_error("expert-tp", etp, "does not divide --tp (" + num(tp) + ")", "a divisor of --tp, 0 for tp"));
   }
   if (pp == 1 && vp > 1) errors.push_back(layout_error("vp", vp, "needs pipeline parallelism", "1 when --pp is 1"));
   if (!errors.empty()) return errors;
@@ -343,11 +242,14 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
   if (expert_gpu > 0) {
     // The grouped GEMM of one expert: the tokens routed to it from the ep ranks, h, its width.
     const double e = static_cast<double>(m.routed_experts), k = static_cast<double>(m.experts_per_token);
-    const double me = gm * ep * k / e;
-    const double ie = 1 / (1 / me + 1 / gk + 1 / gn);
+    // With expert-tp below tp an expert-TP group gathers etp of the tp sequence-parallel shards,
+    // and each expert keeps f ÷ etp of its width.
+    const double me = gm * etp / tp * ep * k / e, ne = width / etp;
+    const double ie = 1 / (1 / me + 1 / gk + 1 / ne);
     const double gg = in.number("grouped-gemm-efficiency");
     double eff_e = d.step("Expert GEMM efficiency",
-                          "e_max × I ÷ (I + I_half) × grouped-GEMM share, I from M = tokens × ep × k ÷ E per expert",
+                          "e_max × I ÷ (I + I_half) × grouped-GEMM share, I from M = tokens × expert-tp ÷ tp × ep × k ÷ E "
+                          "per expert, N = f ÷ expert-tp",
                           num(emax) + " × " + num(ie) + " ÷ (" + num(ie) + " + " + num(ihalf) + ") × " + num(gg),
                           emax * ie / (ie + ihalf) * gg, Unit::kRatio);
     t_expert = d.step("Expert GEMMs on the stage", "expert FLOPs per GPU × (1 + imbalance) ÷ (peak × efficiency)",
@@ -370,7 +272,7 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
     const double k = static_cast<double>(m.experts_per_token), e = static_cast<double>(m.routed_experts);
     const double shuffles = moe_shuffle_passes(dispatcher, local_experts, k, ep_ranks);
     const double bytes_token = kActivationBytes * (shuffles * h + 8 * k * width) + 40 * e;
-    const double tokens = tokens_mb / cp;
+    const double tokens = tokens_mb / cp * etp / tp;  // the expert-TP group's tokens (all b·s ÷ cp at etp = tp)
     const double bw = gpu.memory_bandwidth * kStreamEfficiency;
     t_moe_mem = d.step("MoE token shuffling, activation and router (memory-bound)",
                        "MoE layers × tokens × (2 B × (" + num(shuffles) + "·h + 8·k·f) + 40·E B) ÷ (HBM × " +
@@ -462,7 +364,7 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
     // Dispatch and combine, forward and backward: four all-to-alls per MoE layer of the rank's tokens'
     // copies (k; HybridEP sends one per destination rank: moe_ranks_per_token).
     const double bytes = act_mb / (sp ? tp : 1) * ep_ranks;
-    const CollectiveEstimate c = collective("alltoall", ep, tp, bytes);
+    const CollectiveEstimate c = collective("alltoall", ep, etp, bytes);  // EP ranks stride over expert-tp
     d.assume("EP all-to-all: " + c.explanation);
     const std::string copies = dispatcher == MoeDispatcher::kAllToAll ? "top-k" : "ranks per token";
     t_ep = d.step("EP all-to-all", "4 per MoE layer × (alpha + (ep−1)/ep × tokens·" + copies + "·h·2 B ÷ busbw) × (1 + imbalance)",
@@ -509,7 +411,10 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
     stage_params = std::max({ps.first * per_layer_params + embed_params, ps.last * per_layer_params + embed_params,
                              pp > 2 ? ps.middle * per_layer_params : 0.0});
   }
-  const double params_gpu = stage_params / tp;
+  // The stage's experts, held ÷ ep above, split over expert-tp rather than tp.
+  const double expert_stage =
+      m.is_moe() ? pc.expert * static_cast<double>(m.routed_experts) * moe_layers_on_stage / ep : 0;
+  const double params_gpu = stage_params / tp + expert_stage * (1 / etp - 1 / tp);
   double t_dp = 0;
   if (dp * cp > 1) {
     const double ranks = dp * cp;
@@ -528,17 +433,18 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
     // (Megatron-Core's parallel_state: the expert-model-parallel group is cut from the
     // data-parallel ranks, the expert-data-parallel group strides over it). With ep filling a
     // node that group has one GPU per node, so its ring runs on one NIC per GPU.
-    const double expert_gpu_params =
-        m.is_moe() ? pc.expert * static_cast<double>(m.routed_experts) * moe_layers_on_stage / ep / tp : 0;
+    const double expert_gpu_params = expert_stage / etp;
+    const double edp = ranks * tp / (ep * etp);  // expert-DP ranks: dp·cp ÷ ep at etp = tp
     const double dense_gpu_params = params_gpu - expert_gpu_params;
     const CollectiveEstimate c = collective("all_reduce", ranks, tp, dense_gpu_params * grad_bytes);
     d.assume("DP collectives: " + c.explanation);
     double raw = c.seconds;
-    if (expert_gpu_params > 0 && ranks / ep > 1) {
-      const CollectiveEstimate ce = collective("all_reduce", ranks / ep, tp * ep, expert_gpu_params * grad_bytes);
-      d.assume("expert-DP collectives (" + num(ranks / ep) + " ranks at a stride of " + num(tp * ep) +
+    if (expert_gpu_params > 0 && edp > 1) {
+      const CollectiveEstimate ce = collective("all_reduce", edp, etp * ep, expert_gpu_params * grad_bytes);
+      d.assume("expert-DP collectives (" + num(edp) + " ranks at a stride of " + num(etp * ep) +
                "): " + ce.explanation);
-      raw = d.step("DP gradient all-reduces, dense and expert", "dense (DP × CP ranks) + experts (DP × CP ÷ ep ranks)",
+      raw = d.step("DP gradient all-reduces, dense and expert",
+                   "dense (DP × CP ranks) + experts (DP × CP × TP ÷ (ep × expert-tp) ranks)",
                    q(c.seconds, Unit::kSeconds) + " + " + q(ce.seconds, Unit::kSeconds) + "  (" +
                        num(dense_gpu_params) + " and " + num(expert_gpu_params) + " params × " + num(grad_bytes) +
                        " B; busbw " + q(c.busbw, Unit::kBytesPerSecond) + " and " + q(ce.busbw, Unit::kBytesPerSecond) + ")",

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "calc/common.h"
 
@@ -24,6 +25,9 @@ inline ParamSpec zero_or_more(std::string name, Unit unit, std::string help, dou
 // Collective bus bandwidth as a share of the link's one-direction rate: NCCL ring collectives
 // on NVLink and InfiniBand reach roughly this much in nccl-tests (assumption, stated).
 inline constexpr const char* kLinkEfficiency = "0.7";
+
+// The `step` calculator's inputs, with the fitted constants as their defaults (step_params.cc).
+std::vector<ParamSpec> step_params();
 
 }  // namespace detail
 }  // namespace ridge::calc

@@ -23,11 +23,14 @@ double moe_ranks_step(Derivation& d, double experts, double top_k, double ep) {
 }
 
 MoeDispatcher moe_dispatcher(const std::string& name) {
-  return name == "hybridep" ? MoeDispatcher::kHybridEp : MoeDispatcher::kAllToAll;
+  if (name == "hybridep") return MoeDispatcher::kHybridEp;
+  if (name == "deepep") return MoeDispatcher::kDeepEp;
+  return MoeDispatcher::kAllToAll;
 }
 
 double moe_shuffle_passes(MoeDispatcher dispatcher, double local_experts, double top_k, double ranks) {
-  if (dispatcher == MoeDispatcher::kHybridEp) return 4 + 6 * ranks + 6 * top_k;
+  // HybridEP and DeepEP: one copy per destination rank, permuted into expert slots after it lands.
+  if (dispatcher != MoeDispatcher::kAllToAll) return 4 + 6 * ranks + 6 * top_k;
   return (local_experts > 1 ? 24 : 16) * top_k;
 }
 

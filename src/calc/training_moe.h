@@ -19,9 +19,10 @@ double moe_ranks_step(Derivation& d, double experts, double top_k, double ep);
 
 // The token dispatcher: Megatron-Core's all-to-all one (--moe-token-dispatcher-type alltoall), or
 // the flex one over HybridEP (--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend
-// hybridep, the 25.11 recipes' choice on GB200 and GB300).
-enum class MoeDispatcher { kAllToAll, kHybridEp };
-// From the step parameter's value (alltoall, hybridep; the parameter is a checked choice).
+// hybridep, the 25.11 recipes' choice on GB200 and GB300) or over DeepEP (backend deepep, the
+// 26.02 recipe of Qwen3 30B-A3B on H100, Megatron-Bridge v0.3.0).
+enum class MoeDispatcher { kAllToAll, kHybridEp, kDeepEp };
+// From the step parameter's value (alltoall, hybridep, deepep; the parameter is a checked choice).
 MoeDispatcher moe_dispatcher(const std::string& name);
 
 // HBM element passes per token per MoE layer (forward and backward) for the token shuffling,
@@ -39,6 +40,13 @@ MoeDispatcher moe_dispatcher(const std::string& name);
 // outputs, one weighted sum per rank, into the combine buffer (read k, write r); the combine
 // kernel reads the r partial sums and writes the token (read r, write 1): forward 2 + 3r + 3k,
 // the backward mirrors it: 4 + 6r + 6k.
+// kDeepEp moves the same elements (perf8t, Megatron-Core's _DeepepManager in
+// megatron/core/transformer/moe/token_dispatcher.py): fused_dispatch (DeepEP's buffer.dispatch)
+// reads the token once and writes one copy per destination rank (read 1, write r);
+// get_permuted_hidden_states_by_experts permutes the received copies into the local experts'
+// slots (read k, write k over the ranks); get_restored_hidden_states_by_experts unpermutes them
+// into one row per received token (read k, write r); fused_combine reduces the r rows (read r,
+// write 1): 4 + 6r + 6k, as HybridEP.
 double moe_shuffle_passes(MoeDispatcher dispatcher, double local_experts, double top_k, double ranks);
 
 // Kernel launches per local expert per MoE layer, forward and backward, read from Transformer

@@ -29,6 +29,13 @@ TEST(MoeTraffic, ShufflePassesByDispatcher) {
   // on r = 2 ranks: 4 + 12 + 48 = 64, whatever the experts per rank.
   EXPECT_DOUBLE_EQ(moe_shuffle_passes(MoeDispatcher::kHybridEp, 16, 8, 5), 82);
   EXPECT_DOUBLE_EQ(moe_shuffle_passes(MoeDispatcher::kHybridEp, 1, 8, 2), 64);
+  // DeepEP (perf8t): dispatch read 1 write r, permute read k write k, unpermute read k write r,
+  // combine read r write 1, the same 4 + 6r + 6k: 82 at k = 8, r = 5; 64 at r = 2.
+  EXPECT_DOUBLE_EQ(moe_shuffle_passes(MoeDispatcher::kDeepEp, 16, 8, 5), 82);
+  EXPECT_DOUBLE_EQ(moe_shuffle_passes(MoeDispatcher::kDeepEp, 1, 8, 2), 64);
+  EXPECT_EQ(moe_dispatcher("deepep"), MoeDispatcher::kDeepEp);
+  EXPECT_EQ(moe_dispatcher("hybridep"), MoeDispatcher::kHybridEp);
+  EXPECT_EQ(moe_dispatcher("alltoall"), MoeDispatcher::kAllToAll);
 }
 
 TEST(MoeLaunches, PerLocalExpertByRecipe) {

@@ -14,7 +14,7 @@ if ! "$ridge" --data "$data" validate --fit >"$tmp/fit" 2>"$tmp/err"; then
   echo "FAIL: ridge validate --fit:"; cat "$tmp/err"; exit 1
 fi
 # The fitted names, in the order --fit prints them; each must be found with a value.
-names="gemm-efficiency-max gemm-half-intensity moe-host-per-expert bandwidth-efficiency prefill-efficiency
+names="gemm-efficiency-max gemm-half-intensity moe-host-per-expert moe-host-per-launch bandwidth-efficiency prefill-efficiency
 layer-overhead attention-dp-serial expert-bandwidth-efficiency expert-bandwidth-efficiency-4bit handoff-latency"
 sets=()
 for n in $names; do
