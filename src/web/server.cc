@@ -200,8 +200,12 @@ struct Server::Impl {
   // read timeout, as the stream's deadline bounds the write it replaces.
   asio::awaitable<void> send_with_file(tcp::socket& s, const std::string& head, const BodyFile& file, beast::error_code& ec) {
     using namespace asio::experimental::awaitable_operators;
-    s.native_non_blocking(true, ec);
-    if (ec) co_return;
+    // Asio made the descriptor non-blocking at its first asynchronous operation; setting it
+    // again would cost an ioctl per response (strace: one FIONBIO per request on this path).
+    if (!s.native_non_blocking()) {
+      s.native_non_blocking(true, ec);
+      if (ec) co_return;
+    }
     asio::steady_timer deadline(s.get_executor());
     auto wait_for_room = [&]() -> asio::awaitable<bool> {
       deadline.expires_after(options.read_timeout);
