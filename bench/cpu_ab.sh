@@ -3,7 +3,8 @@
 # temporary directory) serving PATH, wrk -c64 -d5s against each in turn for ROUNDS rounds; prints
 # requests and the server's CPU time per request (utime + stime of the process, from /proc).
 set -eu
-command -v wrk >/dev/null || { echo "bench/cpu_ab.sh needs wrk (Debian package wrk; bench/serve.sh installs it)" >&2; exit 1; }
+. "$(dirname "$0")/tools.sh"
+need_tools bench/cpu_ab.sh wrk:wrk awk:gawk
 a=$1 b=$2 path=$3 rounds=${4:-3} t=${5:-1}
 work=$(mktemp -d)
 "$a" serve --port 18191 --threads 2 --access-log off --db sqlite:$work/a.db > $work/a.log 2>&1 & pa=$!
