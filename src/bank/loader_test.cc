@@ -115,7 +115,7 @@ TEST(Loader, GoodQuestionLoadsWithNumbersFromTheEngine) {
   Parsed p = parse(good());
   ASSERT_TRUE(p.diags.empty()) << p.all();
   EXPECT_EQ(p.q.slug, "will-it-fit");
-  EXPECT_EQ(p.q.tldr, "About 40 sequences fit.");
+  EXPECT_EQ(p.q.tldr(), "About 40 sequences fit.");
   EXPECT_NE(p.q.html.find("10.7 GB of cache"), std::string::npos);
   EXPECT_NE(p.q.html.find("<table"), std::string::npos);  // the decision table, rendered
   EXPECT_NE(p.q.html.find("class=\"derivation\""), std::string::npos);
