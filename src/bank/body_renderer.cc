@@ -121,19 +121,24 @@ void BodyRenderer::source_definition(const std::string& line, int ln) {
 }
 
 void BodyRenderer::prose(const Block& b) {
-  std::istringstream lines(b.text);
-  std::string line;
-  for (int ln = b.line; std::getline(lines, line); ++ln) {
-    if (line.rfind("## ", 0) == 0) {
-      heading(line, ln);
-    } else if (line.rfind("### ", 0) == 0 && current_section_ == "Follow-ups") {
-      q_.follow_ups.push_back(line.substr(4));
-    } else if (line.rfind("[^", 0) == 0 && line.find("]:") != std::string::npos) {
-      source_definition(line, ln);
+  // The lines as views of the block (as std::getline splits them), not copies through an
+  // istringstream: every prose line of every question passes here at start-up (issue 30).
+  const std::string_view lines = b.text;
+  int ln = b.line;
+  for (size_t start = 0; start < lines.size(); ++ln) {
+    const size_t end = std::min(lines.find('\n', start), lines.size());
+    const std::string_view line = lines.substr(start, end - start);
+    start = end + 1;
+    if (line.substr(0, 3) == "## ") {
+      heading(std::string(line), ln);
+    } else if (line.substr(0, 4) == "### " && current_section_ == "Follow-ups") {
+      q_.follow_ups.emplace_back(line.substr(4));
+    } else if (line.substr(0, 2) == "[^" && line.find("]:") != std::string_view::npos) {
+      source_definition(std::string(line), ln);
     }
-    for (size_t pos = 0; (pos = line.find("](/", pos)) != std::string::npos; ++pos) {
+    for (size_t pos = 0; (pos = line.find("](/", pos)) != std::string_view::npos; ++pos) {
       size_t close = line.find(')', pos);
-      if (close != std::string::npos) q_.links.emplace_back(line.substr(pos + 2, close - pos - 2), ln);
+      if (close != std::string_view::npos) q_.links.emplace_back(std::string(line.substr(pos + 2, close - pos - 2)), ln);
     }
   }
   if (options_.lint) {

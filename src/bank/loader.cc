@@ -170,11 +170,16 @@ bool parse_document(std::string_view text, const std::string& file, const KnownI
   const size_t body_from = diags.size();
   std::vector<Block> blocks = split_blocks(q.body_markdown, split->body_line, file, diags);
   Results results;
+  // Issue 30: a paid question's TL;DR that quotes blocks is made on its first read
+  // (Question::tldr), not here; a free one's is made now (search indexes it, and its
+  // answer's searched prose evaluates most of the same blocks anyway).
+  const bool defer_tldr = lazy && !q.free && !blocks_quoted(blocks, tldr_raw, false).empty();
   if (lazy) {
-    // Issue 30: only the blocks the TL;DR (and a free answer's searched prose) quote, and what
-    // they use; the others on first request (evaluated_calcs, answer_html). Should any of
-    // those fail, every block is evaluated, so the load reports what an eager load would.
-    const auto quoted = blocks_quoted(blocks, tldr_raw, q.free);
+    // Issue 30: only the blocks a free answer's TL;DR and searched prose quote, and what they
+    // use (a paid answer's: none); the others on first request (evaluated_calcs,
+    // answer_html). Should any of those fail, every block is evaluated, so the load reports
+    // what an eager load would.
+    const auto quoted = blocks_quoted(blocks, q.free ? std::string_view(tldr_raw) : std::string_view(), q.free);
     const size_t mark = diags.size();
     results = evaluate_calcs(blocks, registry, catalog, options, file, q, diags, &quoted);
     if (diags.size() != mark) {
@@ -186,7 +191,11 @@ bool parse_document(std::string_view text, const std::string& file, const KnownI
     results = evaluate_calcs(blocks, registry, catalog, options, file, q, diags);
   }
 
-  q.tldr = substitute_references(tldr_raw, results, tldr_line, file, diags);
+  if (defer_tldr) {
+    q.defer_tldr(tldr_line, registry, catalog);
+  } else {
+    q.set_tldr(substitute_references(tldr_raw, results, tldr_line, file, diags));
+  }
   if (options.lint) {
     lint_prose(tldr_raw, tldr_line, file, diags);
     lint_arithmetic(tldr_raw, tldr_line, file, diags);
@@ -473,7 +482,7 @@ LoadResult load_bank(const fs::path& root, const calc::Registry& registry, const
   if (options.lint && !options.seeds_dir.empty() && fs::is_directory(options.seeds_dir, ec)) {
     std::set<std::string> runs = seed_runs(options.seeds_dir);
     for (const auto& q : bank.questions) {
-      check_seed_overlap(q.title + "\n" + q.summary + "\n" + q.tldr + "\n" + q.plain_text, q.file, runs, diags);
+      check_seed_overlap(q.title + "\n" + q.summary + "\n" + q.tldr() + "\n" + q.plain_text, q.file, runs, diags);
     }
     if (fs::exists(root / "README.md", ec)) check_seed_overlap(read_file(root / "README.md"), rel(root / "README.md"), runs, diags);
   }

@@ -115,7 +115,7 @@ TEST(Loader, GoodQuestionLoadsWithNumbersFromTheEngine) {
   Parsed p = parse(good());
   ASSERT_TRUE(p.diags.empty()) << p.all();
   EXPECT_EQ(p.q.slug, "will-it-fit");
-  EXPECT_EQ(p.q.tldr, "About 40 sequences fit.");
+  EXPECT_EQ(p.q.tldr(), "About 40 sequences fit.");
   EXPECT_NE(p.q.html.find("10.7 GB of cache"), std::string::npos);
   EXPECT_NE(p.q.html.find("<table"), std::string::npos);  // the decision table, rendered
   EXPECT_NE(p.q.html.find("class=\"derivation\""), std::string::npos);
@@ -170,6 +170,8 @@ TEST(Loader, StructureAndCitations) {
   expect_error(parse(replace(good(), "### Two?\n\nNo.\n", "")), "it needs 2 to 4", 11);
   expect_error(parse(replace(good(), "## Decision table", "## Thoughts")), "section 'Thoughts' is not one of", 26);
   expect_error(parse(replace(good(), "[^h100]: NVIDIA", "[^h200]: NVIDIA")), "citation [^h100] has no definition", 18);
+  // The TL;DR is read with the body (issue 30: in place, not copied): its citation is at its line, 8.
+  expect_error(parse(replace(good(), "sequences fit.\"", "sequences fit[^nope].\"")), "citation [^nope] has no definition", 8);
 }
 
 TEST(Loader, ProseLint) {

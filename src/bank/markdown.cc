@@ -26,9 +26,30 @@ std::string_view trim(std::string_view s) {
 
 std::vector<Block> split_blocks(std::string_view body, int first_line, const std::string& file,
                                 std::vector<Diagnostic>& diags) {
+  // A block's lines are contiguous in the body: each block's text is copied once, when it
+  // closes, as the span from its first line to the end of its last plus the newline that
+  // ended each line, rather than appended line by line (issue 30: every question is split
+  // at start-up, and growing each block's text was most of the split's time).
+  struct Span {
+    size_t first = std::string_view::npos, end = 0;  // of the first line, and the last line's end
+    bool empty() const { return first == std::string_view::npos; }
+    void add(size_t line_start, size_t line_end) {
+      if (empty()) first = line_start;
+      end = line_end;
+    }
+    std::string text(std::string_view of) const {
+      if (empty()) return {};
+      std::string t;
+      t.reserve(end - first + 1);
+      t.append(of.substr(first, end - first));
+      t.push_back('\n');
+      return t;
+    }
+  };
   std::vector<Block> blocks;
   Block prose{false, "", "", first_line};
   Block fence;
+  Span prose_span, fence_span;
   size_t open_len = 0;
   int line_no = first_line;
   size_t pos = 0;
@@ -39,23 +60,27 @@ std::vector<Block> split_blocks(std::string_view body, int first_line, const std
     if (open_len == 0) {
       size_t n = fence_length(line);
       if (n > 0) {
-        if (!prose.text.empty()) blocks.push_back(prose);
+        if (!prose_span.empty()) {
+          prose.text = prose_span.text(body);
+          blocks.push_back(std::move(prose));
+        }
         fence = Block{true, std::string(trim(line.substr(n))), "", line_no + 1};
+        fence_span = Span{};
         open_len = n;
       } else {
-        if (prose.text.empty()) prose.line = line_no;
-        prose.text.append(line);
-        prose.text.push_back('\n');
+        if (prose_span.empty()) prose.line = line_no;
+        prose_span.add(pos, end);
       }
     } else {
       size_t n = fence_length(line);
       if (n >= open_len && trim(line.substr(n)).empty()) {
-        blocks.push_back(fence);
+        fence.text = fence_span.text(body);
+        blocks.push_back(std::move(fence));
         open_len = 0;
         prose = Block{false, "", "", line_no + 1};
+        prose_span = Span{};
       } else {
-        fence.text.append(line);
-        fence.text.push_back('\n');
+        fence_span.add(pos, end);
       }
     }
     ++line_no;
@@ -63,10 +88,12 @@ std::vector<Block> split_blocks(std::string_view body, int first_line, const std
     pos = end + 1;
   }
   if (open_len > 0) {
+    fence.text = fence_span.text(body);
     diags.push_back({file, fence.line - 1, "fenced block ```" + fence.info + " is never closed"});
-    blocks.push_back(fence);
-  } else if (!prose.text.empty()) {
-    blocks.push_back(prose);
+    blocks.push_back(std::move(fence));
+  } else if (!prose_span.empty()) {
+    prose.text = prose_span.text(body);
+    blocks.push_back(std::move(prose));
   }
   return blocks;
 }

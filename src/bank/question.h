@@ -1,14 +1,21 @@
 // The content model of the question bank: topics, tracks, concepts, companies and
 // questions as loaded from content/. A loaded Question holds its rendered HTML and its
-// evaluated calc blocks; nothing is recomputed per request.
+// evaluated calc blocks; nothing is recomputed per request. (`ridge serve` without
+// --strict-bank loads less and makes the rest on first need, once: issue 30, below.)
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "calc/derivation.h"
+
+namespace ridge::calc {
+class Registry;
+struct Catalog;
+}  // namespace ridge::calc
 
 namespace ridge::bank {
 
@@ -137,7 +144,6 @@ struct Question {
   bool must_know = false;
   std::string lab;      // the lab build that runs this question's code (lab/ID), coding questions
   std::string updated;  // YYYY-MM-DD
-  std::string tldr;     // references substituted, plain text
   std::string tldr_markdown;  // as written, with its {{id.key}} references (Work it asks these)
   WorkSpec work;
   std::string body_markdown;  // as written
@@ -161,6 +167,29 @@ struct Question {
   // structure, citations) found. The load still succeeds; bank::answer_html refuses the body
   // with the first of these (issue 30: a broken body is met by its first reader).
   std::vector<Diagnostic> body_errors;
+
+  // The TL;DR with its references substituted, plain text: every reader goes through here.
+  // Loaded with render_bodies off, a paid question's TL;DR that quotes calc blocks is made on
+  // its first read (issue 30: start-up evaluated 1,014 blocks for TL;DRs nobody had asked
+  // for yet): the blocks it quotes are evaluated then, once for the process however many
+  // threads read it at once, and kept. Thread-safe. Throws BrokenBody (loader.h) on every
+  // read when those blocks or references fail, naming the file and line (the server answers
+  // 500 and logs it, as for a broken body). Copies of a question share what was made.
+  const std::string& tldr() const;
+  // The TL;DR known now (the load, tests): nothing is deferred.
+  void set_tldr(std::string text);
+  // The TL;DR is made on first read from `tldr_markdown` (at file line `line`) and the body's
+  // calc blocks, with `registry` and `catalog`, which must outlive the question or be
+  // replaced by rebind_tldr before it is read (the loader's; web::App rebinds to its own).
+  void defer_tldr(int line, const calc::Registry& registry, const calc::Catalog& catalog);
+  // A deferred TL;DR is made with these from now on (nothing when it is not deferred). Not
+  // thread-safe: call before the question is shared (web::App's constructor does).
+  void rebind_tldr(const calc::Registry& registry, const calc::Catalog& catalog);
+
+ private:
+  struct DeferredTldr;  // tldr.cc
+  std::string tldr_;
+  std::shared_ptr<DeferredTldr> deferred_tldr_;  // null once known at load
 };
 
 }  // namespace ridge::bank

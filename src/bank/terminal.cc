@@ -11,7 +11,7 @@ std::string render_terminal(const Question& q) {
   for (const auto& c : q.calcs) results[c.id] = c.derivation ? &*c.derivation : nullptr;
   std::vector<Diagnostic> ignored;  // the loader already reported these
   std::string out = q.title + "\n" + std::string(difficulty_name(q.difficulty)) + " · " + q.topic + " · updated " +
-                    q.updated + "\n\nTL;DR: " + q.tldr + "\n\n";
+                    q.updated + "\n\nTL;DR: " + q.tldr() + "\n\n";
   size_t calc_index = 0;
   for (const Block& b : split_blocks(q.body_markdown, 1, q.file, ignored)) {
     if (!b.fenced) {

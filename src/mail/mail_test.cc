@@ -30,7 +30,7 @@ bank::Bank small_bank() {
     x.title = "Title " + slug;
     x.topic = topic;
     x.free = free;
-    x.tldr = "tl;dr of " + slug;
+    x.set_tldr("tl;dr of " + slug);
     return x;
   };
   b.questions = {q("a1", "a", true), q("a2", "a", false), q("a3", "a", true), q("b1", "b", true)};

@@ -62,12 +62,12 @@ Message weekly_message(const bank::Bank& bank, const bank::Question& q, const st
   m.to = to;
   m.subject = "This week on ridge: " + q.title;
   m.unsubscribe_url = unsubscribe_url;
-  m.text = "The ridge question for " + week + " (" + topic_name + ")\n\n" + q.title + "\n\n" + bank::markdown_plain(q.summary) + "\n\nTL;DR: " + bank::markdown_plain(q.tldr) +
+  m.text = "The ridge question for " + week + " (" + topic_name + ")\n\n" + q.title + "\n\n" + bank::markdown_plain(q.summary) + "\n\nTL;DR: " + bank::markdown_plain(q.tldr()) +
            "\n\nTry it before you read the worked answer:\n" + link + "\n\n-- \nYou get this because you subscribed to the weekly question.\n"
            "Unsubscribe (one click): " + unsubscribe_url + "\n";
   m.html = "<!doctype html><html><body style=\"font-family:sans-serif;max-width:40em\"><p style=\"color:#555\">The ridge question for " + e(week) +
            " (" + e(topic_name) + ")</p><h1 style=\"font-size:1.3em\"><a href=\"" + e(link) + "\">" + e(q.title) + "</a></h1><p>" + bank::inline_markdown_html(q.summary) +
-           "</p><p><strong>TL;DR:</strong> " + bank::inline_markdown_html(q.tldr) + "</p><p><a href=\"" + e(link) +
+           "</p><p><strong>TL;DR:</strong> " + bank::inline_markdown_html(q.tldr()) + "</p><p><a href=\"" + e(link) +
            "\">Try it, then read the worked answer</a></p><hr><p style=\"color:#555;font-size:.9em\">You get this because you subscribed to "
            "the weekly question. <a href=\"" + e(unsubscribe_url) + "\">Unsubscribe</a>.</p></body></html>";
   return m;

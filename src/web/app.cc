@@ -50,6 +50,9 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
       calc_cache_(std::make_unique<ResponseCache>(kCalcCacheEntries, kCalcCacheBytes)),
       search_cache_(std::make_unique<ResponseCache>(kSearchCacheEntries, kSearchCacheBytes)) {
   catalog_.read_config = nullptr;  // the web never reads a path it was sent
+  // A TL;DR left to its first read (issue 30) is made with the registry and catalog this App
+  // holds for its life: the loader's were moved into it (`ridge serve`) or are gone.
+  for (auto& q : bank_.questions) q.rebind_tldr(registry_, catalog_);
   if (options_.clock == nullptr) {
     system_clock_ = std::make_unique<account::SystemClock>();
     options_.clock = system_clock_.get();

@@ -66,7 +66,7 @@ TEST_F(Practice, Finding07_PaidTextNeverReachesAnonymousReaders) {
   std::string open_text;
   for (const auto& q : app_->bank().questions) {
     open_text += lower(q.title + " " + q.summary + " ");
-    if (q.free) open_text += lower(q.tldr + " " + q.plain_text + " ");
+    if (q.free) open_text += lower(q.tldr() + " " + q.plain_text + " ");
   }
   for (const auto& [id, c] : app_->bank().concepts) open_text += lower(c.title + " ");
   std::string secret, paid_slug;
@@ -134,7 +134,7 @@ TEST_F(Practice, PaidQuestionsNeedAnAccount) {
   EXPECT_EQ(wall.status, 402);
   std::string wall_page(wall.view());
   EXPECT_NE(wall_page.find("id=\"paywall\""), std::string::npos);
-  EXPECT_NE(wall_page.find(calc::html_escape(paid->tldr)), std::string::npos);
+  EXPECT_NE(wall_page.find(calc::html_escape(paid->tldr())), std::string::npos);
   EXPECT_NE(wall_page.find("USD 25.00"), std::string::npos);
   EXPECT_EQ(wall_page.find("Reveal the answer"), std::string::npos);
   ASSERT_TRUE(store_->grant((*store_->find_user_by_email("g@example.com"))->id, 6, clock_.now()).ok());

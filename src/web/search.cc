@@ -177,7 +177,7 @@ void SearchIndex::build(const bank::Bank& bank) {
   for (const auto& q : bank.questions) {
     // A paid answer's text is what the payment buys: index its title and summary only.
     // TL;DR and summary as plain text: a snippet quotes them, and showed their backticks.
-    std::string body = q.free ? bank::markdown_plain(q.tldr) + "\n" + plain(q.plain_text) : "";
+    std::string body = q.free ? bank::markdown_plain(q.tldr()) + "\n" + plain(q.plain_text) : "";
     add("question", q.slug, q.topic, std::string(bank::difficulty_name(q.difficulty)), q.title, bank::markdown_plain(q.summary), body);
   }
   // Concept pages are free teaching pages: their text is searched too.

@@ -102,7 +102,7 @@ std::string note_back(const bank::Question& q, std::string_view answer_html) {
   // The answer as the bank renders it: the calc blocks' derivations with the engine's numbers,
   // and each diagram drawn as an inline <svg> (bank/directives.cc), so the card needs no media
   // files.
-  return "<p><b>TL;DR</b> " + calc::html_escape(q.tldr) + "</p>\n" + std::string(answer_html);
+  return "<p><b>TL;DR</b> " + calc::html_escape(q.tldr()) + "</p>\n" + std::string(answer_html);
 }
 
 std::string anki_field(std::string_view text) {

@@ -119,7 +119,7 @@ TEST(Anki, ASecondExportAfterAContentChangeImportsAsUpdates) {
     }
   }
   ASSERT_NE(edited, nullptr);
-  edited->tldr = "Rewritten: " + edited->tldr;
+  edited->set_tldr("Rewritten: " + edited->tldr());
   std::string second = export_deck(changed, "track:platform", false);
   auto a = parse_anki(first), b = parse_anki(second);
   ASSERT_TRUE(a.ok() && b.ok());

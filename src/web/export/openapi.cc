@@ -172,7 +172,7 @@ std::vector<Doc> route_docs(const bank::Bank& bank) {
     if (!q.free) continue;
     free_example = {{"slug", q.slug}, {"title", q.title}, {"summary", q.summary}, {"topic", q.topic},
                     {"difficulty", std::string(bank::difficulty_name(q.difficulty))}, {"tracks", q.tracks},
-                    {"concepts", q.concepts}, {"free", true}, {"tldr", q.tldr}, {"updated", q.updated}, {"url", "/q/" + q.slug}};
+                    {"concepts", q.concepts}, {"free", true}, {"tldr", q.tldr()}, {"updated", q.updated}, {"url", "/q/" + q.slug}};
     break;
   }
   return {

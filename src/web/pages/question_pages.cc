@@ -157,7 +157,7 @@ std::string question_page(const Site& site, const bank::Question& q, bool workab
   v.slug = q.slug;
   v.title = q.title;
   v.updated = calc::date_in_words(q.updated);
-  v.tldr = q.tldr;
+  v.tldr = q.tldr();
   v.lab = q.lab;
   v.behavioral = q.topic == "behavioral";
   v.tracks = q.tracks;
@@ -193,7 +193,7 @@ std::string question_page(const Site& site, const bank::Question& q, bool workab
     }
   }
   for (const auto* r : related) v.related.push_back(question_item_view(*r));
-  return layout(site, q.title, q.tldr, render_around("question", to_view(v), v.answer.text));
+  return layout(site, q.title, q.tldr(), render_around("question", to_view(v), v.answer.text));
 }
 
 namespace {
@@ -206,7 +206,9 @@ struct QuestionDoorView {
 };
 
 QuestionDoorView question_door_view(const Site& site, const bank::Question& q) {
-  return {q.topic, topic_name(site, q.topic), q.slug, q.title, q.summary, q.tldr, "", false};
+  // No TL;DR: the locked copy does not show it, and a paid question's is made on first need
+  // (issue 30); paywall_question_page reads it.
+  return {q.topic, topic_name(site, q.topic), q.slug, q.title, q.summary, "", "", false};
 }
 
 View to_view(const QuestionDoorView& v) {
@@ -263,9 +265,10 @@ std::string locked_question_page(const Site& site, const bank::Question& q) {
 
 std::string paywall_question_page(const Site& site, const bank::Question& q, const std::string& price, bool billing_enabled) {
   QuestionDoorView v = question_door_view(site, q);
+  v.tldr = q.tldr();
   v.price = price;
   v.billing_enabled = billing_enabled;
-  return layout(site, q.title, q.tldr, render("paywall_question", to_view(v)));
+  return layout(site, q.title, q.tldr(), render("paywall_question", to_view(v)));
 }
 
 std::string auth_page(const Site& site, bool signup, const std::string& error, const std::string& next,

@@ -140,7 +140,7 @@ std::string course_print_page(const Site& site, const bank::Course& course, bool
       b += "<section class=\"print-question\">\n<h3>" + esc(q->title) + "</h3>\n<p class=\"muted\">" +
            esc(std::string(bank::difficulty_name(q->difficulty))) + " · " + esc(q->topic) + "</p>\n";
       if (q->free || paid_access) {
-        b += "<p><strong>TL;DR</strong> " + esc(q->tldr) + "</p>\n<div class=\"answer\">\n" +
+        b += "<p><strong>TL;DR</strong> " + esc(q->tldr()) + "</p>\n<div class=\"answer\">\n" +
              (answer ? answer(*q) : bank::answer_html(*q, site.registry, site.catalog)) + "\n</div>\n";
       } else {
         b += "<p class=\"print-locked\">The worked answer is part of paid access (/q/" + esc(q->slug) + ").</p>\n";

@@ -16,6 +16,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "bank/loader.h"
 #include "calc/source_dir.h"
@@ -24,6 +26,7 @@
 #include "web/http.h"
 #include "web/log.h"
 #include "web/routes/context.h"
+#include "web/test_app.h"
 
 namespace ridge::web {
 namespace {
@@ -60,7 +63,7 @@ TEST(LazyBodies, EveryAnswerOfTheRealBankIsTheEagerLoadsBytes) {
     EXPECT_TRUE(l.body_errors.empty()) << l.slug;
     EXPECT_EQ(bank::answer_html(l, calc::testing::registry(), calc::testing::real_catalog()), e.html) << l.slug;
     // What pages across questions read is collected at load either way.
-    EXPECT_EQ(l.tldr, e.tldr) << l.slug;
+    EXPECT_EQ(l.tldr(), e.tldr()) << l.slug;
     // Search's text: a free answer's (a paid one is not searched, and not kept).
     EXPECT_EQ(l.plain_text, e.free ? e.plain_text : std::string()) << l.slug;
     EXPECT_EQ(l.sections, e.sections) << l.slug;
@@ -108,9 +111,11 @@ class BrokenBody : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(root_.parent_path()); }
 
-  static std::string question(const std::string& title, const std::string& extra, const std::string& tldr = "Fits.") {
+  static std::string question(const std::string& title, const std::string& extra, const std::string& tldr = "Fits.",
+                              bool free = true) {
     return "+++\ntitle = \"" + title + "\"\ntopic = \"napkin-math\"\ndifficulty = \"medium\"\ntracks = [\"serving\"]\n"
-           "concepts = [\"kv-cache\"]\nfree = true\ntldr = \"" + tldr + "\"\nupdated = 2026-11-30\n+++\n\n## Answer\n\n"
+           "concepts = [\"kv-cache\"]\nfree = " + (free ? "true" : "false") + "\ntldr = \"" + tldr +
+           "\"\nupdated = 2026-11-30\n+++\n\n## Answer\n\n"
            "```calc id=kv\nfit model=llama-3.1-70b gpu=h100-sxm gpus=8 context=32768\n```\n\n"
            "```calc id=more\nfit model=llama-3.1-70b gpu=h100-sxm gpus=4 context=8192" + extra + "\n```\n\n"
            "It holds {{kv.max_sequences}} sequences.\n\n## Signals\n\nMemory.\n\n## Follow-ups\n\n### One?\n\nYes.\n\n"
@@ -181,6 +186,125 @@ TEST_F(BrokenBody, ThePageAnswers500NamingNoInternalsAndTheLogNamesTheFile) {
   std::string logged = log_lines.str();
   EXPECT_NE(logged.find("content/questions/napkin-math/broken.md:19: calc more"), std::string::npos) << logged;
   EXPECT_NE(logged.find("--warp-factor"), std::string::npos) << logged;
+  log::configure({log::Format::kText, /*access=*/false, /*async=*/false});
+}
+
+// Issue 30: a paid question's TL;DR is made on its first read, not at start-up. Two paid
+// questions beside the fixture's: "paid-fine" quotes `kv` (fine), "paid-broken" quotes
+// `more` (the broken block). The load evaluates neither, so it finds nothing; the broken
+// TL;DR is refused on every read with the words an eager load uses, and its paywall page
+// (anonymous: the TL;DR and no answer) answers 500 with the file in the log.
+class DeferredTldr : public BrokenBody {
+ protected:
+  void SetUp() override {
+    BrokenBody::SetUp();
+    std::ofstream(root_ / "questions" / "napkin-math" / "paid-fine.md")
+        << question("paid-fine", "", "About {{kv.max_sequences}} sequences fit.", /*free=*/false);
+    std::ofstream(root_ / "questions" / "napkin-math" / "paid-broken.md")
+        << question("paid-broken", " warp_factor=9", "Fits {{more.max_sequences}}.", /*free=*/false);
+  }
+};
+
+TEST_F(DeferredTldr, APaidTldrIsMadeOnFirstReadAsTheEagerLoadMakesIt) {
+  bank::LoadResult lazy = load(root_, false), eager = load(root_, true);
+  ASSERT_TRUE(lazy.errors.empty());
+  const bank::Question *fine = lazy.bank.find("paid-fine"), *broken = lazy.bank.find("paid-broken");
+  const bank::Question* eager_fine = eager.bank.find("paid-fine");
+  ASSERT_TRUE(fine != nullptr && broken != nullptr && eager_fine != nullptr);
+  // Not evaluated at load: had it been, the broken block would be among the body's errors.
+  EXPECT_TRUE(broken->body_errors.empty());
+  // The eager load's text (references substituted at load) is the reference.
+  EXPECT_NE(eager_fine->tldr().find(" sequences fit."), std::string::npos) << eager_fine->tldr();
+  EXPECT_EQ(eager_fine->tldr().find("{{"), std::string::npos) << eager_fine->tldr();
+  // Read from eight threads at once: made once, every reader gets the same string.
+  std::vector<const std::string*> seen(8, nullptr);
+  {
+    std::vector<std::thread> readers;
+    for (size_t t = 0; t < seen.size(); ++t) readers.emplace_back([&, t] { seen[t] = &fine->tldr(); });
+    for (auto& r : readers) r.join();
+  }
+  for (const std::string* s : seen) {
+    ASSERT_EQ(s, seen.front());
+  }
+  EXPECT_EQ(*seen.front(), eager_fine->tldr());
+  // The eager load refuses the broken TL;DR's block at line 19; the lazy read names the same.
+  std::string eager_words;
+  for (const auto& d : eager.errors) {
+    if (d.file.find("paid-broken.md") != std::string::npos && eager_words.empty()) eager_words = d.to_string();
+  }
+  ASSERT_FALSE(eager_words.empty());
+  EXPECT_NE(eager_words.find("paid-broken.md:19: calc more"), std::string::npos) << eager_words;
+  for (int attempt = 0; attempt < 2; ++attempt) {  // refused on every read, never kept as text
+    try {
+      (void)broken->tldr();
+      ADD_FAILURE() << "a broken TL;DR was made";
+    } catch (const bank::BrokenBody& e) {
+      EXPECT_EQ(std::string(e.what()), eager_words);
+    }
+  }
+}
+
+TEST_F(DeferredTldr, APaywallWithABrokenTldrAnswers500AndTheLogNamesTheFile) {
+  std::ostringstream log_lines;
+  log::configure({log::Format::kText, /*access=*/false, /*async=*/false},
+                 std::make_shared<spdlog::sinks::ostream_sink_mt>(log_lines));
+  // As `ridge serve` does: the registry and catalog the bank was loaded with are moved into
+  // the App, which makes a deferred TL;DR with its own (Question::rebind_tldr).
+  calc::Registry registry = calc::make_builtin_registry();
+  calc::Catalog catalog = calc::testing::real_catalog();
+  bank::LoadOptions load_options{/*lint=*/false};
+  load_options.render_bodies = false;
+  bank::LoadResult lazy = bank::load_bank(root_, registry, catalog, load_options);
+  ASSERT_TRUE(lazy.errors.empty());
+  const fs::path db = testing::fresh_database("deferred-tldr");
+  auto opened = store::open_store("sqlite:" + db.string());
+  ASSERT_TRUE(opened.ok()) << opened.error().detail;
+  std::unique_ptr<store::Store> store = std::move(opened).value();
+  AppOptions options;
+  options.store = store.get();
+  {
+    App app(std::move(lazy.bank), std::move(catalog), std::move(registry), Assets(std::string(ridge::source_dir()) + "/web/static"),
+            options);
+    // Anonymous, a paid question's page is locked: no TL;DR on it, so none is made.
+    EXPECT_EQ(get(app, "/q/paid-broken").status, 200);
+    // Signed in without access: the paywall shows the TL;DR.
+    Request signup;
+    signup.method = "POST";
+    signup.target = "/api/signup";
+    ASSERT_TRUE(parse_target(signup.target, signup));
+    signup.body = nlohmann::json{{"email", "t@example.com"}, {"password", "correct horse battery"}}.dump();
+    signup.remote = "10.0.0.1";
+    Response made = app.handle(signup);
+    ASSERT_EQ(made.status, 201) << made.body;
+    std::string cookie;
+    for (const auto& [k, v] : made.headers) {
+      if (k == "Set-Cookie") cookie = v.substr(0, v.find(';'));
+    }
+    ASSERT_FALSE(cookie.empty());
+    auto get_signed_in = [&](const std::string& target) {
+      Request req;
+      req.method = "GET";
+      req.target = target;
+      EXPECT_TRUE(parse_target(target, req));
+      req.headers["cookie"] = cookie;
+      req.remote = "10.0.0.1";
+      return app.handle(req);
+    };
+    Response fine = get_signed_in("/q/paid-fine");
+    EXPECT_EQ(fine.status, 402);
+    EXPECT_NE(std::string(fine.view()).find(" sequences fit."), std::string::npos);
+    for (int attempt = 0; attempt < 2; ++attempt) {  // refused again, never kept as a page
+      Response r = get_signed_in("/q/paid-broken");
+      EXPECT_EQ(r.status, 500);
+      EXPECT_EQ(std::string(r.view()).find("paid-broken.md"), std::string::npos);
+      EXPECT_EQ(std::string(r.view()).find("warp"), std::string::npos);
+    }
+  }
+  store.reset();
+  testing::remove_database(db);
+  log::flush();
+  std::string logged = log_lines.str();
+  EXPECT_NE(logged.find("content/questions/napkin-math/paid-broken.md:19: calc more"), std::string::npos) << logged;
   log::configure({log::Format::kText, /*access=*/false, /*async=*/false});
 }
 

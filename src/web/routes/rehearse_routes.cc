@@ -175,7 +175,7 @@ std::string round_html(const Context& ctx, const Loaded& l, size_t i, int shown,
   if (q->free || paid) {
     h += answer_html(ctx, *q);  // md4c's: the program's own HTML
   } else {
-    h += "<p class=\"tldr\">" + esc(q->tldr) + "</p><p>The full worked answer comes with <a href=\"/pricing\">access</a>.</p>";
+    h += "<p class=\"tldr\">" + esc(q->tldr()) + "</p><p>The full worked answer comes with <a href=\"/pricing\">access</a>.</p>";
   }
   h += "</section>";
   if (ex) {

@@ -29,7 +29,7 @@ inline bank::Question question(std::string slug, std::string topic, bool free, b
   q.topic = std::move(topic);
   q.free = free;
   q.must_know = must_know;
-  q.tldr = "tldr";
+  q.set_tldr("tldr");
   q.summary = "summary";
   return q;
 }
