@@ -176,6 +176,10 @@ struct Question {
   // read when those blocks or references fail, naming the file and line (the server answers
   // 500 and logs it, as for a broken body). Copies of a question share what was made.
   const std::string& tldr() const;
+  // For what lists many questions (the API's list, the review queue, an export): the TL;DR, or
+  // the summary when the TL;DR cannot be made, so one broken question does not fail the list
+  // (its own page still answers 500 and the log names the file).
+  const std::string& listed_tldr() const noexcept;
   // The TL;DR known now (the load, tests): nothing is deferred.
   void set_tldr(std::string text);
   // The TL;DR is made on first read from `tldr_markdown` (at file line `line`) and the body's

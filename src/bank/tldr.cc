@@ -50,6 +50,14 @@ const std::string& Question::tldr() const {
   return d.text;
 }
 
+const std::string& Question::listed_tldr() const noexcept {
+  try {
+    return tldr();
+  } catch (...) {
+    return summary;
+  }
+}
+
 void Question::set_tldr(std::string text) {
   tldr_ = std::move(text);
   deferred_tldr_.reset();

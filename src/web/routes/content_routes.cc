@@ -27,7 +27,7 @@ ordered_json question_summary(const bank::Question& q, bool may_read) {
                     {"tracks", q.tracks},
                     {"concepts", q.concepts},
                     {"free", q.free}};
-  if (q.free || may_read) j["tldr"] = q.tldr();
+  if (q.free || may_read) j["tldr"] = q.listed_tldr();
   if (!q.lab.empty()) j["lab"] = q.lab;
   j["updated"] = q.updated;
   j["url"] = "/q/" + q.slug;

@@ -242,6 +242,9 @@ TEST_F(DeferredTldr, APaidTldrIsMadeOnFirstReadAsTheEagerLoadMakesIt) {
       EXPECT_EQ(std::string(e.what()), eager_words);
     }
   }
+  // What lists many questions reads the summary instead, and never throws.
+  EXPECT_EQ(broken->listed_tldr(), broken->summary);
+  EXPECT_EQ(&fine->listed_tldr(), &fine->tldr());
 }
 
 TEST_F(DeferredTldr, APaywallWithABrokenTldrAnswers500AndTheLogNamesTheFile) {

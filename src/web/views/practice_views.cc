@@ -49,7 +49,7 @@ View review_item(const bank::Question& q) {
   put(d, "slug", q.slug);
   put(d, "title", q.title);
   put(d, "summary_html", bank::inline_markdown_html(q.summary));
-  put(d, "tldr_html", bank::inline_markdown_html(q.tldr()));
+  put(d, "tldr_html", bank::inline_markdown_html(q.listed_tldr()));
   return d;
 }
 
@@ -214,7 +214,7 @@ std::string readiness_check_page(const ReadinessCheckView& v) {
     } else {
       put(i, "topic", name_of(v.topic_names, item.question->topic));
       put(i, "title", item.question->title);
-      put(i, "tldr_html", bank::inline_markdown_html(item.question->tldr()));
+      put(i, "tldr_html", bank::inline_markdown_html(item.question->listed_tldr()));
     }
     items.push_back(std::move(i));
   }
