@@ -190,19 +190,7 @@ if [ -z "${SKIP_REVIEWS:-}" ]; then
 fi
 
 if [ -z "${SKIP_STARTUP:-}" ]; then
-  # Banks of N questions: the real ones, then copies cycled under new slugs (links between
-  # questions still resolve: the originals keep theirs).
-  make_bank() {  # make_bank N DIR
-    rm -rf "$2"; cp -r content "$2"
-    /usr/bin/python3 - "$1" "$2" <<'PY'
-import pathlib, shutil, sys
-n, root = int(sys.argv[1]), pathlib.Path(sys.argv[2])
-originals = sorted(p for p in (root / "questions").rglob("*.md") if p.name != "README.md")
-for i in range(len(originals), n):
-    src = originals[i % len(originals)]
-    shutil.copyfile(src, src.with_name(f"{src.stem}-copy-{i}.md"))
-PY
-  }
+  # Banks of N questions (bench/tools.sh's make_bank: the real ones, then copies).
   echo
   echo "start-up (load the catalogs and the bank, render the pages but the questions', listen) and resident memory when listening:"
   echo

@@ -7,17 +7,8 @@
 set -euo pipefail
 bin=$1 n=$2 rounds=${3:-3}
 dir=/tmp/ridge-bank-$n
-if [ ! -d "$dir" ]; then
-  cp -r content "$dir"
-  /usr/bin/python3 - "$n" "$dir" <<'PY'
-import pathlib, shutil, sys
-n, root = int(sys.argv[1]), pathlib.Path(sys.argv[2])
-originals = sorted(p for p in (root / "questions").rglob("*.md") if p.name != "README.md")
-for i in range(len(originals), n):
-    src = originals[i % len(originals)]
-    shutil.copyfile(src, src.with_name(f"{src.stem}-copy-{i}.md"))
-PY
-fi
+. bench/tools.sh
+[ -d "$dir" ] || make_bank "$n" "$dir"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 hz=$(getconf CLK_TCK)

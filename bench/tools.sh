@@ -6,6 +6,10 @@
 #                                       BENCH_NO_INSTALL=1 only checks.
 #   build_release SCRIPT                configures and builds build/release/ridge, with ccache as
 #                                       the launcher when it is installed, output shown on failure.
+#   make_bank N DIR                     a bank of N questions in DIR: content/ (run from the
+#                                       repository root), then copies of its questions cycled under
+#                                       new slugs (links between questions still resolve: the
+#                                       originals keep theirs).
 
 need_tools() {
   local script=$1 missing=() tool package pair
@@ -46,4 +50,16 @@ build_release() {
     exit 1
   fi
   rm -f "$log"
+}
+
+make_bank() {
+  rm -rf "$2"; cp -r content "$2"
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import pathlib, shutil, sys
+n, root = int(sys.argv[1]), pathlib.Path(sys.argv[2])
+originals = sorted(p for p in (root / "questions").rglob("*.md") if p.name != "README.md")
+for i in range(len(originals), n):
+    src = originals[i % len(originals)]
+    shutil.copyfile(src, src.with_name(f"{src.stem}-copy-{i}.md"))
+PY
 }

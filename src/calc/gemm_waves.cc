@@ -39,11 +39,4 @@ std::vector<Gemm> dense_transformer_gemms(const ModelArch& m, double tp) {
   return out;
 }
 
-double pass_seconds(double m, const std::vector<Gemm>& gemms, const Tile& t, double sms, double sm_rate,
-                    double weight_bytes, double bandwidth) {
-  double s = 0;
-  for (const Gemm& g : gemms) s += price(m, g, t, sms, sm_rate, weight_bytes, bandwidth).seconds;
-  return s;
-}
-
 }  // namespace ridge::calc::waves

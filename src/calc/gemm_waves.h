@@ -58,8 +58,4 @@ Priced price(double m, const Gemm& g, const Tile& t, double sms, double sm_rate,
 // space): those keep the FLOP count.
 std::vector<Gemm> dense_transformer_gemms(const ModelArch& m, double tp);
 
-// The sum over `gemms` of price(...).seconds.
-double pass_seconds(double m, const std::vector<Gemm>& gemms, const Tile& t, double sms, double sm_rate,
-                    double weight_bytes, double bandwidth);
-
 }  // namespace ridge::calc::waves

@@ -9,7 +9,7 @@ namespace {
 
 // ---- fitted constants (`ridge validate --fit` reproduces them) ----
 // The only numbers chosen to match measurements: fitted on the "fit" half of the runs only (no
-// run ever moves) by the grid search in src/cli/validate_command.cc. Refit of issue 31's second
+// run ever moves) by the grid search in src/cli/validate_fit.cc. Refit of issue 31's second
 // pass (43 training, 16 serving runs); each refit's effect on the HELD-OUT mean |error| shows:
 // GEMM efficiency = e_max · I / (I + I_half), where I = 1 / (1/M + 1/K + 1/N) is the per-GPU
 // MLP-up GEMM's intensity in FLOP per element moved (M = tokens of a micro-batch on the GPU,
