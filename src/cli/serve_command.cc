@@ -125,6 +125,10 @@ CLI::App* add_serve(CLI::App& parent, ServeFlags& f) {
       ->check(flags::one_of({"text", "json"}, "a log format"));
   serve->add_option("--access-log", f.access_log, "one line per request, or only the errors")
       ->check(flags::one_of({"on", "off"}, "on or off"));
+  serve->add_option("--quick-path", f.quick_path,
+                    "answer an anonymous GET of a prepared page or kept answer without the full parser and router "
+                    "(off: every request takes the full path, as a benchmark's reference)")
+      ->check(flags::one_of({"on", "off"}, "on or off"));
   serve->add_option("--page-cache-mb", f.page_cache_mb, "question pages are rendered on first request and kept up to this many MB")
       ->envname("RIDGE_PAGE_CACHE_MB")
       ->check(flags::whole_number(1, 65536));
@@ -141,6 +145,7 @@ int run_serve(const ServeFlags& f, const std::string& data_dir) {
   options.bind = f.bind;
   options.threads = f.threads;
   options.io = f.io == "shared" ? web::IoModel::kShared : web::IoModel::kPerThread;
+  options.quick = f.quick_path == "on";
   std::vector<std::string> trusted;
   for (const auto& item : f.trusted_proxies) {
     if (!item.empty()) trusted.push_back(item);

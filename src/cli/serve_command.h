@@ -25,6 +25,7 @@ struct ServeFlags {
   std::string metrics_bind;  // ADDR:PORT, or empty for /metrics on the main listener
   std::string log_format = "text";
   std::string access_log = "on";
+  std::string quick_path = "on";  // web/quick_request.h; off: every request takes the full path
   int page_cache_mb = 64;  // question pages rendered on first request are kept up to this (issue 30)
   // Render and check every question's body before listening, refusing a broken one (the
   // default renders a body on its first request; a broken one answers 500 then).

@@ -32,6 +32,8 @@ namespace {
 // pages (tens of KB each), whichever bound is reached first.
 constexpr size_t kCalcCacheEntries = 4096, kCalcCacheBytes = size_t{32} << 20;
 constexpr size_t kSearchCacheEntries = 1024, kSearchCacheBytes = size_t{48} << 20;
+// Prepared answers for the quick path: about 200 bytes each with a page, 1 KB with a kept answer.
+constexpr size_t kHotAnswers = 8192;
 
 bool has_session(const Request& req) { return req.header("cookie").find("ridge_session=") != std::string::npos; }
 
@@ -48,7 +50,8 @@ App::App(bank::Bank bank, calc::Catalog catalog, calc::Registry registry, Assets
       assets_(std::move(assets)),
       options_(std::move(options)),
       calc_cache_(std::make_unique<ResponseCache>(kCalcCacheEntries, kCalcCacheBytes)),
-      search_cache_(std::make_unique<ResponseCache>(kSearchCacheEntries, kSearchCacheBytes)) {
+      search_cache_(std::make_unique<ResponseCache>(kSearchCacheEntries, kSearchCacheBytes)),
+      hot_(std::make_unique<HotAnswers>(kHotAnswers)) {
   catalog_.read_config = nullptr;  // the web never reads a path it was sent
   // A TL;DR left to its first read (issue 30) is made with the registry and catalog this App
   // holds for its life: the loader's were moved into it (`ridge serve`) or are gone.
@@ -273,9 +276,11 @@ Response App::handle(const Request& req, const Router::Match& match) const {
   const std::string request_id = log::next_request_id();
   const routes::Context& ctx = *context_;
   Response res;
+  PlainPage plain;  // a cached page's identity copy, before a gzip'd one replaces it
   try {
     if (match.handler != nullptr) {
       res = (*match.handler)(req, match.params);
+      plain = {res.prebuilt_headers, res.shared_body, res.file};
       // A cached page's gzip'd copy for an anonymous client that accepts gzip (its own header
       // block and ETag, so a 304 below answers per encoding); a personal or signed-in answer
       // (its nav is rewritten, its caching private) stays identity.
@@ -334,11 +339,12 @@ Response App::handle(const Request& req, const Router::Match& match) const {
   }
   res.head_only = req.method == "HEAD";
   if (res.prebuilt_headers == nullptr) res.set("X-Request-Id", request_id);
+  if (res.shareable) prepare_hot(req, match, res, plain);
   metrics_.in_flight(-1);
   auto elapsed = std::chrono::steady_clock::now() - started;
   metrics_.request(match.pattern ? *match.pattern : (match.allow.empty() ? "unmatched" : "wrong-method"), res.status,
                    std::chrono::duration<double>(elapsed).count());
-  uint64_t bytes = res.head_only ? 0 : (res.shared_body ? res.shared_body->size() : res.body.size());
+  uint64_t bytes = res.head_only ? 0 : res.view().size();  // a kept answer's too (held_body)
   log::access({req.method, req.path, res.status, bytes,
                std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count(), request_id});
   return res;

@@ -12,6 +12,7 @@
 #include "calc/registry.h"
 #include "web/app_options.h"
 #include "web/assets.h"
+#include "web/hot_answers.h"
 #include "web/http.h"
 #include "web/metrics.h"
 #include "web/response_cache.h"
@@ -39,6 +40,15 @@ class App {
   // (Router's Dispatch). Everything else goes to the server's worker pool.
   bool runs_inline(const Request& req, const Router::Match& match) const;
 
+  // The server's quick path (web/quick_request.h, web/hot_answers.h): the prepared answer to
+  // an anonymous GET of `target` that handle() found to be the same for every such visitor, or
+  // a miss (answer null): the request then takes handle().
+  HotAnswers::Hit hot_answer(std::string_view target) const { return hot_->find(target); }
+  // Counts a quick answer in the metrics and the access log as handle() counts the others.
+  void count_quick(const HotAnswer& answer, std::string_view path, uint64_t bytes, int64_t micros,
+                   std::string_view request_id) const;
+  size_t hot_answers() const { return hot_->size(); }
+
   // A plain-text error with the standard headers, for failures before routing (a request
   // too large or malformed to parse).
   Response plain_error(int status, const std::string& message) const;
@@ -55,6 +65,15 @@ class App {
   void add_routes();
   // The cached body that answers `req` on a kInlineWhenCached route, or nullptr.
   std::shared_ptr<const std::string> cached_answer(const Request& req, const Router::Match& match) const;
+  // Keeps `res` (answered to `req`) for the quick path when it is the same for every anonymous
+  // GET of its target. `plain`: the handler's identity header block, body and memory file,
+  // before a gzip'd copy replaced them.
+  struct PlainPage {
+    const std::string* head = nullptr;
+    const std::string* body = nullptr;
+    const BodyFile* file = nullptr;
+  };
+  void prepare_hot(const Request& req, const Router::Match& match, const Response& res, const PlainPage& plain) const;
   // Cache-Control: private, no-store and Vary: Cookie, replacing a cached page's headers.
   void make_personal(Response& res) const;
   // A signed-in visitor's copy of an HTML page: the nav's "Sign in" becomes "Progress".
@@ -72,6 +91,7 @@ class App {
   Metrics metrics_;
   // Rendered answers of the calculator API and of search (bounded; see response_cache.h).
   std::unique_ptr<ResponseCache> calc_cache_, search_cache_;
+  std::unique_ptr<HotAnswers> hot_;  // the quick path's prepared answers
   routes::PageCache pages_;
   std::unique_ptr<routes::LazyPages> question_pages_;
   // The services over the store (see routes::Context for which exist when).

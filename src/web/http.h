@@ -89,6 +89,10 @@ struct Response {
   // then sends "Cache-Control: private, no-store" and "Vary: Cookie", whatever the handler
   // or a cached page's prebuilt headers said: one mechanism, which nothing overrides.
   bool personal = false;
+  // The answer depends on the target alone for every visitor without a session (a cached
+  // page, a kept calculator or search answer): App::handle may then prepare it for the
+  // server's quick path (web/hot_answers.h). Set only where the body comes from such a cache.
+  bool shareable = false;
 
   void set(std::string name, std::string value) { headers.emplace_back(std::move(name), std::move(value)); }
   std::string_view view() const {

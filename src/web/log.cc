@@ -255,7 +255,9 @@ void info(std::string_view what, std::string_view request_id) { event(spdlog::le
 
 void error(std::string_view what, std::string_view request_id) { event(spdlog::level::err, what, request_id); }
 
-std::string next_request_id() {
+std::string next_request_id() { return std::string(next_request_id_fixed().view()); }
+
+RequestId next_request_id_fixed() {
   static const uint32_t prefix = [] {
     if (sodium_init() < 0) return 0u;
     return randombytes_random();
@@ -269,8 +271,9 @@ std::string next_request_id() {
     end = next + 256;
   }
   // "%08x-%08llx" without printf: the prefix, a dash, the number zero-padded to 8 hex digits.
-  char buf[32];
-  auto hex = [&buf](char* at, uint64_t v, int width) {
+  RequestId id;
+  char* buf = id.text;
+  auto hex = [](char* at, uint64_t v, int width) {
     char digits[16];
     auto r = std::to_chars(digits, digits + sizeof digits, v, 16);
     int n = static_cast<int>(r.ptr - digits);
@@ -280,7 +283,8 @@ std::string next_request_id() {
   char* at = hex(buf, prefix, 8);
   *at++ = '-';
   at = hex(at, next++, 8);
-  return std::string(buf, at);
+  id.size = static_cast<unsigned char>(at - buf);
+  return id;
 }
 
 }  // namespace ridge::web::log

@@ -66,5 +66,12 @@ void error(std::string_view what, std::string_view request_id = {});
 // A request id unique in this process and unlikely to repeat across processes: a random
 // 32-bit prefix chosen at start-up, then a counter ("5f3a9c1e-0000002a").
 std::string next_request_id();
+// The same id in a fixed buffer, for the server's quick path (no allocation per request).
+struct RequestId {
+  char text[32];
+  unsigned char size = 0;
+  std::string_view view() const { return {text, size}; }
+};
+RequestId next_request_id_fixed();
 
 }  // namespace ridge::web::log

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <map>
+#include <string_view>
 #include <tuple>
 
 namespace ridge::web {
@@ -35,6 +36,11 @@ struct Metrics::Impl {
                                  .Help("Requests on the worker pool, waiting or running")
                                  .Register(*registry)
                                  .Add({});
+  prometheus::Counter& quick = prometheus::BuildCounter()
+                                   .Name("ridge_http_quick_answers_total")
+                                   .Help("Requests answered by the quick path: an anonymous GET of a prepared answer")
+                                   .Register(*registry)
+                                   .Add({});
   prometheus::Counter& refused = prometheus::BuildCounter()
                                      .Name("ridge_signin_refusals_total")
                                      .Help("Sign-ins refused by the rate limits (429)")
@@ -74,13 +80,13 @@ void Metrics::request(const std::string& route, int status, double seconds) cons
     prometheus::Counter* count;
     prometheus::Histogram* latency;
   };
-  thread_local std::map<std::tuple<uint64_t, std::string, int>, Series> seen;
-  auto key = std::make_tuple(impl_->id, route, status);
-  auto it = seen.find(key);
+  // Looked up by a view of the route (std::less<>): no copy of a long pattern per request.
+  thread_local std::map<std::tuple<uint64_t, std::string, int>, Series, std::less<>> seen;
+  auto it = seen.find(std::make_tuple(impl_->id, std::string_view(route), status));
   if (it == seen.end()) {
     Series series{&impl_->requests.Add({{"route", route}, {"status", std::to_string(status)}}),
                   &impl_->latency.Add({{"route", route}}, buckets())};
-    it = seen.emplace(std::move(key), series).first;
+    it = seen.emplace(std::make_tuple(impl_->id, route, status), series).first;
   }
   it->second.count->Increment();
   it->second.latency->Observe(seconds);
@@ -89,6 +95,7 @@ void Metrics::request(const std::string& route, int status, double seconds) cons
 void Metrics::in_flight(int delta) const { impl_->in_flight.Increment(delta); }
 void Metrics::queue_depth(double waiting) const { impl_->queue.Set(waiting); }
 void Metrics::signin_refused() const { impl_->refused.Increment(); }
+void Metrics::quick_answer() const { impl_->quick.Increment(); }
 
 void Metrics::store_call(const std::string& operation, double seconds, bool ok) const {
   // Cached per thread like request()'s series.

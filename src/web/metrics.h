@@ -21,6 +21,7 @@ class Metrics {
   void in_flight(int delta) const;          // requests being handled now
   void queue_depth(double waiting) const;   // worker-pool requests waiting or running
   void signin_refused() const;              // a sign-in answered 429
+  void quick_answer() const;                // a request answered by the server's quick path (also in request())
   void store_call(const std::string& operation, double seconds, bool ok) const;  // by operation and outcome
   // Registers an operation's two series (ok, error) at zero, so a scrape lists them before the first call.
   void store_operation(const std::string& operation) const;

@@ -24,6 +24,8 @@
 #include <vector>
 
 #include "account/security.h"
+#include "web/hot_answers.h"
+#include "web/quick_request.h"
 #include "web/wire.h"
 
 namespace ridge::web {
@@ -271,6 +273,8 @@ struct Server::Impl {
     }
     beast::error_code ec;
     bool linger = false;  // the client may still be sending what we refused
+    // /metrics alone on this listener: every request is checked by the full path.
+    const bool quick = options.quick && options.metrics != MetricsRoute::kOnly;
     for (;;) {
       // Idle: wait for the first bytes of the next request.
       if (buffer.size() == 0) {
@@ -283,6 +287,36 @@ struct Server::Impl {
         buffer.commit(n);
       }
       conn.busy = true;
+      if (quick) {
+        // The quick path: a complete anonymous GET already read, whose answer is prepared.
+        const auto bytes = buffer.data();
+        QuickRequest q;
+        if (quick_parse(std::string_view(static_cast<const char*>(bytes.data()), bytes.size()), options.header_limit, q)) {
+          const auto started = std::chrono::steady_clock::now();
+          HotAnswers::Hit hit = app.hot_answer(q.target);
+          if (hit.answer != nullptr) {
+            const bool keep = !q.close && !stopping;
+            const BodyFile* file = nullptr;
+            std::string_view body = quick_head(app, *hit.answer, q, keep, started, head, file);
+            buffer.consume(q.length);  // the views into it are not read past here
+            if (file != nullptr) {
+              stream.expires_after(options.read_timeout);
+              co_await send_with_file(stream.socket(), head, *file, ec);
+            } else if (size_t done = send_gathered(stream.socket().native_handle(), head, body, ec);
+                       !ec && done < head.size() + body.size()) {
+              // What the socket did not take at once waits, bounded as the full path's write is.
+              const size_t from_head = std::min(done, head.size());
+              std::array<asio::const_buffer, 2> rest = {asio::buffer(head.data() + from_head, head.size() - from_head),
+                                                        asio::buffer(body.substr(done - from_head))};
+              stream.expires_after(options.read_timeout);
+              co_await asio::async_write(stream, rest, asio::redirect_error(asio::use_awaitable, ec));
+            }
+            conn.busy = false;
+            if (ec || !keep) break;
+            continue;
+          }
+        }
+      }
       http::request_parser<http::string_body> parser;
       parser.header_limit(static_cast<std::uint32_t>(options.header_limit));
       parser.body_limit(options.body_limit);

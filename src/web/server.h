@@ -62,6 +62,10 @@ struct ServerOptions {
   double pressure_share = 0.7;
   std::chrono::milliseconds busy_idle_timeout{2000};
   MetricsRoute metrics = MetricsRoute::kHere;
+  // The quick path (web/quick_request.h): an anonymous GET whose answer the App has prepared
+  // (web/hot_answers.h) skips Beast's parser, the router and the handler. Off: every request
+  // takes the full path (the benchmarks' reference, the tests that compare the two).
+  bool quick = true;
   std::function<void(unsigned short port)> on_listening;  // called once the sockets accept
 };
 

@@ -400,5 +400,100 @@ TEST_F(ServerTest, ALargeCachedPageSentFromItsMemoryFileIsTheSameBytes) {
   EXPECT_TRUE(slow_answer[0].second == page) << slow_answer[0].second.size() << " bytes of " << page.size();
 }
 
+
+// Issue 30, item 2: the quick path (an anonymous GET of a prepared answer) writes what the
+// full path writes, byte for byte but the Date and the request id: pages, a paid question's
+// locked copy, a large page by sendfile, a kept calculator answer and a kept search, each with
+// and without gzip, over one kept-alive connection, against a second server on the same App
+// with the quick path off. A cookie, a condition or a HEAD still take the full path.
+std::string normalized(std::string head) {
+  for (const char* name : {"\r\nDate: ", "\r\nX-Request-Id: "}) {
+    size_t at = head.find(name);
+    if (at == std::string::npos) continue;
+    at += std::string_view(name).size();
+    head.replace(at, head.find("\r\n", at) - at, "-");
+  }
+  return head;
+}
+
+TEST_F(ServerTest, TheQuickPathAnswersByteForByteAsTheFullPath) {
+  const auto [free_q, paid_q] = testing::free_and_paid(app_->bank());
+  ASSERT_NE(free_q, nullptr);
+  ASSERT_NE(paid_q, nullptr);
+  unsigned short quick_port = start();
+  ServerOptions full_options = one_thread();
+  full_options.quick = false;
+  std::promise<unsigned short> listening;
+  full_options.on_listening = [&listening](unsigned short p) { listening.set_value(p); };
+  Server full(*app_, full_options);
+  std::thread full_thread([&full] { full.run(); });
+  unsigned short full_port = listening.get_future().get();
+
+  auto quick_count = [&] {
+    std::string text = app_->metrics().text();
+    size_t at = text.find("\nridge_http_quick_answers_total ");
+    return at == std::string::npos ? -1.0 : std::stod(text.substr(at + 32));
+  };
+  const double quick_before = quick_count();
+  int asked = 0;
+  for (const std::string& target : {"/q/" + free_q->slug, "/q/" + paid_q->slug, std::string("/medium"), std::string("/calc"),
+                                    std::string("/api/calc/roofline?gpu=h100-sxm"), std::string("/search?q=kv+cache")}) {
+    for (const std::string extra : {"", "Accept-Encoding: gzip\r\n"}) {
+      const std::string request = "GET " + target + " HTTP/1.1\r\nHost: t\r\n" + extra + "\r\n";
+      // Twice on the quick server (the first prepares, the second is quick), once on the other.
+      int fd = connect_to(quick_port, std::chrono::seconds(10));
+      ASSERT_GE(fd, 0);
+      const std::string twice = request + request;
+      ::send(fd, twice.data(), twice.size(), MSG_NOSIGNAL);
+      auto quick = read_responses(fd, {true, true});
+      ::close(fd);
+      fd = connect_to(full_port, std::chrono::seconds(10));
+      ASSERT_GE(fd, 0);
+      ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+      auto reference = read_responses(fd, {true});
+      ::close(fd);
+      ASSERT_EQ(quick.size(), 2u) << target;
+      ASSERT_EQ(reference.size(), 1u) << target;
+      EXPECT_EQ(reference[0].first.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << target << extra << reference[0].first;
+      for (const auto& answer : quick) {
+        EXPECT_EQ(normalized(answer.first), normalized(reference[0].first)) << target << " " << extra;
+        EXPECT_TRUE(answer.second == reference[0].second) << target << " " << extra;
+      }
+      asked += 1;
+    }
+  }
+  // Every second request was quick (the first of each prepared it, or found it prepared).
+  EXPECT_GE(quick_count() - quick_before, asked);
+
+  // What the quick path leaves alone, on a target it has prepared: a condition gets its 304
+  // from the full path, a HEAD its empty body, a cookie the full path's answer.
+  const std::string page = "/q/" + free_q->slug;
+  const double before = quick_count();
+  int fd = connect_to(quick_port, std::chrono::seconds(10));
+  ASSERT_GE(fd, 0);
+  std::string first = "GET " + page + " HTTP/1.1\r\nHost: t\r\n\r\n";
+  ::send(fd, first.data(), first.size(), MSG_NOSIGNAL);
+  auto got = read_responses(fd, {true});
+  ASSERT_EQ(got.size(), 1u);
+  size_t etag_at = got[0].first.find("ETag: ");
+  ASSERT_NE(etag_at, std::string::npos);
+  std::string etag = got[0].first.substr(etag_at + 6, got[0].first.find("\r\n", etag_at) - etag_at - 6);
+  std::string others = "GET " + page + " HTTP/1.1\r\nHost: t\r\nIf-None-Match: " + etag + "\r\n\r\n" +  //
+                       "HEAD " + page + " HTTP/1.1\r\nHost: t\r\n\r\n" +                                 //
+                       "GET " + page + " HTTP/1.1\r\nHost: t\r\nCookie: theme=dark\r\nConnection: close\r\n\r\n";
+  ::send(fd, others.data(), others.size(), MSG_NOSIGNAL);
+  auto rest = read_responses(fd, {false, false, true});
+  ::close(fd);
+  ASSERT_EQ(rest.size(), 3u);
+  EXPECT_EQ(rest[0].first.rfind("HTTP/1.1 304", 0), 0u) << rest[0].first;
+  EXPECT_EQ(rest[1].first.rfind("HTTP/1.1 200", 0), 0u) << rest[1].first;
+  EXPECT_EQ(rest[2].first.rfind("HTTP/1.1 200", 0), 0u) << rest[2].first;
+  EXPECT_NE(rest[2].first.find("Connection: close"), std::string::npos);
+  EXPECT_EQ(quick_count() - before, 1.0) << "only the first, plain GET was quick";
+
+  full.stop();
+  full_thread.join();
+}
+
 }  // namespace
 }  // namespace ridge::web

@@ -35,4 +35,18 @@ inline std::unique_ptr<App> real_app(const AppOptions& options) {
                                Assets(std::string(ridge::source_dir()) + "/web/static"), options);
 }
 
+// The bank's first free question and first paid one (for tests of what each visitor gets).
+struct FreeAndPaid {
+  const bank::Question* free = nullptr;
+  const bank::Question* paid = nullptr;
+};
+inline FreeAndPaid free_and_paid(const bank::Bank& bank) {
+  FreeAndPaid out;
+  for (const auto& q : bank.questions) {
+    if (q.free && out.free == nullptr) out.free = &q;
+    if (!q.free && out.paid == nullptr) out.paid = &q;
+  }
+  return out;
+}
+
 }  // namespace ridge::web::testing

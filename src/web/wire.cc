@@ -1,9 +1,17 @@
 // The HTTP wire format around Beast: a parsed request into ridge's Request, a Response's status
-// line and headers, the framing rules a request must meet, a byte limit in words.
+// line and headers, a prepared answer's head and its gathered send (the quick path), the framing
+// rules a request must meet, a byte limit in words.
 #include "web/wire.h"
 
+#include <sys/socket.h>
+#include <sys/uio.h>
+
 #include <cctype>
+#include <cerrno>
+#include <charconv>
 #include <ctime>
+
+#include "web/log.h"
 
 namespace ridge::web {
 
@@ -54,12 +62,13 @@ Request to_request(http::request<http::string_body>& in) {
 // Writes the status line and headers into `head` (reused per connection). Beast parses
 // requests; responses are serialized here, so a cached page goes out as its prepared
 // header block plus its bytes, with no per-request allocation.
-void serialize_head(const Response& res, unsigned version, bool keep_alive, std::string& head) {
-  head.clear();
+void append_status_lines(std::string& head, int status, unsigned version, bool keep_alive) {
   head += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
-  head += std::to_string(res.status);
+  char digits[8];
+  auto r = std::to_chars(digits, digits + sizeof digits, status);
+  head.append(digits, r.ptr);
   head += ' ';
-  head += status_reason(res.status);
+  head += status_reason(status);
   head += "\r\nServer: ridge\r\nDate: ";
   head += date_now();
   head += "\r\n";
@@ -68,6 +77,11 @@ void serialize_head(const Response& res, unsigned version, bool keep_alive, std:
   } else if (version == 10) {
     head += "Connection: keep-alive\r\n";
   }
+}
+
+void serialize_head(const Response& res, unsigned version, bool keep_alive, std::string& head) {
+  head.clear();
+  append_status_lines(head, res.status, version, keep_alive);
   if (res.prebuilt_headers != nullptr) {
     head += *res.prebuilt_headers;
   } else {
@@ -87,6 +101,41 @@ void serialize_head(const Response& res, unsigned version, bool keep_alive, std:
     }
   }
   head += "\r\n";
+}
+
+std::string_view quick_head(const App& app, const HotAnswer& answer, const QuickRequest& q, bool keep_alive,
+                            std::chrono::steady_clock::time_point started, std::string& head, const BodyFile*& file) {
+  const bool gzip = q.accepts_gzip && answer.gzip_body != nullptr;
+  const std::string& body = gzip ? *answer.gzip_body : *answer.body;
+  head.clear();
+  append_status_lines(head, 200, 11, keep_alive);
+  head += gzip ? *answer.gzip_head : *answer.head;
+  log::RequestId id = log::next_request_id_fixed();
+  if (answer.request_id) {
+    head += "X-Request-Id: ";
+    head.append(id.text, id.size);
+    head += "\r\n";
+    head += answer.own_tail;
+  }
+  head += "\r\n";
+  file = gzip ? nullptr : answer.file;
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();
+  app.count_quick(answer, q.path, body.size(), micros, id.view());
+  return body;
+}
+
+size_t send_gathered(int fd, const std::string& head, std::string_view body, boost::system::error_code& ec) {
+  iovec parts[2] = {{const_cast<char*>(head.data()), head.size()}, {const_cast<char*>(body.data()), body.size()}};
+  msghdr message{};
+  message.msg_iov = parts;
+  message.msg_iovlen = 2;
+  ssize_t sent;
+  do {
+    sent = ::sendmsg(fd, &message, MSG_DONTWAIT | MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  if (sent >= 0) return static_cast<size_t>(sent);
+  if (errno != EAGAIN && errno != EWOULDBLOCK) ec = boost::system::error_code(errno, boost::system::system_category());
+  return 0;
 }
 
 // RFC 9112: a request with a Transfer-Encoding other than a lone "chunked", HTTP/1.1

@@ -3,12 +3,15 @@
 // in words.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 
 #include <boost/beast/http.hpp>
 
+#include "web/app.h"
 #include "web/http.h"
+#include "web/quick_request.h"
 
 namespace ridge::web {
 
@@ -21,6 +24,20 @@ Request to_request(boost::beast::http::request<boost::beast::http::string_body>&
 
 // Writes the status line and headers of `res` into `head` (reused per connection).
 void serialize_head(const Response& res, unsigned version, bool keep_alive, std::string& head);
+// Appends the lines every response begins with: the status line, Server, Date, and Connection
+// where the version's default is not what happens.
+void append_status_lines(std::string& head, int status, unsigned version, bool keep_alive);
+
+// The quick path (web/quick_request.h): a prepared answer as the full path would write it.
+// Writes into `head` the status line, Server, Date, Connection when closing and the prepared
+// lines (with this request's id where the full path sets one); returns the body, and in `file`
+// its memory file when it goes by sendfile. Counts it in the metrics and the access log, as
+// App::handle counts the others.
+std::string_view quick_head(const App& app, const HotAnswer& answer, const QuickRequest& q, bool keep_alive,
+                            std::chrono::steady_clock::time_point started, std::string& head, const BodyFile*& file);
+// Sends what the socket takes now of `head` then `body` in one gathered send, without waiting
+// (MSG_DONTWAIT); returns the bytes sent, and sets `ec` on a failure other than a full socket.
+size_t send_gathered(int fd, const std::string& head, std::string_view body, boost::system::error_code& ec);
 
 // Why the request's framing cannot be trusted (RFC 9112), or empty when it is sound.
 std::string framing_error(const boost::beast::http::request<boost::beast::http::string_body>& msg);

@@ -114,6 +114,7 @@ Response api_calc(const Request& req, const Params& p, const Context& ctx) {
   Response r = json_text(200, "");
   if (auto hit = ctx.calc_cache.find(key)) {
     r.held_body = std::move(hit);
+    r.shareable = true;
     return r;
   }
   // A refusal is as deterministic as an answer, and as costly to compute: it is kept too,
@@ -134,6 +135,7 @@ Response api_calc(const Request& req, const Params& p, const Context& ctx) {
     return r;
   }
   r.held_body = ctx.calc_cache.insert(key, calc::render_json(*d) + "\n");
+  r.shareable = true;
   return r;
 }
 

@@ -233,6 +233,7 @@ Response api_question(const Request& req, const Params& p, const Context& ctx) {
   r.content_type = "application/json";
   if (kept) {
     r.held_body = std::shared_ptr<const std::string>(kept, &kept->body);
+    r.shareable = !personal;
   } else {
     r.body = api_question_body(ctx, *q);
   }

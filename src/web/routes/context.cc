@@ -45,6 +45,7 @@ Response page(const Context& ctx, const std::string& path) {
   r.set("ETag", found->etag);
   if (!found->gzip.body.empty()) r.gzip = &found->gzip;
   r.file = found->file.get();
+  r.shareable = true;
   return r;
 }
 

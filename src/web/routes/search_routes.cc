@@ -67,6 +67,7 @@ Response search(const Request& req, const Context& ctx) {
   if (key) {
     if (auto hit = ctx.search_cache.find(*key)) {
       r.held_body = std::move(hit);
+      r.shareable = true;
       return r;
     }
   }
@@ -79,6 +80,7 @@ Response search(const Request& req, const Context& ctx) {
   // A search cut short by its time limit is a partial answer: served, never kept.
   if (key && !timed_out) {
     r.held_body = ctx.search_cache.insert(*key, std::move(body));
+    r.shareable = true;
   } else {
     r.body = std::move(body);
   }

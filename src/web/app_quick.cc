@@ -1,0 +1,65 @@
+// The App's side of the server's quick path (web/quick_request.h, web/hot_answers.h): which
+// answers are prepared, and how a quick answer is counted.
+#include <string>
+
+#include "web/app.h"
+#include "web/log.h"
+
+namespace ridge::web {
+
+void App::prepare_hot(const Request& req, const Router::Match& match, const Response& res, const PlainPage& plain) const {
+  // What the quick path takes (a GET without a cookie or a condition) and what the handler
+  // answered to it: a 200 that depends on nothing else.
+  if (req.method != "GET" || match.pattern == nullptr || res.status != 200) return;
+  if (req.headers.count("cookie") || req.headers.count("if-none-match")) return;
+  auto answer = std::make_shared<HotAnswer>();
+  answer->target = req.target;
+  answer->route = match.pattern;
+  if (res.prebuilt_headers != nullptr) {
+    if (res.held_body != nullptr || res.shared_body == nullptr) return;
+    if (res.personal) {
+      // A locked page every anonymous visitor gets: its personal block was prepared with it.
+      if (res.prebuilt_headers != res.prebuilt_personal_headers) return;
+      answer->head = res.prebuilt_headers;
+      answer->body = res.shared_body;
+      answer->file = res.file;
+    } else {
+      answer->head = plain.head;
+      answer->body = plain.body;
+      answer->file = plain.file;
+      if (res.gzip != nullptr) {
+        answer->gzip_head = &res.gzip->head;
+        answer->gzip_body = &res.gzip->body;
+      }
+      if (answer->body == nullptr || answer->head == nullptr) return;
+    }
+    if (res.owner != nullptr) {
+      answer->owner = res.owner;
+      answer->owned = true;
+    }
+  } else {
+    // A kept calculator or search answer: its header lines as the server writes them, the
+    // request id (handle() sets it last) left for the quick path to fill in.
+    if (res.held_body == nullptr || res.personal || res.headers.empty() || res.headers.back().first != "X-Request-Id") return;
+    answer->own_head = "Content-Type: " + res.content_type + "\r\n";
+    for (size_t i = 0; i + 1 < res.headers.size(); ++i) {
+      answer->own_head += res.headers[i].first + ": " + res.headers[i].second + "\r\n";
+    }
+    answer->own_tail = "Content-Length: " + std::to_string(res.held_body->size()) + "\r\n";
+    answer->head = &answer->own_head;
+    answer->request_id = true;
+    answer->body = res.held_body.get();
+    answer->owner = res.held_body;
+    answer->owned = true;
+  }
+  hot_->insert(std::move(answer));
+}
+
+void App::count_quick(const HotAnswer& answer, std::string_view path, uint64_t bytes, int64_t micros,
+                      std::string_view request_id) const {
+  metrics_.request(*answer.route, 200, static_cast<double>(micros) * 1e-6);
+  metrics_.quick_answer();
+  log::access({"GET", path, 200, bytes, micros, request_id});
+}
+
+}  // namespace ridge::web
