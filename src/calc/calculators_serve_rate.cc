@@ -68,6 +68,11 @@ std::vector<ParamSpec> serve_rate_params() {
              kServePrefillEfficiency),
       zero_or_more("layer-overhead", Unit::kSeconds, "fixed cost per layer of each forward pass (fitted, as serve)", 1,
                    kServeLayerOverhead),
+      zero_or_more("moe-layer-overhead", Unit::kSeconds,
+                   "fixed cost per MoE layer of each forward pass beyond layer-overhead: the routing's kernels a dense MLP "
+                   "does not launch (router GEMM, top-k, the sort and gather of token indices, the grouped GEMMs' "
+                   "scatter and combine; fitted on the fit half's MoE rows)",
+                   1, kServeMoeLayerOverhead),
       number("link-efficiency", Unit::kRatio, "collective bus bandwidth as a share of the link (assumed)", 0, 1,
              kLinkEfficiency),
       zero_or_more("allreduce-latency", Unit::kSeconds, "fixed latency of one small TP all-reduce (assumed 10 us)", 1,
@@ -257,7 +262,15 @@ Result<Derivation> serve_rate(const Inputs& in, const Catalog& catalog) {
                       "fewer tokens, a larger tp or a smaller kv-dtype"};
   }
 
-  dc.fixed_seconds = layers * in.number("layer-overhead");
+  // perf9s: an MoE layer launches the routing's kernels besides a dense layer's (serve_internal.h).
+  dc.fixed_seconds = layers * in.number("layer-overhead") +
+                     static_cast<double>(m.moe_layers) * in.number("moe-layer-overhead");
+  if (m.moe_layers > 0 && in.number("moe-layer-overhead") > 0) {
+    d.assume("each of the " + num(static_cast<double>(m.moe_layers)) + " MoE layers adds " +
+             q(in.number("moe-layer-overhead"), Unit::kSeconds) +
+             " per forward pass to the per-layer cost: the routing's kernels a dense MLP does not launch "
+             "(moe-layer-overhead, fitted)");
+  }
   if (!dp_ep && tp > 1) {
     // The TP all-reduces, linear in the step's tokens: the custom kernel's latency plus the ring's
     // bytes at the link (as serve), or NCCL from the fabric model (--allreduce nccl: its smallest

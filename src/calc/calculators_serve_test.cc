@@ -191,6 +191,25 @@ TEST(ServeRate, ExpertsInFourBitsReadAtTheirOwnShareOfBandwidth) {
   EXPECT_LT(result(run("serve-rate", g), kTpot), int4_slow);
 }
 
+TEST(ServeRate, EachMoeLayerAddsItsFixedCostToAStep) {
+  // perf9s: --moe-layer-overhead is paid once per MoE layer per forward pass, on top of the per-layer
+  // cost. At a rate of one request in 1,000 s the decode batch is all but empty and nothing queues,
+  // so TPOT is one step: gpt-oss-120b's 36 layers are all MoE, so 100 us more per MoE layer is 3.6 ms
+  // more per token. A dense model has no MoE layer and does not move.
+  Given g = {{"model", "gpt-oss-120b"}, {"gpu", "h200"}, {"tp", "2"}, {"rate", "0.001"},
+             {"input-tokens", "128"}, {"output-tokens", "128"}, {"moe-layer-overhead", "0"}};
+  const char* kTpot = "tpot_mean_seconds";
+  const double without = result(run("serve-rate", g), kTpot);
+  g["moe-layer-overhead"] = "100us";
+  EXPECT_NEAR(result(run("serve-rate", g), kTpot) - without, 36 * 100e-6, 1e-6);
+  g = llama70b_h100_tp2();
+  g["rate"] = "0.001";
+  g["moe-layer-overhead"] = "0";
+  const double dense = result(run("serve-rate", g), kTpot);
+  g["moe-layer-overhead"] = "100us";
+  EXPECT_EQ(result(run("serve-rate", g), kTpot), dense);
+}
+
 TEST(ServeRate, AttentionDpAndEpRefusalsNameTheField) {
   Given g = llama70b_h100_tp2();
   g["rate"] = "0.1";

@@ -15,7 +15,7 @@ if ! "$ridge" --data "$data" validate --fit >"$tmp/fit" 2>"$tmp/err"; then
 fi
 # The fitted names, in the order --fit prints them; each must be found with a value.
 names="gemm-efficiency-max gemm-half-intensity moe-host-per-expert moe-host-per-launch bandwidth-efficiency prefill-efficiency
-layer-overhead attention-dp-serial expert-bandwidth-efficiency expert-bandwidth-efficiency-4bit handoff-latency"
+layer-overhead moe-layer-overhead attention-dp-serial expert-bandwidth-efficiency expert-bandwidth-efficiency-4bit handoff-latency"
 sets=()
 for n in $names; do
   v=$(grep -o -- "$n [^ ,]*" "$tmp/fit" | head -1 | cut -d' ' -f2)
