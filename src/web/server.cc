@@ -197,55 +197,62 @@ struct Server::Impl {
     co_return res;
   }
 
-  // Writes `head`, then `file`'s bytes by sendfile(2) (web/http.h BodyFile): the head with
-  // MSG_MORE so the two leave in full packets; each wait for room in the socket bounded by the
-  // read timeout, as the stream's deadline bounds the write it replaces.
-  asio::awaitable<void> send_with_file(tcp::socket& s, const std::string& head, const BodyFile& file, beast::error_code& ec) {
-    using namespace asio::experimental::awaitable_operators;
+  // Sends what the socket takes now of `head` (from `head_sent`, with MSG_MORE so head and file
+  // leave in full packets), then `file`'s bytes by sendfile(2) from `offset`. True when all is
+  // sent; false with `ec` clear when the socket is full (the caller waits for room), or with
+  // `ec` set on a failure. No timer and no coroutine: most responses go at once.
+  static bool send_file_now(tcp::socket& s, const std::string& head, const BodyFile& file, size_t& head_sent, off_t& offset,
+                            beast::error_code& ec) {
     // Asio made the descriptor non-blocking at its first asynchronous operation; setting it
     // again would cost an ioctl per response (strace: one FIONBIO per request on this path).
     if (!s.native_non_blocking()) {
       s.native_non_blocking(true, ec);
-      if (ec) co_return;
+      if (ec) return false;
     }
+    while (head_sent < head.size()) {
+      ssize_t n = ::send(s.native_handle(), head.data() + head_sent, head.size() - head_sent, MSG_MORE | MSG_NOSIGNAL);
+      if (n > 0) {
+        head_sent += static_cast<size_t>(n);
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        return false;
+      } else {
+        ec = beast::error_code(errno, beast::system_category());
+        return false;
+      }
+    }
+    while (static_cast<size_t>(offset) < file.size) {
+      ssize_t n = ::sendfile(s.native_handle(), file.fd, &offset, file.size - static_cast<size_t>(offset));
+      if (n > 0 || (n < 0 && errno == EINTR)) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
+      ec = n == 0 ? beast::error_code(asio::error::eof) : beast::error_code(errno, beast::system_category());
+      return false;
+    }
+    return true;
+  }
+
+  // The rest of a response by sendfile once the socket is full (send_file_now returned false
+  // without an error): each wait for room bounded by the read timeout, as the stream's deadline
+  // bounds the write it replaces.
+  asio::awaitable<void> finish_file(tcp::socket& s, const std::string& head, const BodyFile& file, size_t head_sent, off_t offset,
+                                    beast::error_code& ec) {
+    using namespace asio::experimental::awaitable_operators;
     asio::steady_timer deadline(s.get_executor());
-    auto wait_for_room = [&]() -> asio::awaitable<bool> {
+    for (;;) {
       deadline.expires_after(options.read_timeout);
       beast::error_code wait_ec, timer_ec;
       auto which = co_await (s.async_wait(tcp::socket::wait_write, asio::redirect_error(asio::use_awaitable, wait_ec)) ||
                              deadline.async_wait(asio::redirect_error(asio::use_awaitable, timer_ec)));
       if (which.index() == 1) {
         ec = beast::error::timeout;
-        co_return false;
-      }
-      ec = wait_ec;
-      co_return !wait_ec;
-    };
-    size_t sent = 0;
-    while (sent < head.size()) {
-      ssize_t n = ::send(s.native_handle(), head.data() + sent, head.size() - sent, MSG_MORE | MSG_NOSIGNAL);
-      if (n > 0) {
-        sent += static_cast<size_t>(n);
-      } else if (n < 0 && errno == EINTR) {
-        continue;
-      } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        if (!co_await wait_for_room()) co_return;
-      } else {
-        ec = beast::error_code(errno, beast::system_category());
         co_return;
       }
-    }
-    off_t offset = 0;
-    while (static_cast<size_t>(offset) < file.size) {
-      ssize_t n = ::sendfile(s.native_handle(), file.fd, &offset, file.size - static_cast<size_t>(offset));
-      if (n > 0) continue;
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        if (!co_await wait_for_room()) co_return;
-        continue;
+      if (wait_ec) {
+        ec = wait_ec;
+        co_return;
       }
-      ec = n == 0 ? beast::error_code(asio::error::eof) : beast::error_code(errno, beast::system_category());
-      co_return;
+      if (send_file_now(s, head, file, head_sent, offset, ec) || ec) co_return;
     }
   }
 
@@ -299,9 +306,12 @@ struct Server::Impl {
             const BodyFile* file = nullptr;
             std::string_view body = quick_head(app, *hit.answer, q, keep, started, head, file);
             buffer.consume(q.length);  // the views into it are not read past here
+            size_t head_sent = 0;
+            off_t offset = 0;
             if (file != nullptr) {
-              stream.expires_after(options.read_timeout);
-              co_await send_with_file(stream.socket(), head, *file, ec);
+              if (!send_file_now(stream.socket(), head, *file, head_sent, offset, ec) && !ec) {
+                co_await finish_file(stream.socket(), head, *file, head_sent, offset, ec);
+              }
             } else if (size_t done = send_gathered(stream.socket().native_handle(), head, body, ec);
                        !ec && done < head.size() + body.size()) {
               // What the socket did not take at once waits, bounded as the full path's write is.
@@ -363,7 +373,11 @@ struct Server::Impl {
       // A large cached body goes by sendfile from its memory file, if the body is still its bytes.
       const bool by_file = res.file != nullptr && !body.empty() && body.data() == res.file->data && body.size() == res.file->size;
       if (by_file) {
-        co_await send_with_file(stream.socket(), head, *res.file, ec);
+        size_t head_sent = 0;
+        off_t offset = 0;
+        if (!send_file_now(stream.socket(), head, *res.file, head_sent, offset, ec) && !ec) {
+          co_await finish_file(stream.socket(), head, *res.file, head_sent, offset, ec);
+        }
       } else {
         std::array<asio::const_buffer, 2> buffers = {asio::buffer(head), asio::buffer(body.data(), body.size())};
         co_await asio::async_write(stream, buffers, asio::redirect_error(asio::use_awaitable, ec));
