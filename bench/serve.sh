@@ -16,7 +16,7 @@
 # Every run is bounded by -d. Usage: bench/serve.sh [SECONDS per run, default 5]
 # ROUNDS=N changes the number of rounds; SKIP_REVIEWS=1 and SKIP_STARTUP=1 leave parts out;
 # ONLY=REGEX keeps the cases whose name matches ("question page": the page cases alone).
-set -euo pipefail
+set -eEuo pipefail  # -E: the ERR trap below also names a failure inside a function
 cd "$(dirname "$0")/.."
 duration=${1:-5}
 rounds=${ROUNDS:-3}
@@ -98,7 +98,13 @@ http {
 }
 CONF
 nginx -c "$work/nginx.conf" -p "$work"
-sleep 0.3
+# Until the master has written its pid and forked its workers (pids_of reads them): under load
+# 0.3 s was not always enough, and the first measurement then stopped the script.
+for _ in $(seq 100); do
+  [ -s "$work/nginx.pid" ] && [ "$(pgrep -c -P "$(cat "$work/nginx.pid")")" -ge 2 ] && break
+  sleep 0.05
+done
+[ "$(pgrep -c -P "$(cat "$work/nginx.pid")")" -ge 2 ] || { echo "bench/serve.sh: nginx's workers did not start in 5 s" >&2; exit 1; }
 pids+=("$(cat "$work/nginx.pid")")
 
 one() {  # one PORT THREADS TARGET -> "rps p50_us p99_us cpu_us_per_request"
@@ -146,8 +152,13 @@ for r in $(seq "$rounds"); do
   for i in "${!cases[@]}"; do
     IFS='|' read -r _ threads target ref ours <<<"${cases[$i]}"
     for port in "$ref" "$ours"; do
-      one "$port" "$threads" "$target" >> "$work/results-$i-$port" 2> "$work/wrk-err"
-      [ -s "$work/wrk-err" ] && echo "port $port, wrk -t$threads $target: $(cat "$work/wrk-err")" >&2
+      # one's stderr (wrk's, and the ERR trap's line) is kept apart and shown: a failure here
+      # stopped the script without a word before.
+      if ! one "$port" "$threads" "$target" >> "$work/results-$i-$port" 2> "$work/wrk-err"; then
+        echo "bench/serve.sh: port $port, wrk -t$threads $target failed: $(cat "$work/wrk-err") $(cat "$work/wrk-out" 2>/dev/null)" >&2
+        exit 1
+      fi
+      if [ -s "$work/wrk-err" ]; then echo "port $port, wrk -t$threads $target: $(cat "$work/wrk-err")" >&2; fi
     done
   done
 done
