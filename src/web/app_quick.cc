@@ -7,10 +7,16 @@
 
 namespace ridge::web {
 
+// The longest target kept (bytes): real pages, calculator calls and searches are far shorter.
+constexpr size_t kMaxHotTarget = 1024;
+
 void App::prepare_hot(const Request& req, const Router::Match& match, const Response& res, const PlainPage& plain) const {
   // What the quick path takes (a GET without a cookie or a condition) and what the handler
   // answered to it: a 200 that depends on nothing else.
   if (req.method != "GET" || match.pattern == nullptr || res.status != 200) return;
+  // A long target is not kept: endless distinct long queries would otherwise hold up to the
+  // table's entries times the header limit (8,192 x 16 KiB) in every I/O thread's copy.
+  if (req.target.size() > kMaxHotTarget) return;
   if (req.headers.count("cookie") || req.headers.count("if-none-match")) return;
   auto answer = std::make_shared<HotAnswer>();
   answer->target = req.target;

@@ -135,6 +135,8 @@ TEST_F(QuickAnswers, TheFullPathPreparesOnlyWhatIsTheSameForEveryAnonymousVisito
   app_->handle(get("/q/no-such-question"));
   app_->handle(get("/calc/roofline?gpu=h100-sxm"));  // a calculator page with inputs: rendered per request
   app_->handle(get("/healthz"));
+  const std::string long_target = "/q/" + free_q->slug + "?pad=" + std::string(1100, 'x');  // over app_quick.cc's 1,024
+  EXPECT_EQ(app_->handle(get(long_target)).status, 200);  // answered, not kept
   EXPECT_EQ(app_->hot_answers(), before);
   EXPECT_EQ(app_->hot_answer("/q/" + free_q->slug + "?from=cookie").answer, nullptr);
   EXPECT_EQ(app_->hot_answer("/calc/roofline?gpu=h100-sxm").answer, nullptr);
