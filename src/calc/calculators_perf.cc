@@ -328,12 +328,36 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
                          num(per_elem) + " ÷ " + q(bw, Unit::kBytesPerSecond),
                      bytes / bw, Unit::kSeconds);
   }
+  // Modules recomputed beside --recompute (Megatron-Core's recompute_modules, selective): their
+  // forward runs again in the backward pass, memory-bound. layernorm: the pre-MLP norm of each MoE
+  // layer (TE fuses the attention's input norm into its QKV GEMM, so there is none to recompute):
+  // reads h, writes h. moe_act: the experts' gated activation forward, reads 2·k·f and writes k·f.
+  double t_remod = 0;
+  const std::string modules = in.text("recompute-modules");
+  if (modules != "none" && m.is_moe() && moe_layers_on_stage > 0) {
+    const bool norm = modules.find("layernorm") != std::string::npos;
+    const bool act = modules.find("moe_act") != std::string::npos;
+    const double k = static_cast<double>(m.experts_per_token);
+    const double tokens = tokens_mb / cp * etp / tp;
+    const double act_passes = act ? 3 : 0, norm_passes = norm ? 2 : 0;
+    const double bw = gpu.memory_bandwidth * kStreamEfficiency;
+    t_remod = d.step("Recomputed modules (" + modules + ", memory-bound)",
+                     "MoE layers × tokens × 2 B × (" + num(norm_passes) + "·h + " + num(act_passes) +
+                         "·k·f) ÷ (HBM × " + num(kStreamEfficiency) + ")",
+                     num(moe_layers_on_stage) + " × " + num(tokens) + " × 2 × (" + num(norm_passes) + " × " + num(h) +
+                         " + " + num(act_passes) + " × " + num(k) + " × " + num(width) + ") ÷ " +
+                         q(bw, Unit::kBytesPerSecond),
+                     moe_layers_on_stage * tokens * kActivationBytes * (norm_passes * h + act_passes * k * width) / bw,
+                     Unit::kSeconds);
+  }
   double t_compute = d.step("Compute per micro-batch on the stage",
-                            "dense GEMMs + attention + scores in HBM + experts + MoE memory-bound + quantization",
+                            "dense GEMMs + attention + scores in HBM + experts + MoE memory-bound + quantization" +
+                                std::string(t_remod > 0 ? " + recomputed modules" : ""),
                             q(t_gemm, Unit::kSeconds) + " + " + q(t_attn, Unit::kSeconds) + " + " +
                                 q(t_scores, Unit::kSeconds) + " + " + q(t_expert, Unit::kSeconds) + " + " +
-                                q(t_moe_mem, Unit::kSeconds) + " + " + q(t_quant, Unit::kSeconds),
-                            t_gemm + t_attn + t_scores + t_expert + t_moe_mem + t_quant, Unit::kSeconds);
+                                q(t_moe_mem, Unit::kSeconds) + " + " + q(t_quant, Unit::kSeconds) +
+                                (t_remod > 0 ? " + " + q(t_remod, Unit::kSeconds) : std::string()),
+                            t_gemm + t_attn + t_scores + t_expert + t_moe_mem + t_quant + t_remod, Unit::kSeconds);
 
   const double act_mb = tokens_mb / cp * h * kActivationBytes;  // one micro-batch's hidden states on a CP rank
   double t_tp = 0;

@@ -343,6 +343,32 @@ TEST(Step, ExpertTpFoldsEpIntoTheTpRanks) {
   EXPECT_EQ(bad.back().field, "expert-tp");
 }
 
+TEST(Step, RecomputedModulesRunTheirForwardAgain) {
+  // perf10t, Megatron-Core's recompute_modules (the gpt-oss recipes set layernorm and moe_act).
+  // Qwen3 30B-A3B, 48 MoE layers, 4,096 tokens, h 2,048, top-8, expert width 768, at 8 TB/s × 0.87:
+  // layernorm reads and writes the pre-MLP norm's h: 48 × 4,096 × 2 B × 2 × 2,048 =
+  // 1,610,612,736 B = 0.231410 ms; moe_act reads 2·k·f and writes k·f: 48 × 4,096 × 2 B × 3 × 8 ×
+  // 768 = 7,247,757,312 B = 1.041345 ms; both 1.272755 ms, added to the compute.
+  Given g = qwen3_30b_on_b200();
+  const double compute = step_value(run("step", g), "Compute per micro-batch on the stage");
+  EXPECT_EQ(find_step(run("step", g), "Recomputed modules"), nullptr);
+  g["recompute-modules"] = "layernorm";
+  EXPECT_NEAR(step_value(run("step", g), "Recomputed modules"), 1610612736.0 / 6.96e12, 1e-9);
+  g["recompute-modules"] = "moe_act";
+  EXPECT_NEAR(step_value(run("step", g), "Recomputed modules"), 7247757312.0 / 6.96e12, 1e-9);
+  g["recompute-modules"] = "layernorm,moe_act";
+  const Derivation d = run("step", g);
+  EXPECT_NEAR(step_value(d, "Recomputed modules"), 8858370048.0 / 6.96e12, 1e-9);
+  EXPECT_NEAR(step_value(d, "Compute per micro-batch on the stage") - compute, 8858370048.0 / 6.96e12, 1e-9);
+  // A dense model has neither module to recompute: nothing added.
+  Given dense = korthikanti_22b();
+  dense["recompute-modules"] = "layernorm,moe_act";
+  EXPECT_EQ(find_step(run("step", dense), "Recomputed modules"), nullptr);
+  // A module step does not take is refused, naming the flag.
+  g["recompute-modules"] = "mlp";
+  EXPECT_NE(to_string(errors_of("step", g)).find("--recompute-modules"), std::string::npos);
+}
+
 TEST(Step, MoeHostTimeHidesOnlyTheExpertGemms) {
   // 10 ms of host time per local expert per MoE layer: 48 layers × 16 experts × 10 ms = 7.68 s,
   // far above the expert GEMMs it launches, so it replaces them; the rest of the GPU's work waits

@@ -80,6 +80,11 @@ std::vector<ParamSpec> step_params() {
       count("global-batch", Unit::kCount, "sequences per iteration", 1, 1e9, "", true, "1536"),
       choice("recompute", {"none", "selective", "full"}, "selective",
              "activation recomputation: none, selective (attention core, Korthikanti et al. 2022) or full"),
+      choice("recompute-modules", {"none", "layernorm", "moe_act", "layernorm,moe_act"}, "none",
+             "modules whose forward the backward pass runs again, beside --recompute (Megatron-Core's "
+             "--recompute-modules with selective granularity; Megatron-Bridge's gpt-oss recipes on GB200, B200 and "
+             "H100 set layernorm and moe_act): layernorm, the pre-MLP norm of each MoE layer; moe_act, the experts' "
+             "gated activation. Both memory-bound"),
       choice("sequence-parallel", {"on", "off"}, "on", "sequence parallelism with TP (Korthikanti et al. 2022)"),
       dtype_param("dtype", "GEMM dtype (bf16 or fp8)", "bf16"),
       choice("fp8-recipe", {"delayed", "current", "block", "mxfp8"}, "delayed",
