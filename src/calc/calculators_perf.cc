@@ -96,6 +96,12 @@ Result<Derivation> step(const Inputs& in, const Catalog& catalog) {
     errors.push_back(layout_error("expert-tp", etp, "does not divide --tp (" + num(tp) + ")", "a divisor of --tp, 0 for tp"));
   }
   if (pp == 1 && vp > 1) errors.push_back(layout_error("vp", vp, "needs pipeline parallelism", "1 when --pp is 1"));
+  if (recompute == "full" && in.text("recompute-modules") != "none") {
+    // Full recomputation already runs every module's forward again: counting them twice is wrong.
+    errors.push_back(FieldError{"recompute-modules", in.text("recompute-modules"),
+                                "adds nothing to --recompute full, which already runs every module's forward again",
+                                "none with --recompute full; a module list with selective or none"});
+  }
   if (!errors.empty()) return errors;
 
   Derivation d("step", "Training step time of " + m.id);

@@ -364,8 +364,12 @@ TEST(Step, RecomputedModulesRunTheirForwardAgain) {
   Given dense = korthikanti_22b();
   dense["recompute-modules"] = "layernorm,moe_act";
   EXPECT_EQ(find_step(run("step", dense), "Recomputed modules"), nullptr);
-  // A module step does not take is refused, naming the flag.
+  // A module step does not take is refused, naming the flag; so is a list with full
+  // recomputation, which already runs every module's forward again.
   g["recompute-modules"] = "mlp";
+  EXPECT_NE(to_string(errors_of("step", g)).find("--recompute-modules"), std::string::npos);
+  g["recompute-modules"] = "moe_act";
+  g["recompute"] = "full";
   EXPECT_NE(to_string(errors_of("step", g)).find("--recompute-modules"), std::string::npos);
 }
 
