@@ -4,6 +4,7 @@
 // the access log). No sockets here: server.cc does the I/O and the tests call handle() directly.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,8 +46,8 @@ class App {
   // a miss (answer null): the request then takes handle().
   HotAnswers::Hit hot_answer(std::string_view target) const { return hot_->find(target); }
   // Counts a quick answer in the metrics and the access log as handle() counts the others.
-  void count_quick(const HotAnswer& answer, std::string_view path, uint64_t bytes, int64_t micros,
-                   std::string_view request_id) const;
+  void count_quick(const HotAnswer& answer, std::string_view path, uint64_t bytes,
+                   std::chrono::steady_clock::time_point started, std::string_view request_id) const;
   size_t hot_answers() const { return hot_->size(); }
 
   // A plain-text error with the standard headers, for failures before routing (a request

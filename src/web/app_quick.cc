@@ -1,5 +1,7 @@
 // The App's side of the server's quick path (web/quick_request.h, web/hot_answers.h): which
 // answers are prepared, and how a quick answer is counted.
+#include <chrono>
+#include <span>
 #include <string>
 
 #include "web/app.h"
@@ -18,6 +20,9 @@ void App::prepare_hot(const Request& req, const Router::Match& match, const Resp
   // table's entries times the header limit (8,192 x 16 KiB) in every I/O thread's copy.
   if (req.target.size() > kMaxHotTarget) return;
   if (req.headers.count("cookie") || req.headers.count("if-none-match")) return;
+  // Already prepared (a request the quick path left to the full path, or the quick path off):
+  // nothing to build again. An entry whose cache let its answer go is a miss, prepared anew.
+  if (hot_->find(req.target).answer != nullptr) return;
   auto answer = std::make_shared<HotAnswer>();
   answer->target = req.target;
   answer->route = match.pattern;
@@ -47,11 +52,8 @@ void App::prepare_hot(const Request& req, const Router::Match& match, const Resp
     // A kept calculator or search answer: its header lines as the server writes them, the
     // request id (handle() sets it last) left for the quick path to fill in.
     if (res.held_body == nullptr || res.personal || res.headers.empty() || res.headers.back().first != "X-Request-Id") return;
-    answer->own_head = "Content-Type: " + res.content_type + "\r\n";
-    for (size_t i = 0; i + 1 < res.headers.size(); ++i) {
-      answer->own_head += res.headers[i].first + ": " + res.headers[i].second + "\r\n";
-    }
-    answer->own_tail = "Content-Length: " + std::to_string(res.held_body->size()) + "\r\n";
+    append_header_lines(answer->own_head, res.content_type, std::span(res.headers).first(res.headers.size() - 1));
+    append_content_length(answer->own_tail, res.held_body->size());
     answer->head = &answer->own_head;
     answer->request_id = true;
     answer->body = res.held_body.get();
@@ -61,8 +63,10 @@ void App::prepare_hot(const Request& req, const Router::Match& match, const Resp
   hot_->insert(std::move(answer));
 }
 
-void App::count_quick(const HotAnswer& answer, std::string_view path, uint64_t bytes, int64_t micros,
-                      std::string_view request_id) const {
+void App::count_quick(const HotAnswer& answer, std::string_view path, uint64_t bytes,
+                      std::chrono::steady_clock::time_point started, std::string_view request_id) const {
+  const int64_t micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();
   metrics_.request(*answer.route, 200, static_cast<double>(micros) * 1e-6);
   metrics_.quick_answer();
   log::access({"GET", path, 200, bytes, micros, request_id});

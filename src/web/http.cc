@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 
 #include <cctype>
+#include <charconv>
 #include <cstring>
 #include <ctime>
 
@@ -293,5 +294,25 @@ std::shared_ptr<const BodyFile> BodyFile::of(const std::string& body) {
   return f;
 }
 
-}  // namespace ridge::web
+void append_header_lines(std::string& head, std::string_view content_type,
+                         std::span<const std::pair<std::string, std::string>> headers) {
+  head += "Content-Type: ";
+  head += content_type;
+  head += "\r\n";
+  for (const auto& [k, v] : headers) {
+    head += k;
+    head += ": ";
+    head += v;
+    head += "\r\n";
+  }
+}
 
+void append_content_length(std::string& head, size_t bytes) {
+  head += "Content-Length: ";
+  char digits[24];
+  auto r = std::to_chars(digits, digits + sizeof digits, bytes);
+  head.append(digits, r.ptr);
+  head += "\r\n";
+}
+
+}  // namespace ridge::web

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -117,6 +118,13 @@ bool parse_target(std::string_view target, Request& out);
 std::string http_date(long long unix_seconds);
 
 std::string_view status_reason(int status);
+
+// Header lines as they go on the wire, for a response without a prebuilt block: Content-Type,
+// then `headers` in order; and the Content-Length line (web/wire.cc serialize_head, and the
+// quick path's prepared answers, App::prepare_hot, write them alike).
+void append_header_lines(std::string& head, std::string_view content_type,
+                         std::span<const std::pair<std::string, std::string>> headers);
+void append_content_length(std::string& head, size_t bytes);
 
 // `next` when it is a path on this site that is safe to redirect to, else `fallback`.
 std::string safe_next(std::string_view next, std::string_view fallback = "/dashboard");

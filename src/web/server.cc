@@ -25,6 +25,7 @@
 
 #include "account/security.h"
 #include "web/hot_answers.h"
+#include "web/log.h"
 #include "web/quick_request.h"
 #include "web/wire.h"
 
@@ -256,6 +257,28 @@ struct Server::Impl {
     }
   }
 
+  // Writes a response, on both paths: a body held in a memory file by sendfile, any other in one
+  // gathered send with the head; what the socket does not take at once waits for room, each wait
+  // bounded by the read timeout.
+  asio::awaitable<void> write_response(beast::tcp_stream& stream, const std::string& head, std::string_view body,
+                                       const BodyFile* file, beast::error_code& ec) {
+    if (file != nullptr) {
+      size_t head_sent = 0;
+      off_t offset = 0;
+      if (!send_file_now(stream.socket(), head, *file, head_sent, offset, ec) && !ec) {
+        co_await finish_file(stream.socket(), head, *file, head_sent, offset, ec);
+      }
+      co_return;
+    }
+    const size_t done = send_gathered(stream.socket().native_handle(), head, body, ec);
+    if (ec || done == head.size() + body.size()) co_return;
+    const size_t from_head = std::min(done, head.size());
+    std::array<asio::const_buffer, 2> rest = {asio::buffer(head.data() + from_head, head.size() - from_head),
+                                              asio::buffer(body.substr(done - from_head))};
+    stream.expires_after(options.read_timeout);
+    co_await asio::async_write(stream, rest, asio::redirect_error(asio::use_awaitable, ec));
+  }
+
   asio::awaitable<void> session(tcp::socket socket) {
     beast::error_code addr_ec;
     auto remote_endpoint = socket.remote_endpoint(addr_ec);
@@ -304,23 +327,12 @@ struct Server::Impl {
           if (hit.answer != nullptr) {
             const bool keep = !q.close && !stopping;
             const BodyFile* file = nullptr;
-            std::string_view body = quick_head(app, *hit.answer, q, keep, started, head, file);
+            const log::RequestId id = log::next_request_id_fixed();
+            std::string_view body = quick_head(*hit.answer, q.accepts_gzip, keep, id.view(), head, file);
+            // Counted as App::handle counts the others: the time to the answer, before the write.
+            app.count_quick(*hit.answer, q.path, body.size(), started, id.view());
             buffer.consume(q.length);  // the views into it are not read past here
-            size_t head_sent = 0;
-            off_t offset = 0;
-            if (file != nullptr) {
-              if (!send_file_now(stream.socket(), head, *file, head_sent, offset, ec) && !ec) {
-                co_await finish_file(stream.socket(), head, *file, head_sent, offset, ec);
-              }
-            } else if (size_t done = send_gathered(stream.socket().native_handle(), head, body, ec);
-                       !ec && done < head.size() + body.size()) {
-              // What the socket did not take at once waits, bounded as the full path's write is.
-              const size_t from_head = std::min(done, head.size());
-              std::array<asio::const_buffer, 2> rest = {asio::buffer(head.data() + from_head, head.size() - from_head),
-                                                        asio::buffer(body.substr(done - from_head))};
-              stream.expires_after(options.read_timeout);
-              co_await asio::async_write(stream, rest, asio::redirect_error(asio::use_awaitable, ec));
-            }
+            co_await write_response(stream, head, body, file, ec);
             conn.busy = false;
             if (ec || !keep) break;
             continue;
@@ -367,21 +379,11 @@ struct Server::Impl {
           res = co_await answer(req);
         }
       }
-      // The read's deadline still runs and bounds the write too.
       serialize_head(res, version, keep_alive, head);
       std::string_view body = res.head_only || res.status == 304 ? std::string_view() : res.view();
       // A large cached body goes by sendfile from its memory file, if the body is still its bytes.
       const bool by_file = res.file != nullptr && !body.empty() && body.data() == res.file->data && body.size() == res.file->size;
-      if (by_file) {
-        size_t head_sent = 0;
-        off_t offset = 0;
-        if (!send_file_now(stream.socket(), head, *res.file, head_sent, offset, ec) && !ec) {
-          co_await finish_file(stream.socket(), head, *res.file, head_sent, offset, ec);
-        }
-      } else {
-        std::array<asio::const_buffer, 2> buffers = {asio::buffer(head), asio::buffer(body.data(), body.size())};
-        co_await asio::async_write(stream, buffers, asio::redirect_error(asio::use_awaitable, ec));
-      }
+      co_await write_response(stream, head, body, by_file ? res.file : nullptr, ec);
       conn.busy = false;
       if (ec || !keep_alive) break;
     }

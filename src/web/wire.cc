@@ -11,8 +11,6 @@
 #include <charconv>
 #include <ctime>
 
-#include "web/log.h"
-
 namespace ridge::web {
 
 namespace http = boost::beast::http;
@@ -85,43 +83,27 @@ void serialize_head(const Response& res, unsigned version, bool keep_alive, std:
   if (res.prebuilt_headers != nullptr) {
     head += *res.prebuilt_headers;
   } else {
-    head += "Content-Type: ";
-    head += res.content_type;
-    head += "\r\n";
-    for (const auto& [k, v] : res.headers) {
-      head += k;
-      head += ": ";
-      head += v;
-      head += "\r\n";
-    }
-    if (res.status != 304) {
-      head += "Content-Length: ";
-      head += std::to_string(res.view().size());
-      head += "\r\n";
-    }
+    append_header_lines(head, res.content_type, res.headers);
+    if (res.status != 304) append_content_length(head, res.view().size());
   }
   head += "\r\n";
 }
 
-std::string_view quick_head(const App& app, const HotAnswer& answer, const QuickRequest& q, bool keep_alive,
-                            std::chrono::steady_clock::time_point started, std::string& head, const BodyFile*& file) {
-  const bool gzip = q.accepts_gzip && answer.gzip_body != nullptr;
-  const std::string& body = gzip ? *answer.gzip_body : *answer.body;
+std::string_view quick_head(const HotAnswer& answer, bool gzip, bool keep_alive, std::string_view request_id,
+                            std::string& head, const BodyFile*& file) {
+  gzip = gzip && answer.gzip_body != nullptr;
   head.clear();
   append_status_lines(head, 200, 11, keep_alive);
   head += gzip ? *answer.gzip_head : *answer.head;
-  log::RequestId id = log::next_request_id_fixed();
   if (answer.request_id) {
     head += "X-Request-Id: ";
-    head.append(id.text, id.size);
+    head += request_id;
     head += "\r\n";
     head += answer.own_tail;
   }
   head += "\r\n";
   file = gzip ? nullptr : answer.file;
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();
-  app.count_quick(answer, q.path, body.size(), micros, id.view());
-  return body;
+  return gzip ? *answer.gzip_body : *answer.body;
 }
 
 size_t send_gathered(int fd, const std::string& head, std::string_view body, boost::system::error_code& ec) {

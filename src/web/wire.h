@@ -3,15 +3,14 @@
 // in words.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include <boost/beast/http.hpp>
 
-#include "web/app.h"
+#include "web/hot_answers.h"
 #include "web/http.h"
-#include "web/quick_request.h"
 
 namespace ridge::web {
 
@@ -30,11 +29,10 @@ void append_status_lines(std::string& head, int status, unsigned version, bool k
 
 // The quick path (web/quick_request.h): a prepared answer as the full path would write it.
 // Writes into `head` the status line, Server, Date, Connection when closing and the prepared
-// lines (with this request's id where the full path sets one); returns the body, and in `file`
-// its memory file when it goes by sendfile. Counts it in the metrics and the access log, as
-// App::handle counts the others.
-std::string_view quick_head(const App& app, const HotAnswer& answer, const QuickRequest& q, bool keep_alive,
-                            std::chrono::steady_clock::time_point started, std::string& head, const BodyFile*& file);
+// lines (with `request_id` where the full path sets one; the gzip'd copy when `gzip` and there
+// is one); returns the body, and in `file` its memory file when it goes by sendfile.
+std::string_view quick_head(const HotAnswer& answer, bool gzip, bool keep_alive, std::string_view request_id,
+                            std::string& head, const BodyFile*& file);
 // Sends what the socket takes now of `head` then `body` in one gathered send, without waiting
 // (MSG_DONTWAIT); returns the bytes sent, and sets `ec` on a failure other than a full socket.
 size_t send_gathered(int fd, const std::string& head, std::string_view body, boost::system::error_code& ec);
